@@ -1,0 +1,45 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Packaging for ik_node: an ament_python package that also installs with plain pip."""
+
+from glob import glob
+import os
+
+from setuptools import find_packages, setup
+
+package_name = 'ik_node'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        (os.path.join('share', package_name, 'launch'), glob('launch/*.launch.py')),
+        (os.path.join('share', package_name, 'config'), glob('config/*.yaml')
+         + glob('config/*.rviz')),
+        (os.path.join('share', package_name, 'config', 'urdf'), glob('config/urdf/*.urdf')),
+    ],
+    package_data={package_name: ['robots/*.urdf']},
+    python_requires='>=3.10',
+    install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'urdfdom-py>=1.2'],
+    extras_require={
+        'jit': ['numba>=0.57'],
+        'test': ['pytest', 'hypothesis'],
+    },
+    zip_safe=True,
+    maintainer='ik_node maintainers',
+    maintainer_email='maintainers@ik-node.dev',
+    description='Inverse kinematics (DLS with null-space objectives, FABRIK) for URDF arms, '
+                'as a library and a ROS 2 node.',
+    license='Apache-2.0',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [
+            'ik-solve = ik_node.cli:main',
+            'ik_node = ik_node.node:main',
+            'sim_arm = ik_node.sim_arm:main',
+        ],
+    },
+)
