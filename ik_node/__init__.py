@@ -1,0 +1,21 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRIK).
+
+The library never imports rclpy; the ROS 2 node in ``ik_node.node`` is a thin layer over it.
+"""
+
+from ik_node import solvers  # noqa: F401  (registers the methods)
+from ik_node.chain import Chain
+from ik_node.errors import IKError, IKInputError, URDFError
+from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
+                                RestPosture)
+from ik_node.options import SolveOptions
+from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
+from ik_node.result import IKResult
+from ik_node.solve import methods, register_method, solve
+
+__all__ = ['Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
+           'solve', 'methods', 'register_method', 'JointLimitAvoidance', 'Manipulability',
+           'ObstacleClearance', 'RestPosture', 'pose_error', 'pose_from_xyz_quat',
+           'quat_xyzw_from_matrix']

@@ -1,0 +1,178 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""The kinematic chain: joint limits, forward kinematics and the Jacobian of a URDF arm."""
+
+import math
+import os
+from typing import Union
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ik_node import kinematics
+from ik_node.errors import IKInputError, URDFError
+from ik_node.urdf import ChainSpec, read_chain
+
+__all__ = ['Chain']
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+class Chain:
+    """A serial chain base_link -> tip_link with n actuated joints.
+
+    Joint values ``q`` are (n,) arrays in ``joint_names`` order, [rad] for revolute and
+    continuous joints, [m] for prismatic ones. Mimic joints are not part of ``q``: they follow
+    their master joint, and their limits narrow the master's.
+    """
+
+    def __init__(self, spec: ChainSpec):
+        """Build the chain from a parsed :class:`ik_node.urdf.ChainSpec`."""
+        self.robot_name = spec.robot_name
+        self.base_link = spec.base_link
+        self.tip_link = spec.tip_link
+        self.links = spec.links
+        actuated = [j for j in spec.joints if j.type != 'fixed' and j.mimic_joint is None]
+        names = [j.name for j in actuated]
+        self.joint_names = tuple(names)
+        self.n = len(names)
+        lower = np.array([j.lower for j in actuated])
+        upper = np.array([j.upper for j in actuated])
+        velocity = np.array([j.velocity for j in actuated])
+        self.continuous = _readonly(np.array([j.type == 'continuous' for j in actuated]))
+        self.prismatic = _readonly(np.array([j.type == 'prismatic' for j in actuated]))
+        by_name = {j.name: j for j in spec.joints}
+
+        origins, axes, types, index, mult, offset, moving = [], [], [], [], [], [], []
+        pending = np.eye(4)
+        for j in spec.joints:
+            if j.type == 'fixed':
+                pending = pending @ j.origin
+                continue
+            idx, mul, off = self._resolve_mimic(j, by_name, names)
+            if j.mimic_joint is not None and j.type != 'continuous':
+                self._narrow_master(j, idx, mul, off, lower, upper)
+            origins.append(pending @ j.origin)
+            pending = np.eye(4)
+            axes.append(j.axis)
+            types.append(1 if j.type == 'prismatic' else 0)
+            index.append(idx)
+            mult.append(mul)
+            offset.append(off)
+            moving.append(j.name)
+        O = np.array(origins)
+        self.moving_joint_names = tuple(moving)
+        self.joint_axes = _readonly(np.array(axes, dtype=float))
+        self.joint_types = _readonly(np.array(types, dtype=np.int64))
+        self.joint_index = _readonly(np.array(index, dtype=np.int64))
+        self.joint_multiplier = _readonly(np.array(mult, dtype=float))
+        self.joint_offset = _readonly(np.array(offset, dtype=float))
+        self.joint_origins = _readonly(O)
+        self.tip_offset = _readonly(pending)
+        self.lower = _readonly(lower)
+        self.upper = _readonly(upper)
+        self.velocity = _readonly(velocity)
+        mid = 0.5 * (np.where(self.continuous, 0.0, lower) + np.where(self.continuous, 0.0, upper))
+        self.mid = _readonly(mid)
+        # The tuple the numba kernels take; built once, reused by every solve.
+        self.model = (
+            _readonly(O[:, :3, :3]), _readonly(O[:, :3, 3]), self.joint_axes, self.joint_types,
+            self.joint_index, self.joint_multiplier, self.joint_offset,
+            _readonly(pending[:3, :3]), _readonly(pending[:3, 3]))
+
+    @staticmethod
+    def _resolve_mimic(j, by_name, names) -> tuple[int, float, float]:
+        mul, off, seen = 1.0, 0.0, set()
+        while j.mimic_joint is not None:
+            if j.name in seen:
+                raise URDFError(f'mimic joints form a cycle through {j.name!r}')
+            seen.add(j.name)
+            master = by_name.get(j.mimic_joint)
+            if master is None:
+                raise URDFError(f'mimic joint {j.name!r} follows {j.mimic_joint!r}, which is '
+                                'not an actuated joint of this chain')
+            if master.type == 'fixed':
+                raise URDFError(f'mimic joint {j.name!r} follows fixed joint {master.name!r}')
+            # value = m1 * (m2 * q + o2) + o1
+            off = off + mul * j.mimic_offset
+            mul = mul * j.mimic_multiplier
+            j = master
+        return names.index(j.name), mul, off
+
+    @staticmethod
+    def _narrow_master(j, idx, mul, off, lower, upper) -> None:
+        if mul == 0.0:
+            return
+        a = (j.lower - off) / mul
+        b = (j.upper - off) / mul
+        lo, hi = min(a, b), max(a, b)
+        lower[idx] = max(lower[idx], lo)
+        upper[idx] = min(upper[idx], hi)
+        if lower[idx] > upper[idx]:
+            raise URDFError(f'the limits of mimic joint {j.name!r} leave its master no range')
+
+    @classmethod
+    def from_urdf(cls, urdf: Union[str, os.PathLike], base_link: str, tip_link: str
+                  ) -> 'Chain':
+        """Build the chain ``base_link`` -> ``tip_link`` from URDF XML text or a file path."""
+        return cls(read_chain(urdf, base_link, tip_link))
+
+    def __repr__(self) -> str:
+        """Name the robot, the two ends and the joint count."""
+        return (f'Chain({self.robot_name!r}, {self.base_link!r} -> {self.tip_link!r}, '
+                f'n={self.n})')
+
+    def check_q(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
+        """Return ``q`` as a new float (n,) array; IKInputError for a bad shape or NaN/Inf."""
+        try:
+            a = np.array(q, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise IKInputError(f'{name} must be {self.n} numbers: {exc}') from exc
+        if a.shape != (self.n,):
+            raise IKInputError(f'{name} must have shape ({self.n},) for joints '
+                               f'{list(self.joint_names)}, got {a.shape}')
+        if not np.all(np.isfinite(a)):
+            raise IKInputError(f'{name} is not finite: {a.tolist()}')
+        return a
+
+    def fk(self, q: ArrayLike) -> np.ndarray:
+        """Return the (4, 4) pose of tip_link in the base_link frame at joint values ``q``."""
+        return kinematics.tip_pose(self.model, self.check_q(q))
+
+    def jacobian(self, q: ArrayLike) -> np.ndarray:
+        """Return the (6, n) geometric Jacobian of the tip origin, base frame, rows [v; w]."""
+        return kinematics.jacobian(self.model, self.n, self.check_q(q))
+
+    def frames(self, q: ArrayLike) -> np.ndarray:
+        """Return (m + 1, 4, 4): each moving joint frame after its motion, then the tip."""
+        qa = self.check_q(q)
+        m = len(self.moving_joint_names)
+        R = np.empty((m + 1, 3, 3))
+        p = np.empty((m + 1, 3))
+        z = np.empty((m, 3))
+        kinematics.forward_kinematics(self.model, qa, R, p, z)
+        T = np.zeros((m + 1, 4, 4))
+        T[:, :3, :3] = R
+        T[:, :3, 3] = p
+        T[:, 3, 3] = 1.0
+        return T
+
+    def within_limits(self, q: ArrayLike, tol: float = 1e-9) -> bool:
+        """Return True when ``q`` is finite and inside [lower - tol, upper + tol]."""
+        a = np.asarray(q, dtype=float)
+        return bool(a.shape == (self.n,) and np.all(np.isfinite(a))
+                    and np.all(a >= self.lower - tol) and np.all(a <= self.upper + tol))
+
+    def clip(self, q: ArrayLike) -> np.ndarray:
+        """Return ``q`` clamped into the joint limits (a new array)."""
+        return np.clip(self.check_q(q), self.lower, self.upper)
+
+    def random_q(self, rng: np.random.Generator) -> np.ndarray:
+        """Return joint values drawn uniformly within the limits (+-pi for continuous)."""
+        lo = np.where(self.continuous, -math.pi, self.lower)
+        hi = np.where(self.continuous, math.pi, self.upper)
+        return rng.uniform(lo, hi)

@@ -1,0 +1,17 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Exception tree of ik_node: every error the package raises derives from IKError."""
+
+__all__ = ['IKError', 'URDFError', 'IKInputError']
+
+
+class IKError(Exception):
+    """Root of all ik_node errors."""
+
+
+class URDFError(IKError, ValueError):
+    """The URDF cannot give a usable chain: malformed XML, missing link, bad joint, no DOF."""
+
+
+class IKInputError(IKError, ValueError):
+    """A call was misused: wrong shape, NaN or Inf, an unknown method or an invalid option."""

@@ -1,0 +1,130 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Small dense linear algebra for the solver loop (numba kernels, no LAPACK call overhead).
+
+The systems solved in the loop are at most 6x6 or n x n and symmetric positive definite once
+damped, so an unpivoted Cholesky factorisation is exact enough and cheaper than a general
+solve. Nothing here inverts a matrix.
+"""
+
+import math
+
+import numpy as np
+
+from ik_node._jit import njit
+
+__all__ = ['cholesky_solve', 'log_det_spd', 'damped_least_squares']
+
+
+@njit
+def cholesky_solve(A, b):
+    """Solve A x = b for a (k, k) symmetric positive definite A; return (x, ok).
+
+    ``A`` is factorised in a copy. ``ok`` is False when a pivot is not positive (A is not
+    SPD to working precision); x is then zeros.
+    """
+    k = A.shape[0]
+    L = np.zeros((k, k))
+    x = np.zeros(k)
+    for j in range(k):
+        s = A[j, j]
+        for t in range(j):
+            s -= L[j, t] * L[j, t]
+        if not s > 0.0:
+            return x, False
+        d = math.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, k):
+            s = A[i, j]
+            for t in range(j):
+                s -= L[i, t] * L[j, t]
+            L[i, j] = s / d
+    y = np.empty(k)
+    for i in range(k):
+        s = b[i]
+        for t in range(i):
+            s -= L[i, t] * y[t]
+        y[i] = s / L[i, i]
+    for i in range(k - 1, -1, -1):
+        s = y[i]
+        for t in range(i + 1, k):
+            s -= L[t, i] * x[t]
+        x[i] = s / L[i, i]
+    return x, True
+
+
+@njit
+def log_det_spd(A):
+    """Return log det(A) of a symmetric positive definite A, -inf if it is not SPD."""
+    k = A.shape[0]
+    L = np.zeros((k, k))
+    out = 0.0
+    for j in range(k):
+        s = A[j, j]
+        for t in range(j):
+            s -= L[j, t] * L[j, t]
+        if not s > 0.0:
+            return -np.inf
+        d = math.sqrt(s)
+        L[j, j] = d
+        out += 2.0 * math.log(d)
+        for i in range(j + 1, k):
+            s = A[i, j]
+            for t in range(j):
+                s -= L[i, t] * L[j, t]
+            L[i, j] = s / d
+    return out
+
+
+@njit
+def damped_least_squares(J, e, w_inv, lam2):
+    """Return dq minimising |J dq - e|^2 + lam2 |dq|_W^2, W = diag(1 / w_inv).
+
+    dq = W^-1 J^T (J W^-1 J^T + lam2 I)^-1 e  when rows <= columns (an r x r system), else
+    the equal form (J^T J + lam2 W)^-1 J^T e (an n x n system). J is (r, n), e (r,), w_inv (n,).
+    """
+    r, n = J.shape
+    dq = np.zeros(n)
+    if r <= n:
+        A = np.empty((r, r))
+        for i in range(r):
+            for j in range(i, r):
+                s = 0.0
+                for c in range(n):
+                    s += J[i, c] * w_inv[c] * J[j, c]
+                A[i, j] = s
+                A[j, i] = s
+            A[i, i] += lam2
+        y, ok = cholesky_solve(A, e)
+        if not ok:
+            return dq, False
+        for c in range(n):
+            s = 0.0
+            for i in range(r):
+                s += J[i, c] * y[i]
+            dq[c] = w_inv[c] * s
+        return dq, True
+    A = np.empty((n, n))
+    g = np.empty(n)
+    for i in range(n):
+        for j in range(i, n):
+            s = 0.0
+            for t in range(r):
+                s += J[t, i] * J[t, j]
+            A[i, j] = s
+            A[j, i] = s
+        s = 0.0
+        for t in range(r):
+            s += J[t, i] * e[t]
+        g[i] = s
+    for i in range(n):
+        if w_inv[i] > 0.0:
+            A[i, i] += lam2 / w_inv[i]
+        else:
+            # A frozen joint (weight 0) does not move: its row and column drop out.
+            for j in range(n):
+                A[i, j] = 0.0
+                A[j, i] = 0.0
+            A[i, i] = 1.0
+            g[i] = 0.0
+    return cholesky_solve(A, g)

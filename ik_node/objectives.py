@@ -1,0 +1,258 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Null-space secondary objectives: costs h(q) whose gradient the solver projects out of J.
+
+The solver adds Δq_null = -k (I - J⁺J) ∇h(q) to its primary step, so the objectives use the
+redundant joint motion only and leave the tip (to first order) where the primary task wants
+it. They compose by summing weighted costs:
+
+- JointLimitAvoidance: h = Σ ((q_i - mid_i) / (upper_i - lower_i))², bounded joints only.
+- RestPosture: h = ½ Σ (q_i - rest_i)², [rad²] / [m²].
+- Manipulability: h = -½ log det(J Jᵀ) (J Jᵀ is 6x6, or Jᵀ J when n < 6): large near
+  singularities, so descending it keeps away from them.
+- ObstacleClearance: h = ½ Σ max(0, margin - d)², d the distance [m] from points along the
+  links (joint origins, link midpoints, the tip) to the surface of each obstacle sphere.
+"""
+
+from dataclasses import dataclass, field
+import math
+from typing import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ik_node import kinematics
+from ik_node._jit import njit
+from ik_node.errors import IKInputError
+from ik_node.linalg import log_det_spd
+
+__all__ = ['Objective', 'JointLimitAvoidance', 'RestPosture', 'Manipulability',
+           'ObstacleClearance', 'pack_objectives', 'EMPTY_OBJECTIVES']
+
+_MANIP_EPS = 1e-9
+_FD_STEP = 1e-6
+
+
+def _check_weight(weight: float) -> float:
+    w = float(weight)
+    if not math.isfinite(w) or w < 0.0:
+        raise IKInputError(f'objective weight must be finite and >= 0, got {weight!r}')
+    return w
+
+
+class Objective:
+    """Base of the secondary objectives: a weighted cost h(q) and its gradient."""
+
+    weight: float
+
+    def _fill(self, chain, packed: dict) -> None:
+        raise NotImplementedError
+
+    def cost(self, chain, q: ArrayLike) -> float:
+        """Return the weighted cost h(q) of this objective alone."""
+        qa = chain.check_q(q)
+        return float(objective_cost(chain.model, chain.n, qa, chain.lower, chain.upper,
+                                    pack_objectives(chain, [self])))
+
+    def gradient(self, chain, q: ArrayLike) -> np.ndarray:
+        """Return ∇h(q), (n,), of this objective alone."""
+        qa = chain.check_q(q)
+        return objective_gradient(chain.model, chain.n, qa, chain.lower, chain.upper,
+                                  pack_objectives(chain, [self]))
+
+
+@dataclass(frozen=True)
+class JointLimitAvoidance(Objective):
+    """Keep bounded joints near mid-range (continuous joints are ignored)."""
+
+    weight: float = 1.0
+
+    def _fill(self, chain, packed: dict) -> None:
+        packed['limits'] += _check_weight(self.weight)
+
+
+@dataclass(frozen=True)
+class RestPosture(Objective):
+    """Pull the joints toward a rest posture ``q_rest`` (n,) [rad or m]."""
+
+    q_rest: Sequence[float] = field(default_factory=tuple)
+    weight: float = 1.0
+
+    def _fill(self, chain, packed: dict) -> None:
+        w = _check_weight(self.weight)
+        rest = chain.check_q(self.q_rest, 'q_rest')
+        # Several rest objectives sum to one with the weighted mean rest posture.
+        total = packed['rest'] + w
+        if total > 0.0:
+            packed['q_rest'] = (packed['q_rest'] * packed['rest'] + rest * w) / total
+        packed['rest'] = total
+
+
+@dataclass(frozen=True)
+class Manipulability(Objective):
+    """Keep away from singular configurations (maximise log det J Jᵀ)."""
+
+    weight: float = 1.0
+
+    def _fill(self, chain, packed: dict) -> None:
+        packed['manip'] += _check_weight(self.weight)
+
+
+@dataclass(frozen=True)
+class ObstacleClearance(Objective):
+    """Keep the links ``margin`` [m] away from obstacle spheres (k, 4): x, y, z, radius."""
+
+    spheres: ArrayLike = field(default_factory=lambda: np.zeros((0, 4)))
+    margin: float = 0.05
+    weight: float = 1.0
+
+    def _fill(self, chain, packed: dict) -> None:
+        s = np.array(self.spheres, dtype=float).reshape(-1, 4) if np.size(self.spheres) \
+            else np.zeros((0, 4))
+        if not np.all(np.isfinite(s)) or np.any(s[:, 3] < 0.0):
+            raise IKInputError('obstacle spheres must be finite rows (x, y, z, radius >= 0)')
+        margin = float(self.margin)
+        if not math.isfinite(margin) or margin <= 0.0:
+            raise IKInputError(f'obstacle margin must be > 0 [m], got {self.margin!r}')
+        if packed['spheres'].shape[0] and margin != packed['margin']:
+            raise IKInputError('all ObstacleClearance objectives of a solve share one margin')
+        packed['spheres'] = np.vstack([packed['spheres'], s])
+        packed['margin'] = margin
+        packed['obstacle'] = _check_weight(self.weight)
+
+
+def pack_objectives(chain, objectives: Sequence[Objective] | None) -> tuple:
+    """Return the tuple the kernels take: (k_limits, k_rest, q_rest, k_manip, spheres,
+    k_obstacle, margin)."""
+    packed = {'limits': 0.0, 'rest': 0.0, 'q_rest': np.zeros(chain.n), 'manip': 0.0,
+              'spheres': np.zeros((0, 4)), 'obstacle': 0.0, 'margin': 0.05}
+    for obj in objectives or ():
+        if not isinstance(obj, Objective):
+            raise IKInputError(f'objectives must be Objective instances, got {type(obj)!r}')
+        obj._fill(chain, packed)
+    return (packed['limits'], packed['rest'], np.ascontiguousarray(packed['q_rest']),
+            packed['manip'], np.ascontiguousarray(packed['spheres']), packed['obstacle'],
+            packed['margin'])
+
+
+def empty_objectives(n: int) -> tuple:
+    """Return the packed tuple with every objective off."""
+    return (0.0, 0.0, np.zeros(n), 0.0, np.zeros((0, 4)), 0.0, 0.05)
+
+
+EMPTY_OBJECTIVES = empty_objectives
+
+
+@njit
+def _manip_cost(model, n, q):
+    J = kinematics.jacobian(model, n, q)
+    if n >= 6:
+        A = J @ J.T
+    else:
+        A = J.T @ J
+    for i in range(A.shape[0]):
+        A[i, i] += _MANIP_EPS
+    return -0.5 * log_det_spd(A)
+
+
+@njit
+def _obstacle_terms(model, n, q, spheres, margin, want_grad, grad):
+    """Return the clearance cost and add its gradient into ``grad`` when asked."""
+    m = model[0].shape[0]
+    types = model[3]
+    index = model[4]
+    mult = model[5]
+    R_out = np.empty((m + 1, 3, 3))
+    p_out = np.empty((m + 1, 3))
+    z_out = np.empty((m, 3))
+    kinematics.forward_kinematics(model, q, R_out, p_out, z_out)
+    cost = 0.0
+    x = np.empty(3)
+    for k in range(m):
+        for frac in (0.0, 0.5, 1.0):
+            if frac == 1.0 and k < m - 1:
+                continue  # the next segment's start point covers it
+            for i in range(3):
+                x[i] = p_out[k, i] + frac * (p_out[k + 1, i] - p_out[k, i])
+            for s in range(spheres.shape[0]):
+                dx = x[0] - spheres[s, 0]
+                dy = x[1] - spheres[s, 1]
+                dz = x[2] - spheres[s, 2]
+                dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+                pen = margin - (dist - spheres[s, 3])
+                if pen <= 0.0:
+                    continue
+                cost += 0.5 * pen * pen
+                if not want_grad or dist < 1e-12:
+                    continue
+                u0, u1, u2 = dx / dist, dy / dist, dz / dist
+                # d(dist)/dq_j = u . (dx/dq_j); the point moves with joints 0..k.
+                for j in range(k + 1):
+                    z = z_out[j]
+                    if types[j] == 0:
+                        r0 = x[0] - p_out[j, 0]
+                        r1 = x[1] - p_out[j, 1]
+                        r2 = x[2] - p_out[j, 2]
+                        v0 = z[1] * r2 - z[2] * r1
+                        v1 = z[2] * r0 - z[0] * r2
+                        v2 = z[0] * r1 - z[1] * r0
+                    else:
+                        v0, v1, v2 = z[0], z[1], z[2]
+                    grad[index[j]] -= pen * mult[j] * (u0 * v0 + u1 * v1 + u2 * v2)
+    return cost
+
+
+@njit
+def objective_cost(model, n, q, lower, upper, obj):
+    """Return the summed weighted cost h(q) of the packed objectives ``obj``."""
+    k_lim, k_rest, q_rest, k_manip, spheres, k_obs, margin = obj
+    h = 0.0
+    if k_lim > 0.0:
+        for i in range(n):
+            rng = upper[i] - lower[i]
+            if math.isfinite(rng) and rng > 0.0:
+                d = (q[i] - 0.5 * (upper[i] + lower[i])) / rng
+                h += k_lim * d * d
+    if k_rest > 0.0:
+        for i in range(n):
+            d = q[i] - q_rest[i]
+            h += 0.5 * k_rest * d * d
+    if k_manip > 0.0:
+        h += k_manip * _manip_cost(model, n, q)
+    if k_obs > 0.0 and spheres.shape[0] > 0:
+        dummy = np.zeros(n)
+        h += k_obs * _obstacle_terms(model, n, q, spheres, margin, False, dummy)
+    return h
+
+
+@njit
+def objective_gradient(model, n, q, lower, upper, obj):
+    """Return ∇h(q), (n,), of the packed objectives ``obj``."""
+    k_lim, k_rest, q_rest, k_manip, spheres, k_obs, margin = obj
+    g = np.zeros(n)
+    if k_lim > 0.0:
+        for i in range(n):
+            rng = upper[i] - lower[i]
+            if math.isfinite(rng) and rng > 0.0:
+                g[i] += 2.0 * k_lim * (q[i] - 0.5 * (upper[i] + lower[i])) / (rng * rng)
+    if k_rest > 0.0:
+        for i in range(n):
+            g[i] += k_rest * (q[i] - q_rest[i])
+    if k_manip > 0.0:
+        # Central differences: n pairs of Jacobians, cheap next to a solve and exact to
+        # O(h²); an analytic Hessian-of-FK form is not worth its code here.
+        qp = q.copy()
+        for i in range(n):
+            qp[i] = q[i] + _FD_STEP
+            hp = _manip_cost(model, n, qp)
+            qp[i] = q[i] - _FD_STEP
+            hm = _manip_cost(model, n, qp)
+            qp[i] = q[i]
+            if math.isfinite(hp) and math.isfinite(hm):
+                g[i] += k_manip * (hp - hm) / (2.0 * _FD_STEP)
+    if k_obs > 0.0 and spheres.shape[0] > 0:
+        go = np.zeros(n)
+        _obstacle_terms(model, n, q, spheres, margin, True, go)
+        for i in range(n):
+            g[i] += k_obs * go[i]
+    return g

@@ -1,0 +1,68 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Pose helpers: building 4x4 poses from position + quaternion, and measuring pose error."""
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ik_node.errors import IKInputError
+from ik_node.rotations import (matrix_from_quat_wxyz, quat_wxyz_from_matrix,
+                               rotation_vector_from_matrix)
+
+__all__ = ['pose_from_xyz_quat', 'quat_xyzw_from_matrix', 'pose_error',
+           'orientation_error', 'normalize_quat_xyzw']
+
+_QUAT_NORM_MIN = 1e-6
+
+
+def normalize_quat_xyzw(quat_xyzw: ArrayLike) -> np.ndarray:
+    """Return the unit quaternion (x, y, z, w) of ``quat_xyzw``.
+
+    Raises IKInputError for a non-finite quaternion or one of norm below 1e-6 (no rotation can
+    be read from it). A merely unnormalised quaternion is normalised, as ROS tools do.
+    """
+    q = np.asarray(quat_xyzw, dtype=float).reshape(-1)
+    if q.shape != (4,):
+        raise IKInputError(f'quaternion must have 4 elements (x, y, z, w), got {q.size}')
+    if not np.all(np.isfinite(q)):
+        raise IKInputError(f'quaternion is not finite: {q.tolist()}')
+    n = math.sqrt(float(q @ q))
+    if n < _QUAT_NORM_MIN:
+        raise IKInputError(f'quaternion has norm {n:.3g}: no orientation can be read from it')
+    return q / n
+
+
+def pose_from_xyz_quat(xyz: ArrayLike, quat_xyzw: ArrayLike = (0.0, 0.0, 0.0, 1.0)
+                       ) -> np.ndarray:
+    """Return the (4, 4) pose with translation ``xyz`` [m] and rotation ``quat_xyzw``."""
+    p = np.asarray(xyz, dtype=float).reshape(-1)
+    if p.shape != (3,) or not np.all(np.isfinite(p)):
+        raise IKInputError(f'position must be 3 finite numbers, got {p.tolist()}')
+    x, y, z, w = normalize_quat_xyzw(quat_xyzw)
+    T = np.eye(4)
+    T[:3, :3] = matrix_from_quat_wxyz(np.array([w, x, y, z]))
+    T[:3, 3] = p
+    return T
+
+
+def quat_xyzw_from_matrix(R: ArrayLike) -> np.ndarray:
+    """Return the unit quaternion (x, y, z, w), w >= 0, of a (3, 3) rotation or (4, 4) pose."""
+    M = np.asarray(R, dtype=float)
+    w, x, y, z = quat_wxyz_from_matrix(np.ascontiguousarray(M[:3, :3]))
+    return np.array([x, y, z, w])
+
+
+def orientation_error(R_target: ArrayLike, R: ArrayLike) -> float:
+    """Return the angle [rad] of the rotation taking ``R`` to ``R_target``, in [0, pi]."""
+    Rt = np.asarray(R_target, dtype=float)[:3, :3]
+    Ra = np.asarray(R, dtype=float)[:3, :3]
+    return float(np.linalg.norm(rotation_vector_from_matrix(np.ascontiguousarray(Rt @ Ra.T))))
+
+
+def pose_error(T_target: ArrayLike, T: ArrayLike) -> tuple[float, float]:
+    """Return (position error [m], orientation error [rad]) between two (4, 4) poses."""
+    Tt = np.asarray(T_target, dtype=float)
+    Ta = np.asarray(T, dtype=float)
+    return float(np.linalg.norm(Tt[:3, 3] - Ta[:3, 3])), orientation_error(Tt, Ta)

@@ -1,0 +1,79 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""``solve``: one call shape for every IK method, with input checks done once, here."""
+
+from typing import Callable, Optional
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ik_node.errors import IKInputError
+from ik_node.result import IKResult
+
+__all__ = ['solve', 'register_method', 'methods', 'check_target']
+
+_METHODS: dict[str, Callable[..., IKResult]] = {}
+
+
+def register_method(name: str, fn: Callable[..., IKResult]) -> None:
+    """Make ``fn(chain, target, q0, **options) -> IKResult`` available as ``method=name``.
+
+    ``fn`` receives a validated target, (4, 4) or (3,), and a seed q0 (n,) inside the limits.
+    """
+    _METHODS[name] = fn
+
+
+def methods() -> tuple[str, ...]:
+    """Return the names accepted by ``solve(method=...)``."""
+    return tuple(sorted(_METHODS))
+
+
+def check_target(target: ArrayLike) -> np.ndarray:
+    """Return the target as a float (4, 4) pose or (3,) position; IKInputError otherwise.
+
+    A pose must be finite, with a last row (0, 0, 0, 1) and a rotation block that is
+    orthonormal with determinant +1 to 1e-6.
+    """
+    try:
+        t = np.array(target, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise IKInputError(f'target must be a (4, 4) pose or a (3,) position: {exc}') from exc
+    if t.shape not in ((4, 4), (3,)):
+        raise IKInputError(f'target must be a (4, 4) pose or a (3,) position, got shape '
+                           f'{t.shape}')
+    if not np.all(np.isfinite(t)):
+        raise IKInputError('target contains NaN or Inf')
+    if t.shape == (4, 4):
+        if not np.allclose(t[3], (0.0, 0.0, 0.0, 1.0), atol=1e-9):
+            raise IKInputError(f'target pose last row must be (0, 0, 0, 1), got {t[3].tolist()}')
+        R = t[:3, :3]
+        if (not np.allclose(R @ R.T, np.eye(3), atol=1e-6)
+                or abs(np.linalg.det(R) - 1.0) > 1e-6):
+            raise IKInputError('target rotation is not orthonormal with det +1 '
+                               '(normalise the quaternion it came from)')
+    return t
+
+
+def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str = 'dls',
+          **options) -> IKResult:
+    """Solve IK for ``chain``: joint values that bring the tip to ``target``.
+
+    target: (4, 4) pose or (3,) position [m] of the tip, in the base_link frame.
+    q0: (n,) seed [rad or m]; None starts at mid-range (a cold solve). A seed outside the
+    limits is clamped into them first (a warning-free convenience: the returned q is what
+    counts).
+    method: one of :func:`methods` ('dls', 'pinv', 'jt', and the FABRIK family).
+    options: see :class:`ik_node.options.SolveOptions` (and each method's own).
+
+    Returns an IKResult; an unreachable target gives success=False and the best attempt.
+    Raises IKInputError for a bad target, seed, method or option.
+    """
+    fn = _METHODS.get(method) if isinstance(method, str) else None
+    if fn is None:
+        raise IKInputError(f'unknown method {method!r}; available: {list(methods())}')
+    t = check_target(target)
+    if q0 is None:
+        seed = chain.mid.copy()
+    else:
+        seed = np.clip(chain.check_q(q0, 'q0'), chain.lower, chain.upper)
+    return fn(chain, t, seed, **options)

@@ -1,0 +1,226 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Jacobian solvers: damped least squares (DLS), pseudo-inverse and Jacobian transpose.
+
+One attempt from one start configuration runs in a compiled kernel; restarts, budgets and
+the choice among solutions live in :mod:`ik_node.solvers.driver`.
+
+Per iteration, with the weighted error e = [w_p (p* - p); w_o log(R* Rᵀ)] and the matching
+rows of J (6 x n, or 3 x n for position targets), the primary step is
+
+- DLS:  Δq = W⁻¹Jᵀ(J W⁻¹Jᵀ + λ²I)⁻¹ e, a Levenberg-Marquardt iteration: a step is taken only
+  when it lowers E = ½|e|²; λ² = μ(E + λ₀²) + λ_s², where μ shrinks after a good step and
+  grows after a rejected one, and λ_s² = λ_max²(1 - w/w₀)² rises as the manipulability
+  w = √det(J Jᵀ) falls below w₀ (Nakamura & Hanafusa).
+- pinv: Δq = J⁺e, SVD with singular values below 1e-6 dropped; step length capped.
+- jt:   Δq = α Jᵀe with α = (e·JJᵀe)/|JJᵀe|² (Buss); step length capped.
+
+Arms with fewer joints than the pose task has rows (n < 6) take position as the primary task
+and orientation as the secondary one, Δq = J_p# e_p + (J_o N_p)# (e_o - J_o J_p# e_p), so they
+reach the point and come as close to the orientation as their joints allow.
+
+Secondary objectives add -k (I - J⁺J) ∇h, capped in length; joints that sit on a limit and
+are pushed outward are frozen for the step (their weight set to 0) so the others can still
+make progress. Every iterate is clamped into the limits.
+"""
+
+import math
+
+import numpy as np
+
+from ik_node import kinematics
+from ik_node._jit import njit
+from ik_node.linalg import damped_least_squares
+from ik_node.objectives import objective_gradient
+from ik_node.rotations import rotation_vector_from_matrix
+
+__all__ = ['METHOD_CODES', 'run_attempt']
+
+METHOD_CODES = {'dls': 0, 'pinv': 1, 'jt': 2}
+
+_MU_MIN = 1e-3
+_MU_MAX = 1e8
+_STALL_RATIO = 1e-7
+_STALL_COUNT = 6
+
+
+@njit
+def _task_error(pe, Re, tp, tR, pose, w_pos, w_ori, e):
+    """Fill the weighted error ``e``; return (position error [m], orientation error [rad])."""
+    for i in range(3):
+        e[i] = w_pos * (tp[i] - pe[i])
+    perr = math.sqrt((tp[0] - pe[0]) ** 2 + (tp[1] - pe[1]) ** 2 + (tp[2] - pe[2]) ** 2)
+    if not pose:
+        return perr, 0.0
+    D = tR @ Re.T
+    w = rotation_vector_from_matrix(D)
+    for i in range(3):
+        e[3 + i] = w_ori * w[i]
+    return perr, math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+
+
+@njit
+def _weighted_rows(J, rows, w_pos, w_ori, Jw):
+    n = J.shape[1]
+    for i in range(rows):
+        s = w_pos if i < 3 else w_ori
+        for c in range(n):
+            Jw[i, c] = s * J[i, c]
+
+
+@njit
+def _pinv_nullspace(J):
+    """Return (J⁺, I - J⁺J) from the SVD, singular values below 1e-6 · σ_max dropped."""
+    r, n = J.shape
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)
+    tol = 1e-6 * max(s[0], 1e-12) if s.shape[0] > 0 else 1e-12
+    P = np.zeros((n, r))
+    N = np.eye(n)
+    for k in range(s.shape[0]):
+        if s[k] > tol:
+            for i in range(n):
+                for j in range(r):
+                    P[i, j] += Vt[k, i] * U[j, k] / s[k]
+                for j in range(n):
+                    N[i, j] -= Vt[k, i] * Vt[k, j]
+    return P, N
+
+
+@njit
+def _manipulability(Jw, rows):
+    """Return √det(J Jᵀ) (or √det(JᵀJ) when n < rows) of the weighted task Jacobian."""
+    n = Jw.shape[1]
+    if n >= rows:
+        A = Jw[:rows] @ Jw[:rows].T
+    else:
+        A = Jw[:rows].T @ Jw[:rows]
+    d = np.linalg.det(A)
+    return math.sqrt(d) if d > 0.0 else 0.0
+
+
+@njit
+def _primary_step(method, Jw, rows, e, w_inv, lam2, n, pose, w_ori):
+    """Return (Δq, ok) for the primary task."""
+    if method == 1:
+        P, _ = _pinv_nullspace(Jw[:rows])
+        return P @ e[:rows], True
+    if method == 2:
+        Jr = Jw[:rows]
+        g = Jr.T @ e[:rows]
+        JJe = Jr @ g
+        den = JJe @ JJe
+        alpha = (e[:rows] @ JJe) / den if den > 1e-300 else 0.0
+        return alpha * g, True
+    if pose and n < 6:
+        Jp = np.ascontiguousarray(Jw[:3])
+        Jo = np.ascontiguousarray(Jw[3:6])
+        dq1, ok = damped_least_squares(Jp, e[:3], w_inv, lam2)
+        if not ok:
+            return dq1, False
+        _, Np = _pinv_nullspace(Jp)
+        Joh = Jo @ Np
+        r2 = e[3:6] - Jo @ dq1
+        dq2, ok2 = damped_least_squares(Joh, r2, w_inv, lam2)
+        if ok2:
+            dq1 = dq1 + Np @ dq2
+        return dq1, True
+    return damped_least_squares(np.ascontiguousarray(Jw[:rows]), e[:rows].copy(), w_inv, lam2)
+
+
+@njit
+def _cap(dq, max_norm):
+    s = math.sqrt(dq @ dq)
+    if s > max_norm and s > 0.0:
+        return dq * (max_norm / s)
+    return dq
+
+
+@njit
+def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_ori, w_inv,
+                tol_p, tol_o, max_iter, lam0, lam_max, w0, obj, obj_on, k_null, max_step,
+                secondary_iter):
+    """Run one solve attempt from ``q_init``; return (q, iterations, perr, oerr, converged).
+
+    ``tp`` (3,) and ``tR`` (3, 3) are the target position and rotation (``tR`` unused when
+    ``pose`` is False); limits, weights and ``q_init`` are (n,) arrays; ``obj`` is the packed
+    objectives tuple (:func:`ik_node.objectives.pack_objectives`).
+    """
+    m = model[0].shape[0]
+    rows = 6 if pose else 3
+    R_a = np.empty((m + 1, 3, 3))
+    p_a = np.empty((m + 1, 3))
+    z_a = np.empty((m, 3))
+    J = np.zeros((6, n))
+    Jw = np.zeros((6, n))
+    e = np.zeros(6)
+    e_new = np.zeros(6)
+    w_eff = w_inv.copy()
+
+    q = np.minimum(np.maximum(q_init, lower), upper)
+    kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
+    perr, oerr = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e)
+    E = 0.5 * (e[:rows] @ e[:rows])
+    mu = 1.0
+    stall = 0
+    it = 0
+    extra = 0
+    while it < max_iter:
+        reached = perr <= tol_p and (not pose or oerr <= tol_o)
+        if reached:
+            if not obj_on or extra >= secondary_iter:
+                break
+            extra += 1
+        it += 1
+        _weighted_rows(J, rows, w_pos, w_ori, Jw)
+        lam2 = mu * (E + lam0 * lam0)
+        if method == 0 and lam_max > 0.0:
+            wm = _manipulability(Jw, rows)
+            if wm < w0:
+                lam2 += lam_max * lam_max * (1.0 - wm / w0) ** 2
+        for i in range(n):
+            w_eff[i] = w_inv[i]
+        dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, pose, w_ori)
+        # Freeze joints on a limit that the step pushes further out, and solve again.
+        frozen = False
+        for i in range(n):
+            if (q[i] <= lower[i] and dq[i] < 0.0) or (q[i] >= upper[i] and dq[i] > 0.0):
+                w_eff[i] = 0.0
+                frozen = True
+        if frozen and method == 0:
+            dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, pose, w_ori)
+        if not ok:
+            mu = min(mu * 10.0, _MU_MAX)
+            continue
+        if method != 0:
+            dq = _cap(dq, max_step)
+        if obj_on:
+            grad = objective_gradient(model, n, q, lower, upper, obj)
+            _, N = _pinv_nullspace(np.ascontiguousarray(Jw[:rows]))
+            dq = dq + _cap(-k_null * (N @ grad), max_step)
+        q_new = np.minimum(np.maximum(q + dq, lower), upper)
+        kinematics.tip_and_jacobian(model, n, q_new, R_a, p_a, z_a, J)
+        perr_new, oerr_new = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e_new)
+        E_new = 0.5 * (e_new[:rows] @ e_new[:rows])
+        if method == 0 and E_new >= E and not (reached and perr_new <= tol_p
+                                                 and (not pose or oerr_new <= tol_o)):
+            # Rejected LM step: restore the old Jacobian, damp harder.
+            mu = min(mu * 10.0, _MU_MAX)
+            kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
+            if mu >= _MU_MAX:
+                break
+            continue
+        if E - E_new < _STALL_RATIO * E:
+            stall += 1
+            if stall >= _STALL_COUNT and not reached:
+                q = q_new
+                perr, oerr, E = perr_new, oerr_new, E_new
+                e[:] = e_new
+                break
+        else:
+            stall = 0
+        mu = max(mu * 0.3, _MU_MIN)
+        q = q_new
+        perr, oerr, E = perr_new, oerr_new, E_new
+        e[:] = e_new
+    converged = perr <= tol_p and (not pose or oerr <= tol_o)
+    return q, it, perr, oerr, converged

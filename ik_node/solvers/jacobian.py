@@ -1,0 +1,86 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Entry point of the Jacobian solver family ('dls', 'pinv', 'jt') for ik_node.solve."""
+
+import math
+
+import numpy as np
+
+from ik_node.objectives import empty_objectives, pack_objectives
+from ik_node.options import SolveOptions
+from ik_node.result import IKResult
+from ik_node.solvers.dls import METHOD_CODES, run_attempt
+from ik_node.solvers.restarts import Budget, pick_nearest, wrap_continuous
+
+__all__ = ['solve_jacobian', 'unpack_target']
+
+
+def unpack_target(target: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Return (position (3,), rotation (3, 3), is_pose) of a validated target."""
+    if target.shape == (4, 4):
+        return (np.ascontiguousarray(target[:3, 3]), np.ascontiguousarray(target[:3, :3]),
+                True)
+    return np.ascontiguousarray(target), np.eye(3), False
+
+
+def solve_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str = 'dls',
+                   **options) -> IKResult:
+    """Solve with a Jacobian method; see :class:`ik_node.options.SolveOptions` for options."""
+    opts = SolveOptions.from_kwargs(**options)
+    return run_jacobian(chain, target, q0, method, opts)
+
+
+def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
+                 opts: SolveOptions) -> IKResult:
+    """Solve with validated options (used by the hybrid solver too)."""
+    code = METHOD_CODES[method]
+    tp, tR, pose = unpack_target(target)
+    w_inv = opts.joint_weights_inverse(chain.n)
+    obj = pack_objectives(chain, opts.objectives) if opts.objectives else \
+        empty_objectives(chain.n)
+    obj_on = bool(opts.objectives) and (obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0)
+    budget = Budget(opts.max_attempts if opts.restarts else 1, opts.timeout)
+    rng = None
+    solutions = []
+    best = None
+    iterations = 0
+    start = q0
+    while budget.next():
+        if budget.attempts > 1:
+            if rng is None:
+                rng = np.random.default_rng(opts.rng_seed)
+            start = chain.random_q(rng)
+            if chain.continuous.any():
+                start[chain.continuous] += q0[chain.continuous]
+        q, it, perr, oerr, ok = run_attempt(
+            chain.model, chain.n, start, tp, tR, pose, chain.lower, chain.upper, code,
+            opts.position_weight, opts.orientation_weight, w_inv, opts.position_tolerance,
+            opts.orientation_tolerance, opts.max_iterations, opts.damping, opts.max_damping,
+            opts.manipulability_threshold, obj, obj_on, opts.null_space_gain, opts.max_step,
+            opts.secondary_iterations)
+        iterations += it
+        q = wrap_continuous(q, q0, chain.continuous)
+        if ok:
+            solutions.append((q, perr, oerr))
+            if len(solutions) >= opts.solutions or budget.attempts == 1:
+                break
+            continue
+        # Failed attempts are ranked by position error first, as a user would expect from
+        # an unreachable target: get as close as possible, then orient.
+        score = perr * opts.position_weight + (oerr * opts.orientation_weight if pose else 0.0)
+        if best is None or score < best[0]:
+            best = (score, q, perr, oerr)
+    if solutions:
+        q, perr, oerr = pick_nearest(solutions, q0, 1.0 / w_inv)
+        success = True
+        message = ''
+    else:
+        _, q, perr, oerr = best
+        success = False
+        message = (f'no solution within tolerance after {budget.attempts} attempt(s); '
+                   f'best position error {perr:.4g} m'
+                   + (f', orientation error {oerr:.4g} rad' if pose else ''))
+    return IKResult(q=q, success=success, position_error=float(perr),
+                    orientation_error=float(oerr) if pose else math.nan,
+                    iterations=iterations, method=method, attempts=budget.attempts,
+                    message=message)

@@ -1,0 +1,171 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Read the serial chain base_link -> tip_link out of a URDF with urdf_parser_py.
+
+urdf_parser_py (``urdfdom_py``) is the parser ROS itself ships; this module only walks its
+joint graph, checks what the solvers rely on, and returns plain numbers. Every problem is a
+URDFError that names the joint or link at fault.
+"""
+
+from dataclasses import dataclass
+import io
+import math
+import os
+from pathlib import Path
+import sys
+from typing import Union
+
+import numpy as np
+
+from ik_node.errors import URDFError
+from ik_node.rotations import matrix_from_rpy
+
+__all__ = ['JointSpec', 'ChainSpec', 'read_chain', 'load_urdf_text']
+
+UrdfSource = Union[str, os.PathLike]
+
+_ACTUATED = ('revolute', 'continuous', 'prismatic')
+_SUPPORTED = _ACTUATED + ('fixed',)
+
+
+@dataclass(frozen=True)
+class JointSpec:
+    """One joint of the chain as the URDF gives it (limits in rad or m)."""
+
+    name: str
+    type: str
+    origin: np.ndarray          # (4, 4) parent link -> joint frame
+    axis: np.ndarray            # (3,) unit axis in the joint frame
+    lower: float
+    upper: float
+    velocity: float             # inf when the URDF gives none (or 0)
+    mimic_joint: str | None = None
+    mimic_multiplier: float = 1.0
+    mimic_offset: float = 0.0
+
+
+@dataclass(frozen=True)
+class ChainSpec:
+    """The joints from base_link to tip_link, base first."""
+
+    robot_name: str
+    base_link: str
+    tip_link: str
+    joints: tuple[JointSpec, ...]
+    links: tuple[str, ...]      # every link of the model, for frame look-ups
+
+
+def load_urdf_text(urdf: UrdfSource) -> str:
+    """Return URDF XML text from a robot_description string or a file path."""
+    if isinstance(urdf, os.PathLike):
+        path = Path(urdf)
+    elif isinstance(urdf, str):
+        if urdf.lstrip().startswith('<'):
+            return urdf
+        path = Path(urdf)
+    else:
+        raise URDFError(f'URDF must be an XML string or a file path, got {type(urdf).__name__}')
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise URDFError(f'cannot read URDF file {str(path)!r}: {exc.strerror}') from exc
+
+
+def _parse(text: str):
+    from urdf_parser_py import urdf as urdf_mod
+    # urdf_parser_py reports unknown tags (gazebo, transmission extras) on stderr; keep them
+    # out of the caller's console and only fail on real errors.
+    saved = sys.stderr
+    sys.stderr = io.StringIO()
+    try:
+        return urdf_mod.URDF.from_xml_string(text)
+    except Exception as exc:  # lxml, ParseError, AssertionError, ...
+        msg = str(exc).strip().replace('\n', ' ')
+        raise URDFError(f'malformed URDF: {msg}') from exc
+    finally:
+        sys.stderr = saved
+
+
+def _origin_matrix(origin) -> np.ndarray:
+    T = np.eye(4)
+    if origin is None:
+        return T
+    xyz = origin.xyz if origin.xyz is not None else (0.0, 0.0, 0.0)
+    rpy = origin.rpy if origin.rpy is not None else (0.0, 0.0, 0.0)
+    T[:3, :3] = matrix_from_rpy(*map(float, rpy))
+    T[:3, 3] = [float(v) for v in xyz]
+    if not np.all(np.isfinite(T)):
+        raise ValueError('origin is not finite')
+    return T
+
+
+def _joint_spec(j) -> JointSpec:
+    if j.type not in _SUPPORTED:
+        raise URDFError(f'joint {j.name!r} has type {j.type!r}; a chain supports '
+                        f'{", ".join(_SUPPORTED)}')
+    try:
+        origin = _origin_matrix(j.origin)
+    except ValueError as exc:
+        raise URDFError(f'joint {j.name!r}: {exc}') from exc
+    axis = np.array([1.0, 0.0, 0.0]) if j.axis is None else np.asarray(j.axis, dtype=float)
+    lower, upper, velocity = -math.inf, math.inf, math.inf
+    if j.type in _ACTUATED:
+        norm = float(np.linalg.norm(axis))
+        if not np.all(np.isfinite(axis)) or norm < 1e-9:
+            raise URDFError(f'joint {j.name!r} has an invalid axis {axis.tolist()}')
+        axis = axis / norm
+        lim = j.limit
+        if j.type != 'continuous':
+            if lim is None or lim.lower is None or lim.upper is None:
+                raise URDFError(f'{j.type} joint {j.name!r} needs <limit lower=.. upper=..>')
+            lower, upper = float(lim.lower), float(lim.upper)
+            if not (math.isfinite(lower) and math.isfinite(upper)) or lower > upper:
+                raise URDFError(f'joint {j.name!r} has invalid limits [{lower}, {upper}]')
+        if lim is not None and lim.velocity is not None and float(lim.velocity) > 0.0:
+            velocity = float(lim.velocity)
+    mimic = getattr(j, 'mimic', None)
+    return JointSpec(
+        name=j.name, type=j.type, origin=origin, axis=axis, lower=lower, upper=upper,
+        velocity=velocity,
+        mimic_joint=None if mimic is None else mimic.joint,
+        mimic_multiplier=1.0 if mimic is None or mimic.multiplier is None
+        else float(mimic.multiplier),
+        mimic_offset=0.0 if mimic is None or mimic.offset is None else float(mimic.offset))
+
+
+def read_chain(urdf: UrdfSource, base_link: str, tip_link: str) -> ChainSpec:
+    """Parse ``urdf`` and return the joints from ``base_link`` down to ``tip_link``."""
+    robot = _parse(load_urdf_text(urdf))
+    links = tuple(link.name for link in robot.links)
+    for role, name in (('base_link', base_link), ('tip_link', tip_link)):
+        if name not in links:
+            shown = ', '.join(links[:12]) + (', ...' if len(links) > 12 else '')
+            raise URDFError(f'{role} {name!r} is not a link of robot {robot.name!r} '
+                            f'(links: {shown})')
+    parent_joint = {}
+    for j in robot.joints:
+        if j.child not in links or j.parent not in links:
+            missing = j.child if j.child not in links else j.parent
+            raise URDFError(f'joint {j.name!r} refers to link {missing!r}, which is not defined')
+        if j.child in parent_joint:
+            raise URDFError(f'link {j.child!r} has two parent joints '
+                            f'({parent_joint[j.child].name!r} and {j.name!r}): not a tree')
+        parent_joint[j.child] = j
+    walk = []
+    link, seen = tip_link, {tip_link}
+    while link != base_link:
+        j = parent_joint.get(link)
+        if j is None:
+            raise URDFError(f'tip_link {tip_link!r} is not below base_link {base_link!r} '
+                            f'in robot {robot.name!r}')
+        walk.append(j)
+        link = j.parent
+        if link in seen:
+            raise URDFError(f'the joints above link {tip_link!r} form a cycle through '
+                            f'link {link!r}')
+        seen.add(link)
+    joints = tuple(_joint_spec(j) for j in reversed(walk))
+    if not any(j.type in _ACTUATED and j.mimic_joint is None for j in joints):
+        raise URDFError(f'the chain {base_link!r} -> {tip_link!r} has no actuated joint')
+    return ChainSpec(robot_name=robot.name, base_link=base_link, tip_link=tip_link,
+                     joints=joints, links=links)
