@@ -64,25 +64,42 @@ class Chain:
             mult.append(mul)
             offset.append(off)
             moving.append(j.name)
-        O = np.array(origins)
+        origins_arr = np.array(origins)
         self.moving_joint_names = tuple(moving)
         self.joint_axes = _readonly(np.array(axes, dtype=float))
         self.joint_types = _readonly(np.array(types, dtype=np.int64))
         self.joint_index = _readonly(np.array(index, dtype=np.int64))
         self.joint_multiplier = _readonly(np.array(mult, dtype=float))
         self.joint_offset = _readonly(np.array(offset, dtype=float))
-        self.joint_origins = _readonly(O)
+        self.joint_origins = _readonly(origins_arr)
         self.tip_offset = _readonly(pending)
         self.lower = _readonly(lower)
         self.upper = _readonly(upper)
         self.velocity = _readonly(velocity)
         mid = 0.5 * (np.where(self.continuous, 0.0, lower) + np.where(self.continuous, 0.0, upper))
         self.mid = _readonly(mid)
+        self.reach_origin, self.reach = self._reach_bound(origins_arr, pending, spec.joints)
         # The tuple the numba kernels take; built once, reused by every solve.
         self.model = (
-            _readonly(O[:, :3, :3]), _readonly(O[:, :3, 3]), self.joint_axes, self.joint_types,
+            _readonly(origins_arr[:, :3, :3]), _readonly(origins_arr[:, :3, 3]),
+            self.joint_axes, self.joint_types,
             self.joint_index, self.joint_multiplier, self.joint_offset,
             _readonly(pending[:3, :3]), _readonly(pending[:3, 3]))
+
+    @staticmethod
+    def _reach_bound(origins: np.ndarray, tip: np.ndarray, joints) -> tuple[np.ndarray, float]:
+        """Return (p0, r): the tip never gets farther than r [m] from p0, the first joint.
+
+        r adds up the lengths of the rigid offsets after the first moving joint and the
+        largest travel of each prismatic joint: a bound, not the exact workspace.
+        """
+        p0 = origins[0, :3, 3].copy()
+        reach = float(np.linalg.norm(tip[:3, 3]))
+        reach += sum(float(np.linalg.norm(origins[k, :3, 3])) for k in range(1, len(origins)))
+        for j in joints:
+            if j.type == 'prismatic':
+                reach += max(abs(j.lower), abs(j.upper))
+        return _readonly(p0), reach
 
     @staticmethod
     def _resolve_mimic(j, by_name, names) -> tuple[int, float, float]:

@@ -5,9 +5,10 @@
 A chain is packed into a ``model`` tuple of arrays, m moving joints and n actuated ones:
 ``(orig_R (m, 3, 3), orig_t (m, 3), axes (m, 3), types (m,), index (m,), mult (m,),
 offset (m,), tip_R (3, 3), tip_t (3,))``. Joint k sits at (orig_R[k], orig_t[k]) in the frame
-of joint k-1 (fixed joints already folded in); its value is ``mult[k] * q[index[k]] + offset[k]`` (mimic joints share an index);
-type 0 rotates about ``axes[k]``, type 1 slides along it. (tip_R, tip_t) is the fixed transform from
-the last moving joint to the tip link.
+of joint k-1 (fixed joints already folded in); its value is
+``mult[k] * q[index[k]] + offset[k]`` (mimic joints share an index); type 0 rotates about
+``axes[k]``, type 1 slides along it. (tip_R, tip_t) is the fixed transform from the last
+moving joint to the tip link.
 
 Recursion (base frame quantities): Q_k = Q_{k-1} R_origin_k Rot(a_k, theta_k),
 p_k = p_{k-1} + Q_{k-1} t_origin_k (+ z_k d_k for prismatic), z_k = Q_{k-1} R_origin_k a_k.

@@ -186,19 +186,23 @@ def _obstacle_terms(model, n, q, spheres, margin, want_grad, grad):
                 if not want_grad or dist < 1e-12:
                     continue
                 u0, u1, u2 = dx / dist, dy / dist, dz / dist
-                # d(dist)/dq_j = u . (dx/dq_j); the point moves with joints 0..k.
-                for j in range(k + 1):
-                    z = z_out[j]
-                    if types[j] == 0:
-                        r0 = x[0] - p_out[j, 0]
-                        r1 = x[1] - p_out[j, 1]
-                        r2 = x[2] - p_out[j, 2]
-                        v0 = z[1] * r2 - z[2] * r1
-                        v1 = z[2] * r0 - z[0] * r2
-                        v2 = z[0] * r1 - z[1] * r0
-                    else:
-                        v0, v1, v2 = z[0], z[1], z[2]
-                    grad[index[j]] -= pen * mult[j] * (u0 * v0 + u1 * v1 + u2 * v2)
+                # x = (1 - f) p_k + f p_(k+1); d(dist)/dq_j = u . dx/dq_j, and an endpoint
+                # p_a moves with every joint j <= a (a prismatic joint a moves p_a too).
+                for a, wa in ((k, 1.0 - frac), (k + 1, frac)):
+                    if wa == 0.0:
+                        continue
+                    for j in range(min(a + 1, m)):
+                        z = z_out[j]
+                        if types[j] == 0:
+                            r0 = p_out[a, 0] - p_out[j, 0]
+                            r1 = p_out[a, 1] - p_out[j, 1]
+                            r2 = p_out[a, 2] - p_out[j, 2]
+                            v0 = z[1] * r2 - z[2] * r1
+                            v1 = z[2] * r0 - z[0] * r2
+                            v2 = z[0] * r1 - z[1] * r0
+                        else:
+                            v0, v1, v2 = z[0], z[1], z[2]
+                        grad[index[j]] -= pen * wa * mult[j] * (u0 * v0 + u1 * v1 + u2 * v2)
     return cost
 
 

@@ -78,7 +78,8 @@ def _parse(text: str):
     saved = sys.stderr
     sys.stderr = io.StringIO()
     try:
-        return urdf_mod.URDF.from_xml_string(text)
+        # Bytes, not str: lxml refuses a str that carries an encoding declaration.
+        return urdf_mod.URDF.from_xml_string(text.encode('utf-8'))
     except Exception as exc:  # lxml, ParseError, AssertionError, ...
         msg = str(exc).strip().replace('\n', ' ')
         raise URDFError(f'malformed URDF: {msg}') from exc

@@ -99,7 +99,7 @@ def _manipulability(Jw, rows):
 
 
 @njit
-def _primary_step(method, Jw, rows, e, w_inv, lam2, n, pose, w_ori):
+def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under):
     """Return (Δq, ok) for the primary task."""
     if method == 1:
         P, _ = _pinv_nullspace(Jw[:rows])
@@ -111,7 +111,7 @@ def _primary_step(method, Jw, rows, e, w_inv, lam2, n, pose, w_ori):
         den = JJe @ JJe
         alpha = (e[:rows] @ JJe) / den if den > 1e-300 else 0.0
         return alpha * g, True
-    if pose and n < 6:
+    if under:
         Jp = np.ascontiguousarray(Jw[:3])
         Jo = np.ascontiguousarray(Jw[3:6])
         dq1, ok = damped_least_squares(Jp, e[:3], w_inv, lam2)
@@ -128,6 +128,14 @@ def _primary_step(method, Jw, rows, e, w_inv, lam2, n, pose, w_ori):
 
 
 @njit
+def _merit(e, rows, c_ori):
+    E = e[0] * e[0] + e[1] * e[1] + e[2] * e[2]
+    if rows == 6:
+        E += c_ori * (e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+    return 0.5 * E
+
+
+@njit
 def _cap(dq, max_norm):
     s = math.sqrt(dq @ dq)
     if s > max_norm and s > 0.0:
@@ -138,12 +146,13 @@ def _cap(dq, max_norm):
 @njit
 def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_ori, w_inv,
                 tol_p, tol_o, max_iter, lam0, lam_max, w0, obj, obj_on, k_null, max_step,
-                secondary_iter):
+                secondary_iter, priority):
     """Run one solve attempt from ``q_init``; return (q, iterations, perr, oerr, converged).
 
     ``tp`` (3,) and ``tR`` (3, 3) are the target position and rotation (``tR`` unused when
     ``pose`` is False); limits, weights and ``q_init`` are (n,) arrays; ``obj`` is the packed
-    objectives tuple (:func:`ik_node.objectives.pack_objectives`).
+    objectives tuple (:func:`ik_node.objectives.pack_objectives`). ``priority`` selects the
+    position-first iteration for pose targets when n < 6 (else plain weighted least squares).
     """
     m = model[0].shape[0]
     rows = 6 if pose else 3
@@ -159,8 +168,13 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
     q = np.minimum(np.maximum(q_init, lower), upper)
     kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
     perr, oerr = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e)
-    E = 0.5 * (e[:rows] @ e[:rows])
+    # Merit of LM's step test. An arm with n < 6 cannot in general meet a pose: position
+    # comes first, so orientation counts only faintly in the merit.
+    under = pose and n < 6 and priority
+    c_ori = 1.0 if not under else 1e-4
+    E = _merit(e, rows, c_ori)
     mu = 1.0
+    null_scale = 1.0
     stall = 0
     it = 0
     extra = 0
@@ -179,7 +193,7 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
                 lam2 += lam_max * lam_max * (1.0 - wm / w0) ** 2
         for i in range(n):
             w_eff[i] = w_inv[i]
-        dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, pose, w_ori)
+        dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under)
         # Freeze joints on a limit that the step pushes further out, and solve again.
         frozen = False
         for i in range(n):
@@ -187,7 +201,7 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
                 w_eff[i] = 0.0
                 frozen = True
         if frozen and method == 0:
-            dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, pose, w_ori)
+            dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under)
         if not ok:
             mu = min(mu * 10.0, _MU_MAX)
             continue
@@ -196,31 +210,39 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
         if obj_on:
             grad = objective_gradient(model, n, q, lower, upper, obj)
             _, N = _pinv_nullspace(np.ascontiguousarray(Jw[:rows]))
-            dq = dq + _cap(-k_null * (N @ grad), max_step)
+            dq = dq + _cap(-(k_null * null_scale) * (N @ grad), max_step)
         q_new = np.minimum(np.maximum(q + dq, lower), upper)
         kinematics.tip_and_jacobian(model, n, q_new, R_a, p_a, z_a, J)
         perr_new, oerr_new = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e_new)
-        E_new = 0.5 * (e_new[:rows] @ e_new[:rows])
-        if method == 0 and E_new >= E and not (reached and perr_new <= tol_p
-                                                 and (not pose or oerr_new <= tol_o)):
-            # Rejected LM step: restore the old Jacobian, damp harder.
+        E_new = _merit(e_new, rows, c_ori)
+        # With n < 6, once the point is held, a step that keeps it and turns the tip
+        # closer to the wanted orientation is progress even if the merit does not drop.
+        orienting = under and perr_new <= 0.5 * tol_p
+        better = E_new < E or (orienting and oerr_new < oerr)
+        keeps_goal = reached and perr_new <= tol_p and (not pose or oerr_new <= tol_o)
+        if method == 0 and not better and not keeps_goal:
+            # Rejected LM step: restore the old Jacobian, damp harder, and shorten the
+            # null-space step, whose second-order drift may be what spoilt the step.
             mu = min(mu * 10.0, _MU_MAX)
+            null_scale *= 0.5
             kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
             if mu >= _MU_MAX:
                 break
             continue
-        if E - E_new < _STALL_RATIO * E:
+        if orienting:
+            gain = (oerr - oerr_new) / max(oerr, 1e-12)
+        else:
+            gain = (E - E_new) / max(E, 1e-300)
+        q = q_new
+        perr, oerr, E = perr_new, oerr_new, E_new
+        e[:] = e_new
+        if gain < _STALL_RATIO:
             stall += 1
             if stall >= _STALL_COUNT and not reached:
-                q = q_new
-                perr, oerr, E = perr_new, oerr_new, E_new
-                e[:] = e_new
                 break
         else:
             stall = 0
         mu = max(mu * 0.3, _MU_MIN)
-        q = q_new
-        perr, oerr, E = perr_new, oerr_new, E_new
-        e[:] = e_new
+        null_scale = min(null_scale * 1.5, 1.0)
     converged = perr <= tol_p and (not pose or oerr <= tol_o)
     return q, it, perr, oerr, converged

@@ -14,6 +14,8 @@ from ik_node.solvers.restarts import Budget, pick_nearest, wrap_continuous
 
 __all__ = ['solve_jacobian', 'unpack_target']
 
+_UNDERACTUATED_TRIES = 8
+
 
 def unpack_target(target: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Return (position (3,), rotation (3, 3), is_pose) of a validated target."""
@@ -39,9 +41,26 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     obj = pack_objectives(chain, opts.objectives) if opts.objectives else \
         empty_objectives(chain.n)
     obj_on = bool(opts.objectives) and (obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0)
-    budget = Budget(opts.max_attempts if opts.restarts else 1, opts.timeout)
+    # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
+    out_of_reach = (float(np.linalg.norm(tp - chain.reach_origin))
+                    > chain.reach + opts.position_tolerance)
+    restarts = opts.restarts and not out_of_reach
+    budget = Budget(opts.max_attempts if restarts else 1, opts.timeout)
+    # With n < 6 a pose is reachable only by chance: once a few attempts reached the point,
+    # more restarts would only polish the orientation at the cost of the whole timeout.
+    underactuated = pose and chain.n < 6
+    point_reached = 0
     rng = None
     solutions = []
+
+    def attempt(start, priority, use_objectives=obj_on):
+        return run_attempt(
+            chain.model, chain.n, start, tp, tR, pose, chain.lower, chain.upper, code,
+            opts.position_weight, opts.orientation_weight, w_inv, opts.position_tolerance,
+            opts.orientation_tolerance, opts.max_iterations, opts.damping, opts.max_damping,
+            opts.manipulability_threshold, obj, use_objectives, opts.null_space_gain,
+            opts.max_step, opts.secondary_iterations, priority)
+
     best = None
     iterations = 0
     start = q0
@@ -52,24 +71,33 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
             start = chain.random_q(rng)
             if chain.continuous.any():
                 start[chain.continuous] += q0[chain.continuous]
-        q, it, perr, oerr, ok = run_attempt(
-            chain.model, chain.n, start, tp, tR, pose, chain.lower, chain.upper, code,
-            opts.position_weight, opts.orientation_weight, w_inv, opts.position_tolerance,
-            opts.orientation_tolerance, opts.max_iterations, opts.damping, opts.max_damping,
-            opts.manipulability_threshold, obj, obj_on, opts.null_space_gain, opts.max_step,
-            opts.secondary_iterations)
+        if underactuated:
+            # Balance position and orientation first, so the position-first iteration
+            # starts in the basin of the best-oriented branch rather than a flipped one.
+            start, it, _, _, _ = attempt(start, False)
+            iterations += it
+        q, it, perr, oerr, ok = attempt(start, underactuated)
         iterations += it
+        if obj_on and not ok:
+            # The objectives must never cost the primary task a solution: the same start
+            # without them gets its chance too.
+            q, it, perr, oerr, ok = attempt(start, underactuated, False)
+            iterations += it
         q = wrap_continuous(q, q0, chain.continuous)
         if ok:
             solutions.append((q, perr, oerr))
             if len(solutions) >= opts.solutions or budget.attempts == 1:
                 break
             continue
-        # Failed attempts are ranked by position error first, as a user would expect from
-        # an unreachable target: get as close as possible, then orient.
-        score = perr * opts.position_weight + (oerr * opts.orientation_weight if pose else 0.0)
+        # Failed attempts are ranked position first, as a user expects from an unreachable
+        # target: get as close as possible, then orient.
+        score = (max(perr - opts.position_tolerance, 0.0), oerr if pose else 0.0)
         if best is None or score < best[0]:
             best = (score, q, perr, oerr)
+        if underactuated and perr <= opts.position_tolerance:
+            point_reached += 1
+            if point_reached >= _UNDERACTUATED_TRIES:
+                break
     if solutions:
         q, perr, oerr = pick_nearest(solutions, q0, 1.0 / w_inv)
         success = True
@@ -77,7 +105,8 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     else:
         _, q, perr, oerr = best
         success = False
-        message = (f'no solution within tolerance after {budget.attempts} attempt(s); '
+        message = ('target out of reach; ' if out_of_reach else '') + (
+                   f'no solution within tolerance after {budget.attempts} attempt(s); '
                    f'best position error {perr:.4g} m'
                    + (f', orientation error {oerr:.4g} rad' if pose else ''))
     return IKResult(q=q, success=success, position_error=float(perr),

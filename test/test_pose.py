@@ -1,0 +1,68 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Rotation kernels and pose helpers, including the half-turn corner cases."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ik_node import IKInputError, pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
+from ik_node.rotations import (matrix_from_rpy, rotation_about_axis,
+                               rotation_vector_from_matrix)
+
+
+def random_rotation(rng):
+    axis = rng.normal(size=3)
+    axis /= np.linalg.norm(axis)
+    return rotation_about_axis(axis, rng.uniform(-math.pi, math.pi)), axis
+
+
+def test_quaternion_round_trip(rng):
+    for _ in range(200):
+        R, _ = random_rotation(rng)
+        T = pose_from_xyz_quat([0, 0, 0], quat_xyzw_from_matrix(R))
+        np.testing.assert_allclose(T[:3, :3], R, atol=1e-12)
+
+
+def test_log_map_recovers_axis_angle_up_to_a_half_turn(rng):
+    for angle in (0.0, 1e-9, 0.3, math.pi - 1e-6, math.pi):
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        w = rotation_vector_from_matrix(rotation_about_axis(axis, angle))
+        np.testing.assert_allclose(np.linalg.norm(w), angle, atol=1e-9)
+        if angle > 1e-6:
+            np.testing.assert_allclose(abs(w @ axis), angle, atol=1e-9)
+
+
+def test_rpy_is_the_urdf_convention():
+    R = matrix_from_rpy(0.1, 0.2, 0.3)
+    Rx = rotation_about_axis(np.array([1.0, 0, 0]), 0.1)
+    Ry = rotation_about_axis(np.array([0, 1.0, 0]), 0.2)
+    Rz = rotation_about_axis(np.array([0, 0, 1.0]), 0.3)
+    np.testing.assert_allclose(R, Rz @ Ry @ Rx, atol=1e-12)
+
+
+def test_pose_error_is_translation_distance_and_rotation_angle():
+    A = pose_from_xyz_quat([1, 2, 3], [0, 0, 0, 1])
+    B = pose_from_xyz_quat([1, 2, 3.5], [0, 0, math.sin(0.2), math.cos(0.2)])
+    pe, oe = pose_error(A, B)
+    assert pe == pytest.approx(0.5)
+    assert oe == pytest.approx(0.4)
+
+
+def test_unnormalised_quaternion_is_normalised():
+    T = pose_from_xyz_quat([0, 0, 0], [0, 0, 2.0, 0])
+    np.testing.assert_allclose(T[:3, :3], np.diag([-1.0, -1.0, 1.0]), atol=1e-12)
+
+
+@pytest.mark.parametrize('quat', [[0, 0, 0, 0], [np.nan, 0, 0, 1], [1e-9, 0, 0, 0],
+                                  [0, 0, 1]])
+def test_degenerate_quaternions_are_refused(quat):
+    with pytest.raises(IKInputError, match='quaternion'):
+        pose_from_xyz_quat([0, 0, 0], quat)
+
+
+def test_non_finite_position_is_refused():
+    with pytest.raises(IKInputError, match='position'):
+        pose_from_xyz_quat([0, np.inf, 0])

@@ -1,0 +1,203 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""ik_node.solve with the Jacobian methods: round trips, limits, seeds, bad input."""
+
+import math
+
+from conftest import load
+import numpy as np
+import pytest
+
+from ik_node import IKInputError, methods, pose_error, solve
+
+JACOBIAN_METHODS = ('dls', 'pinv', 'jt')
+
+
+def check(chain, target, result, tol_p=1e-3, tol_o=1e-2):
+    """Judge a result by FK of its q, independently of its own claim."""
+    T = chain.fk(result.q)
+    if np.shape(target) == (3,):
+        pe, oe = float(np.linalg.norm(T[:3, 3] - target)), 0.0
+    else:
+        pe, oe = pose_error(target, T)
+    ok = pe <= tol_p and oe <= tol_o and chain.within_limits(result.q)
+    return ok, pe, oe
+
+
+@pytest.mark.parametrize('name', ['panda', 'ur5', 'planar3', 'prismatic', 'continuous',
+                                  'mimic', 'arm4'])
+def test_round_trip_q_fk_ik_fk_position_and_pose(name, rng):
+    chain = load(name)
+    pose_capable = chain.n >= 6
+    for _ in range(40):
+        q_true = chain.random_q(rng)
+        T = chain.fk(q_true)
+        res = solve(chain, T[:3, 3])
+        ok, pe, _ = check(chain, T[:3, 3], res)
+        assert ok and res.success, (q_true, res)
+        assert math.isnan(res.orientation_error)
+        if pose_capable:
+            res = solve(chain, T)
+            ok, pe, oe = check(chain, T, res)
+            assert ok and res.success, (q_true, res)
+            assert res.position_error == pytest.approx(pe, abs=1e-12)
+            assert res.orientation_error == pytest.approx(oe, abs=1e-9)
+
+
+@pytest.mark.parametrize('method', ['pinv', 'jt'])
+def test_comparison_methods_reach_position_targets(method, rng):
+    chain = load('planar3')
+    solved = 0
+    for _ in range(30):
+        T = chain.fk(chain.random_q(rng))
+        res = solve(chain, T[:3, 3], method=method, max_iterations=500)
+        solved += check(chain, T[:3, 3], res)[0]
+        assert chain.within_limits(res.q)
+    assert solved >= 28
+
+
+def test_fewer_than_six_joints_reach_the_point_and_orient_as_well_as_they_can(rng):
+    chain = load('arm4')
+    for _ in range(20):
+        q_true = chain.random_q(rng)
+        T = chain.fk(q_true).copy()
+        # Tilt the wanted orientation: a 4-DOF arm cannot follow, but must keep the point.
+        c, s = math.cos(0.3), math.sin(0.3)
+        T[:3, :3] = T[:3, :3] @ np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+        res = solve(chain, T)
+        assert res.position_error <= 1e-3, res
+        assert not res.success or res.orientation_error <= 1e-2
+        # The orientation error is no worse than at the exact joint sample (which has the
+        # 0.3 rad tilt left), so the spare joints were used for orientation.
+        assert res.orientation_error <= 0.3 + 1e-6
+
+
+def test_returned_joints_are_always_inside_the_limits(rng):
+    chain = load('panda')
+    for _ in range(50):
+        target = rng.uniform(-1.5, 1.5, size=3)
+        for method in JACOBIAN_METHODS:
+            res = solve(chain, target, method=method, timeout=0.005)
+            assert chain.within_limits(res.q, tol=0.0)
+            assert np.all(np.isfinite(res.q))
+
+
+def test_unreachable_target_stretches_the_arm_toward_it():
+    chain = load('planar2')
+    target = np.array([3.0, 1.0, 0.0])
+    res = solve(chain, target)
+    assert not res.success
+    assert 'out of reach' in res.message
+    tip = chain.fk(res.q)[:3, 3]
+    direction = target / np.linalg.norm(target)
+    np.testing.assert_allclose(tip, 1.8 * direction, atol=1e-3)
+    assert res.position_error == pytest.approx(np.linalg.norm(target) - 1.8, abs=1e-3)
+
+
+def test_nearby_seed_gives_the_nearby_solution_no_branch_jump(rng):
+    chain = load('panda')
+    for _ in range(30):
+        q_true = chain.random_q(rng)
+        q_seed = np.clip(q_true + rng.normal(scale=0.05, size=7), chain.lower, chain.upper)
+        res = solve(chain, chain.fk(q_true), q0=q_seed)
+        assert res.success
+        assert np.max(np.abs(res.q - q_true)) < 0.2
+
+
+def test_tracking_small_steps_gives_small_joint_steps(rng):
+    chain = load('ur5')
+    q = chain.random_q(rng) * 0.5
+    path = [q + t * np.array([0.2, -0.1, 0.15, 0.1, -0.2, 0.1]) for t in np.linspace(0, 1, 200)]
+    q_prev = path[0]
+    for q_ref in path[1:]:
+        res = solve(chain, chain.fk(q_ref), q0=q_prev)
+        assert res.success
+        assert np.max(np.abs(res.q - q_prev)) < 0.05
+        q_prev = res.q
+
+
+def test_continuous_joints_are_wrapped_next_to_the_seed(rng):
+    chain = load('continuous')
+    for _ in range(20):
+        q_true = chain.random_q(rng)
+        seed = q_true + np.array([4 * math.pi, 0.0, -6 * math.pi])
+        res = solve(chain, chain.fk(q_true), q0=seed)
+        assert res.success
+        assert np.all(np.abs(res.q[chain.continuous] - seed[chain.continuous]) <= math.pi)
+
+
+def test_cold_solves_are_deterministic_for_a_fixed_rng_seed(rng):
+    chain = load('ur5')
+    T = chain.fk(chain.random_q(rng))
+    a = solve(chain, T, rng_seed=7)
+    b = solve(chain, T, rng_seed=7)
+    np.testing.assert_array_equal(a.q, b.q)
+
+
+def test_inputs_are_not_changed_and_result_is_read_only(rng):
+    chain = load('panda')
+    T = chain.fk(chain.random_q(rng))
+    q0 = chain.mid.copy()
+    T_before, q0_before = T.copy(), q0.copy()
+    res = solve(chain, T, q0=q0)
+    np.testing.assert_array_equal(T, T_before)
+    np.testing.assert_array_equal(q0, q0_before)
+    with pytest.raises(ValueError):
+        res.q[0] = 1.0
+
+
+def test_custom_tolerances_are_honoured(rng):
+    chain = load('panda')
+    T = chain.fk(chain.random_q(rng))
+    res = solve(chain, T, position_tolerance=1e-6, orientation_tolerance=1e-6)
+    assert res.success and res.position_error <= 1e-6 and res.orientation_error <= 1e-6
+
+
+@pytest.mark.parametrize('target, words', [
+    (np.zeros(4), 'shape'),
+    ([0, np.nan, 0], 'NaN'),
+    (np.diag([1.0, 1.0, 1.0, 2.0]), 'last row'),
+    (np.diag([2.0, 1.0, 1.0, 1.0]), 'orthonormal'),
+    (np.diag([-1.0, 1.0, 1.0, 1.0]), 'orthonormal'),
+    ('abc', 'pose'),
+])
+def test_bad_targets_raise_clear_errors(target, words):
+    with pytest.raises(IKInputError, match=words):
+        solve(load('panda'), target)
+
+
+@pytest.mark.parametrize('options, words', [
+    ({'damping': -1.0}, 'damping'),
+    ({'max_iterations': 0}, 'max_iterations'),
+    ({'timeout': float('nan')}, 'timeout'),
+    ({'joint_weights': [1, 2]}, 'joint_weights'),
+    ({'joint_weights': [0] * 7}, 'joint_weights'),
+    ({'bogus': 1}, 'unknown option'),
+    ({'solutions': True}, 'solutions'),
+])
+def test_bad_options_raise_clear_errors(options, words):
+    with pytest.raises(IKInputError, match=words):
+        solve(load('panda'), [0.4, 0.0, 0.4], **options)
+
+
+def test_bad_seed_and_method():
+    chain = load('panda')
+    with pytest.raises(IKInputError, match='q0'):
+        solve(chain, [0.4, 0, 0.4], q0=[0, 0])
+    with pytest.raises(IKInputError, match='q0 is not finite'):
+        solve(chain, [0.4, 0, 0.4], q0=[0, 0, 0, np.inf, 0, 0, 0])
+    with pytest.raises(IKInputError, match='unknown method'):
+        solve(chain, [0.4, 0, 0.4], method='magic')
+    assert set(JACOBIAN_METHODS) <= set(methods())
+
+
+def test_joint_weights_shift_motion_to_the_light_joints(rng):
+    chain = load('panda')
+    q0 = chain.mid.copy()
+    target = chain.fk(q0)[:3, 3] + np.array([0.05, 0.05, 0.0])
+    heavy = np.ones(7)
+    heavy[0] = 1e3
+    free = solve(chain, target, q0=q0, restarts=False)
+    held = solve(chain, target, q0=q0, restarts=False, joint_weights=heavy)
+    assert free.success and held.success
+    assert abs(held.q[0] - q0[0]) < 0.1 * abs(free.q[0] - q0[0])
