@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRIK).
+"""
+ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRIK).
 
 The library never imports rclpy; the ROS 2 node in ``ik_node.node`` is a thin layer over it.
 """

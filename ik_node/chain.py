@@ -6,12 +6,11 @@ import math
 import os
 from typing import Union
 
-import numpy as np
-from numpy.typing import ArrayLike
-
 from ik_node import kinematics
 from ik_node.errors import IKInputError, URDFError
 from ik_node.urdf import ChainSpec, read_chain
+import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ['Chain']
 
@@ -23,7 +22,8 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 class Chain:
-    """A serial chain base_link -> tip_link with n actuated joints.
+    """
+    A serial chain base_link -> tip_link with n actuated joints.
 
     Joint values ``q`` are (n,) arrays in ``joint_names`` order, [rad] for revolute and
     continuous joints, [m] for prismatic ones. Mimic joints are not part of ``q``: they follow
@@ -36,30 +36,30 @@ class Chain:
         self.base_link = spec.base_link
         self.tip_link = spec.tip_link
         self.links = spec.links
-        actuated = [j for j in spec.joints if j.type != 'fixed' and j.mimic_joint is None]
+        actuated = [j for j in spec.joints if j.joint_type != 'fixed' and j.mimic_joint is None]
         names = [j.name for j in actuated]
         self.joint_names = tuple(names)
         self.n = len(names)
         lower = np.array([j.lower for j in actuated])
         upper = np.array([j.upper for j in actuated])
         velocity = np.array([j.velocity for j in actuated])
-        self.continuous = _readonly(np.array([j.type == 'continuous' for j in actuated]))
-        self.prismatic = _readonly(np.array([j.type == 'prismatic' for j in actuated]))
+        self.continuous = _readonly(np.array([j.joint_type == 'continuous' for j in actuated]))
+        self.prismatic = _readonly(np.array([j.joint_type == 'prismatic' for j in actuated]))
         by_name = {j.name: j for j in spec.joints}
 
         origins, axes, types, index, mult, offset, moving = [], [], [], [], [], [], []
         pending = np.eye(4)
         for j in spec.joints:
-            if j.type == 'fixed':
+            if j.joint_type == 'fixed':
                 pending = pending @ j.origin
                 continue
             idx, mul, off = self._resolve_mimic(j, by_name, names)
-            if j.mimic_joint is not None and j.type != 'continuous':
+            if j.mimic_joint is not None and j.joint_type != 'continuous':
                 self._narrow_master(j, idx, mul, off, lower, upper)
             origins.append(pending @ j.origin)
             pending = np.eye(4)
             axes.append(j.axis)
-            types.append(1 if j.type == 'prismatic' else 0)
+            types.append(1 if j.joint_type == 'prismatic' else 0)
             index.append(idx)
             mult.append(mul)
             offset.append(off)
@@ -88,7 +88,8 @@ class Chain:
 
     @staticmethod
     def _reach_bound(origins: np.ndarray, tip: np.ndarray, joints) -> tuple[np.ndarray, float]:
-        """Return (p0, r): the tip never gets farther than r [m] from p0, the first joint.
+        """
+        Return (p0, r): the tip never gets farther than r [m] from p0, the first joint.
 
         r adds up the lengths of the rigid offsets after the first moving joint and the
         largest travel of each prismatic joint: a bound, not the exact workspace.
@@ -97,7 +98,7 @@ class Chain:
         reach = float(np.linalg.norm(tip[:3, 3]))
         reach += sum(float(np.linalg.norm(origins[k, :3, 3])) for k in range(1, len(origins)))
         for j in joints:
-            if j.type == 'prismatic':
+            if j.joint_type == 'prismatic':
                 reach += max(abs(j.lower), abs(j.upper))
         return _readonly(p0), reach
 
@@ -112,7 +113,7 @@ class Chain:
             if master is None:
                 raise URDFError(f'mimic joint {j.name!r} follows {j.mimic_joint!r}, which is '
                                 'not an actuated joint of this chain')
-            if master.type == 'fixed':
+            if master.joint_type == 'fixed':
                 raise URDFError(f'mimic joint {j.name!r} follows fixed joint {master.name!r}')
             # value = m1 * (m2 * q + o2) + o1
             off = off + mul * j.mimic_offset

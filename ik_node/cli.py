@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""``ik-solve``: solve one IK query from the command line and print the answer as JSON.
+r"""
+``ik-solve``: solve one IK query from the command line and print the answer as JSON.
 
 Example::
 

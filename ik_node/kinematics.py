@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Forward kinematics and the geometric Jacobian of a serial chain (numba kernels).
+"""
+Forward kinematics and the geometric Jacobian of a serial chain (numba kernels).
 
 A chain is packed into a ``model`` tuple of arrays, m moving joints and n actuated ones:
 ``(orig_R (m, 3, 3), orig_t (m, 3), axes (m, 3), types (m,), index (m,), mult (m,),
@@ -16,17 +17,17 @@ Jacobian column of joint k: [z_k x (p_tip - p_k); z_k] for revolute, [z_k; 0] fo
 scaled by the mimic multiplier and summed into column index[k].
 """
 
-import numpy as np
-
 from ik_node._jit import njit
 from ik_node.rotations import rotation_about_axis
+import numpy as np
 
 __all__ = ['forward_kinematics', 'tip_pose', 'jacobian', 'tip_and_jacobian']
 
 
 @njit
 def forward_kinematics(model, q, R_out, p_out, z_out):
-    """Fill every moving joint's frame and the tip frame, base frame coordinates.
+    """
+    Fill every moving joint's frame and the tip frame, base frame coordinates.
 
     R_out (m + 1, 3, 3), p_out (m + 1, 3) receive the rotation and origin of joint k after its
     motion (index m: the tip); z_out (m, 3) receives each joint axis in the base frame.

@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Small dense linear algebra for the solver loop (numba kernels, no LAPACK call overhead).
+"""
+Small dense linear algebra for the solver loop (numba kernels, no LAPACK call overhead).
 
 The systems solved in the loop are at most 6x6 or n x n and symmetric positive definite once
 damped, so an unpivoted Cholesky factorisation is exact enough and cheaper than a general
@@ -9,16 +10,16 @@ solve. Nothing here inverts a matrix.
 
 import math
 
-import numpy as np
-
 from ik_node._jit import njit
+import numpy as np
 
 __all__ = ['cholesky_solve', 'log_det_spd', 'damped_least_squares']
 
 
 @njit
 def cholesky_solve(A, b):
-    """Solve A x = b for a (k, k) symmetric positive definite A; return (x, ok).
+    """
+    Solve A x = b for a (k, k) symmetric positive definite A; return (x, ok).
 
     ``A`` is factorised in a copy. ``ok`` is False when a pivot is not positive (A is not
     SPD to working precision); x is then zeros.
@@ -78,7 +79,8 @@ def log_det_spd(A):
 
 @njit
 def damped_least_squares(J, e, w_inv, lam2):
-    """Return dq minimising |J dq - e|^2 + lam2 |dq|_W^2, W = diag(1 / w_inv).
+    """
+    Return dq minimising |J dq - e|^2 + lam2 |dq|_W^2, W = diag(1 / w_inv).
 
     dq = W^-1 J^T (J W^-1 J^T + lam2 I)^-1 e  when rows <= columns (an r x r system), else
     the equal form (J^T J + lam2 W)^-1 J^T e (an n x n system). J is (r, n), e (r,), w_inv (n,).

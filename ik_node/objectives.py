@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Null-space secondary objectives: costs h(q) whose gradient the solver projects out of J.
+"""
+Null-space secondary objectives: costs h(q) whose gradient the solver projects out of J.
 
 The solver adds Δq_null = -k (I - J⁺J) ∇h(q) to its primary step, so the objectives use the
 redundant joint motion only and leave the tip (to first order) where the primary task wants
@@ -18,13 +19,12 @@ from dataclasses import dataclass, field
 import math
 from typing import Sequence
 
-import numpy as np
-from numpy.typing import ArrayLike
-
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
 from ik_node.linalg import log_det_spd
+import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ['Objective', 'JointLimitAvoidance', 'RestPosture', 'Manipulability',
            'ObstacleClearance', 'pack_objectives', 'EMPTY_OBJECTIVES']
@@ -122,8 +122,11 @@ class ObstacleClearance(Objective):
 
 
 def pack_objectives(chain, objectives: Sequence[Objective] | None) -> tuple:
-    """Return the tuple the kernels take: (k_limits, k_rest, q_rest, k_manip, spheres,
-    k_obstacle, margin)."""
+    """
+    Return the packed tuple the kernels take.
+
+    (k_limits, k_rest, q_rest (n,), k_manip, spheres (k, 4), k_obstacle, margin [m]).
+    """
     packed = {'limits': 0.0, 'rest': 0.0, 'q_rest': np.zeros(chain.n), 'manip': 0.0,
               'spheres': np.zeros((0, 4)), 'obstacle': 0.0, 'margin': 0.05}
     for obj in objectives or ():

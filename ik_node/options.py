@@ -6,16 +6,16 @@ from dataclasses import dataclass, field, fields, replace
 import math
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
 from ik_node.errors import IKInputError
+import numpy as np
 
 __all__ = ['SolveOptions']
 
 
 @dataclass(frozen=True)
 class SolveOptions:
-    """Options shared by the Jacobian solvers (units in brackets).
+    """
+    Options shared by the Jacobian solvers (units in brackets).
 
     position_tolerance [m], orientation_tolerance [rad]: success thresholds.
     max_iterations: per attempt. max_attempts, timeout [s]: budget over restarts.

@@ -4,12 +4,11 @@
 
 import math
 
-import numpy as np
-from numpy.typing import ArrayLike
-
 from ik_node.errors import IKInputError
 from ik_node.rotations import (matrix_from_quat_wxyz, quat_wxyz_from_matrix,
                                rotation_vector_from_matrix)
+import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ['pose_from_xyz_quat', 'quat_xyzw_from_matrix', 'pose_error',
            'orientation_error', 'normalize_quat_xyzw']
@@ -18,7 +17,8 @@ _QUAT_NORM_MIN = 1e-6
 
 
 def normalize_quat_xyzw(quat_xyzw: ArrayLike) -> np.ndarray:
-    """Return the unit quaternion (x, y, z, w) of ``quat_xyzw``.
+    """
+    Return the unit quaternion (x, y, z, w) of ``quat_xyzw``.
 
     Raises IKInputError for a non-finite quaternion or one of norm below 1e-6 (no rotation can
     be read from it). A merely unnormalised quaternion is normalised, as ROS tools do.

@@ -11,7 +11,8 @@ __all__ = ['IKResult']
 
 @dataclass(frozen=True)
 class IKResult:
-    """Outcome of an IK solve.
+    """
+    Outcome of an IK solve.
 
     ``q`` (n,) is the best joint vector found, always finite and inside the joint limits;
     ``success`` is True when it meets both tolerances. Errors are measured by FK of ``q``:

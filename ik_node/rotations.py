@@ -4,9 +4,8 @@
 
 import math
 
-import numpy as np
-
 from ik_node._jit import njit
+import numpy as np
 
 __all__ = ['rotation_about_axis', 'rotation_vector_from_matrix', 'quat_wxyz_from_matrix',
            'matrix_from_rpy', 'matrix_from_quat_wxyz']
@@ -34,7 +33,8 @@ def rotation_about_axis(axis, angle):
 
 @njit
 def quat_wxyz_from_matrix(R):
-    """Return the unit quaternion (w, x, y, z), w >= 0, of the rotation matrix ``R``.
+    """
+    Return the unit quaternion (w, x, y, z), w >= 0, of the rotation matrix ``R``.
 
     Shepperd's method: pick the largest of w², x², y², z² to divide by, so the result is
     accurate for every rotation, including half turns.

@@ -4,11 +4,10 @@
 
 from typing import Callable, Optional
 
-import numpy as np
-from numpy.typing import ArrayLike
-
 from ik_node.errors import IKInputError
 from ik_node.result import IKResult
+import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ['solve', 'register_method', 'methods', 'check_target']
 
@@ -16,7 +15,8 @@ _METHODS: dict[str, Callable[..., IKResult]] = {}
 
 
 def register_method(name: str, fn: Callable[..., IKResult]) -> None:
-    """Make ``fn(chain, target, q0, **options) -> IKResult`` available as ``method=name``.
+    """
+    Make ``fn(chain, target, q0, **options) -> IKResult`` available as ``method=name``.
 
     ``fn`` receives a validated target, (4, 4) or (3,), and a seed q0 (n,) inside the limits.
     """
@@ -29,7 +29,8 @@ def methods() -> tuple[str, ...]:
 
 
 def check_target(target: ArrayLike) -> np.ndarray:
-    """Return the target as a float (4, 4) pose or (3,) position; IKInputError otherwise.
+    """
+    Return the target as a float (4, 4) pose or (3,) position; IKInputError otherwise.
 
     A pose must be finite, with a last row (0, 0, 0, 1) and a rotation block that is
     orthonormal with determinant +1 to 1e-6.
@@ -56,7 +57,8 @@ def check_target(target: ArrayLike) -> np.ndarray:
 
 def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str = 'dls',
           **options) -> IKResult:
-    """Solve IK for ``chain``: joint values that bring the tip to ``target``.
+    """
+    Solve IK for ``chain``: joint values that bring the tip to ``target``.
 
     target: (4, 4) pose or (3,) position [m] of the tip, in the base_link frame.
     q0: (n,) seed [rad or m]; None starts at mid-range (a cold solve). A seed outside the

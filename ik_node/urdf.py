@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Read the serial chain base_link -> tip_link out of a URDF with urdf_parser_py.
+"""
+Read the serial chain base_link -> tip_link out of a URDF with urdf_parser_py.
 
 urdf_parser_py (``urdfdom_py``) is the parser ROS itself ships; this module only walks its
 joint graph, checks what the solvers rely on, and returns plain numbers. Every problem is a
@@ -15,10 +16,9 @@ from pathlib import Path
 import sys
 from typing import Union
 
-import numpy as np
-
 from ik_node.errors import URDFError
 from ik_node.rotations import matrix_from_rpy
+import numpy as np
 
 __all__ = ['JointSpec', 'ChainSpec', 'read_chain', 'load_urdf_text']
 
@@ -33,7 +33,7 @@ class JointSpec:
     """One joint of the chain as the URDF gives it (limits in rad or m)."""
 
     name: str
-    type: str
+    joint_type: str
     origin: np.ndarray          # (4, 4) parent link -> joint frame
     axis: np.ndarray            # (3,) unit axis in the joint frame
     lower: float
@@ -126,7 +126,7 @@ def _joint_spec(j) -> JointSpec:
             velocity = float(lim.velocity)
     mimic = getattr(j, 'mimic', None)
     return JointSpec(
-        name=j.name, type=j.type, origin=origin, axis=axis, lower=lower, upper=upper,
+        name=j.name, joint_type=j.type, origin=origin, axis=axis, lower=lower, upper=upper,
         velocity=velocity,
         mimic_joint=None if mimic is None else mimic.joint,
         mimic_multiplier=1.0 if mimic is None or mimic.multiplier is None
@@ -166,7 +166,7 @@ def read_chain(urdf: UrdfSource, base_link: str, tip_link: str) -> ChainSpec:
                             f'link {link!r}')
         seen.add(link)
     joints = tuple(_joint_spec(j) for j in reversed(walk))
-    if not any(j.type in _ACTUATED and j.mimic_joint is None for j in joints):
+    if not any(j.joint_type in _ACTUATED and j.mimic_joint is None for j in joints):
         raise URDFError(f'the chain {base_link!r} -> {tip_link!r} has no actuated joint')
     return ChainSpec(robot_name=robot.name, base_link=base_link, tip_link=tip_link,
                      joints=joints, links=links)

@@ -5,10 +5,9 @@
 import os
 from pathlib import Path
 
+from ik_node import Chain
 import numpy as np
 import pytest
-
-from ik_node import Chain
 
 URDF_DIR = Path(__file__).parent / 'urdf'
 
@@ -36,11 +35,11 @@ def load(name: str) -> Chain:
 
 @pytest.fixture(params=sorted(ROBOTS))
 def any_chain(request) -> Chain:
-    """Each test robot in turn."""
-    return load(request.param)
+    """Yield each test robot in turn."""
+    yield load(request.param)
 
 
 @pytest.fixture
 def rng() -> np.random.Generator:
-    """A seeded generator, so every run draws the same samples."""
+    """Return a seeded generator, so every run draws the same samples."""
     return np.random.default_rng(1234)

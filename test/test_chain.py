@@ -3,11 +3,10 @@
 """Forward kinematics and the Jacobian: hand-derived arms and finite differences."""
 
 from conftest import load
-import numpy as np
-import pytest
-
 from ik_node import IKInputError
 from ik_node.pose import quat_xyzw_from_matrix
+import numpy as np
+import pytest
 
 
 def test_planar2_fk_matches_the_hand_derived_formula(rng):

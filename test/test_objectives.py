@@ -3,12 +3,11 @@
 """Null-space objectives: gradients, the null-space property, and their effect on solves."""
 
 from conftest import load
-import numpy as np
-import pytest
-
 from ik_node import (IKInputError, JointLimitAvoidance, Manipulability, ObstacleClearance,
                      RestPosture, solve)
 from ik_node.solvers.dls import _pinv_nullspace
+import numpy as np
+import pytest
 
 
 def numeric_gradient(obj, chain, q, h=1e-6):

@@ -4,12 +4,11 @@
 
 import math
 
-import numpy as np
-import pytest
-
 from ik_node import IKInputError, pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
 from ik_node.rotations import (matrix_from_rpy, rotation_about_axis,
                                rotation_vector_from_matrix)
+import numpy as np
+import pytest
 
 
 def random_rotation(rng):

@@ -5,10 +5,9 @@
 import math
 
 from conftest import load
+from ik_node import IKInputError, methods, pose_error, solve
 import numpy as np
 import pytest
-
-from ik_node import IKInputError, methods, pose_error, solve
 
 JACOBIAN_METHODS = ('dls', 'pinv', 'jt')
 

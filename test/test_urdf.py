@@ -5,11 +5,10 @@
 import math
 
 from conftest import load, URDF_DIR
-import numpy as np
-import pytest
-
 from ik_node import Chain, URDFError
 from ik_node.urdf import read_chain
+import numpy as np
+import pytest
 
 LINK = '<link name="{0}"/>'
 JOINT = ('<joint name="{name}" type="{type}"><parent link="{p}"/><child link="{c}"/>'

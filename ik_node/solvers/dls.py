@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Jacobian solvers: damped least squares (DLS), pseudo-inverse and Jacobian transpose.
+"""
+Jacobian solvers: damped least squares (DLS), pseudo-inverse and Jacobian transpose.
 
 One attempt from one start configuration runs in a compiled kernel; restarts, budgets and
 the choice among solutions live in :mod:`ik_node.solvers.driver`.
@@ -26,13 +27,12 @@ make progress. Every iterate is clamped into the limits.
 
 import math
 
-import numpy as np
-
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.linalg import damped_least_squares
 from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_from_matrix
+import numpy as np
 
 __all__ = ['METHOD_CODES', 'run_attempt']
 
@@ -147,7 +147,8 @@ def _cap(dq, max_norm):
 def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_ori, w_inv,
                 tol_p, tol_o, max_iter, lam0, lam_max, w0, obj, obj_on, k_null, max_step,
                 secondary_iter, priority):
-    """Run one solve attempt from ``q_init``; return (q, iterations, perr, oerr, converged).
+    """
+    Run one solve attempt from ``q_init``; return (q, iterations, perr, oerr, converged).
 
     ``tp`` (3,) and ``tR`` (3, 3) are the target position and rotation (``tR`` unused when
     ``pose`` is False); limits, weights and ``q_init`` are (n,) arrays; ``obj`` is the packed

@@ -4,13 +4,12 @@
 
 import math
 
-import numpy as np
-
 from ik_node.objectives import empty_objectives, pack_objectives
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solvers.dls import METHOD_CODES, run_attempt
 from ik_node.solvers.restarts import Budget, pick_nearest, wrap_continuous
+import numpy as np
 
 __all__ = ['solve_jacobian', 'unpack_target']
 
@@ -64,7 +63,7 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     best = None
     iterations = 0
     start = q0
-    while budget.next():
+    while budget.take():
         if budget.attempts > 1:
             if rng is None:
                 rng = np.random.default_rng(opts.rng_seed)

@@ -1,6 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Restarts within a budget, and the choice among the solutions found.
+"""
+Restarts within a budget, and the choice among the solutions found.
 
 The first attempt starts at the seed. When it fails, random starts drawn within the limits
 follow until a solution is found (or ``solutions`` of them), the attempt cap or the timeout.
@@ -41,7 +42,7 @@ class Budget:
         self.deadline = time.perf_counter() + timeout
         self.attempts = 0
 
-    def next(self) -> bool:
+    def take(self) -> bool:
         """Count one more attempt; False once the budget is spent (the first always runs)."""
         if self.attempts and (self.attempts >= self.max_attempts
                               or time.perf_counter() >= self.deadline):
