@@ -1,0 +1,48 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""The pure-Python path (no numba) gives the same answers as the compiled kernels."""
+
+import json
+import os
+from pathlib import Path
+import subprocess
+import sys
+
+from conftest import load
+from ik_node import solve
+import numpy as np
+
+SCRIPT = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, {test_dir!r})
+from conftest import load
+from ik_node import solve
+from ik_node._jit import JIT_ENABLED
+chain = load('panda')
+rng = np.random.default_rng(5)
+out = {{'jit': JIT_ENABLED, 'fk': [], 'J': [], 'q': []}}
+for _ in range(3):
+    q = chain.random_q(rng)
+    out['fk'].append(chain.fk(q).tolist())
+    out['J'].append(chain.jacobian(q).tolist())
+    out['q'].append(solve(chain, chain.fk(q), rng_seed=3, timeout=10.0).q.tolist())
+print(json.dumps(out))
+"""
+
+
+def test_pure_python_path_matches_the_compiled_one():
+    env = dict(os.environ, IK_NODE_DISABLE_JIT='1')
+    code = SCRIPT.format(test_dir=str(Path(__file__).parent))
+    proc = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                          text=True, timeout=300, check=True)
+    ref = json.loads(proc.stdout)
+    assert ref['jit'] is False
+    chain = load('panda')
+    rng = np.random.default_rng(5)
+    for k in range(3):
+        q = chain.random_q(rng)
+        np.testing.assert_allclose(chain.fk(q), ref['fk'][k], atol=1e-12)
+        np.testing.assert_allclose(chain.jacobian(q), ref['J'][k], atol=1e-12)
+        res = solve(chain, chain.fk(q), rng_seed=3, timeout=10.0)
+        np.testing.assert_allclose(res.q, ref['q'][k], atol=1e-6)
