@@ -52,6 +52,8 @@ class SolveOptions:
     @classmethod
     def from_kwargs(cls, **kwargs) -> 'SolveOptions':
         """Build validated options; IKInputError names an unknown or invalid option."""
+        if not kwargs:
+            return _DEFAULTS
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(kwargs) - known)
         if unknown:
@@ -102,3 +104,8 @@ class SolveOptions:
             raise IKInputError(f'option joint_weights must be {n} finite numbers > 0, '
                                f'got {w.tolist()}')
         return 1.0 / w
+
+
+# Validated once: the default options are immutable and shared by every plain solve() call.
+_DEFAULTS = SolveOptions()
+_DEFAULTS.validate()

@@ -2,8 +2,10 @@
 # Licensed under the Apache License, Version 2.0
 """``solve``: one call shape for every IK method, with input checks done once, here."""
 
+import math
 from typing import Callable, Optional
 
+from ik_node._jit import njit
 from ik_node.errors import IKInputError
 from ik_node.result import IKResult
 import numpy as np
@@ -42,17 +44,46 @@ def check_target(target: ArrayLike) -> np.ndarray:
     if t.shape not in ((4, 4), (3,)):
         raise IKInputError(f'target must be a (4, 4) pose or a (3,) position, got shape '
                            f'{t.shape}')
-    if not np.all(np.isfinite(t)):
+    problem = _target_problem(t) if t.shape == (4, 4) else _position_problem(t)
+    if problem == 1:
         raise IKInputError('target contains NaN or Inf')
-    if t.shape == (4, 4):
-        if not np.allclose(t[3], (0.0, 0.0, 0.0, 1.0), atol=1e-9):
-            raise IKInputError(f'target pose last row must be (0, 0, 0, 1), got {t[3].tolist()}')
-        R = t[:3, :3]
-        if (not np.allclose(R @ R.T, np.eye(3), atol=1e-6)
-                or abs(np.linalg.det(R) - 1.0) > 1e-6):
-            raise IKInputError('target rotation is not orthonormal with det +1 '
-                               '(normalise the quaternion it came from)')
+    if problem == 2:
+        raise IKInputError(f'target pose last row must be (0, 0, 0, 1), got {t[3].tolist()}')
+    if problem == 3:
+        raise IKInputError('target rotation is not orthonormal with det +1 '
+                           '(normalise the quaternion it came from)')
     return t
+
+
+@njit
+def _position_problem(t):
+    for i in range(3):
+        if not math.isfinite(t[i]):
+            return 1
+    return 0
+
+
+@njit
+def _target_problem(t):
+    """Return 0 for a valid pose, 1 non-finite, 2 bad last row, 3 bad rotation."""
+    for i in range(4):
+        for j in range(4):
+            if not math.isfinite(t[i, j]):
+                return 1
+    if abs(t[3, 0]) > 1e-9 or abs(t[3, 1]) > 1e-9 or abs(t[3, 2]) > 1e-9 \
+            or abs(t[3, 3] - 1.0) > 1e-9:
+        return 2
+    for i in range(3):
+        for j in range(3):
+            d = t[i, 0] * t[j, 0] + t[i, 1] * t[j, 1] + t[i, 2] * t[j, 2]
+            if abs(d - (1.0 if i == j else 0.0)) > 1e-6:
+                return 3
+    det = (t[0, 0] * (t[1, 1] * t[2, 2] - t[1, 2] * t[2, 1])
+           - t[0, 1] * (t[1, 0] * t[2, 2] - t[1, 2] * t[2, 0])
+           + t[0, 2] * (t[1, 0] * t[2, 1] - t[1, 1] * t[2, 0]))
+    if abs(det - 1.0) > 1e-6:
+        return 3
+    return 0
 
 
 def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str = 'dls',
