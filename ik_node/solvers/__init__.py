@@ -9,3 +9,7 @@ from ik_node.solvers.jacobian import solve_jacobian
 
 for _name in ('dls', 'pinv', 'jt'):
     register_method(_name, partial(solve_jacobian, method=_name))
+
+# The FABRIK family registers 'fabrik', 'ccd' and 'hybrid' on import (hybrid reuses the
+# Jacobian solver, so it comes after it).
+from ik_node.solvers import ccd, fabrik, hybrid  # noqa: E402, F401, I100
