@@ -16,16 +16,19 @@ from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
 from ik_node.result import IKResult
 from ik_node.retarget import (global_rotations, local_rotations, reference_offsets,
                               retarget_rotations)
-from ik_node.solve import methods, register_method, solve
+from ik_node.solve import methods, register_method, solve, warm_up
 from ik_node.solvers.ccd import ccd
 from ik_node.solvers.constraints import BallJoint, constraint_violation, HingeJoint
 from ik_node.solvers.fabrik_points import fabrik
 from ik_node.solvers.fabrik_tree import fabrik_tree
 from ik_node.solvers.two_bone import two_bone, two_bone_angles
 
-__all__ = ['Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
-           'solve', 'methods', 'register_method', 'JointLimitAvoidance', 'Manipulability',
-           'ObstacleClearance', 'RestPosture', 'pose_error', 'pose_from_xyz_quat',
-           'quat_xyzw_from_matrix', 'fabrik', 'fabrik_tree', 'ccd', 'two_bone',
-           'two_bone_angles', 'BallJoint', 'HingeJoint', 'constraint_violation',
-           'global_rotations', 'local_rotations', 'reference_offsets', 'retarget_rotations']
+__all__ = [
+    'Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
+    'solve', 'methods', 'register_method', 'warm_up',
+    'JointLimitAvoidance', 'Manipulability', 'ObstacleClearance', 'RestPosture',
+    'pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix',
+    'fabrik', 'fabrik_tree', 'ccd', 'two_bone', 'two_bone_angles', 'BallJoint', 'HingeJoint',
+    'constraint_violation',
+    'global_rotations', 'local_rotations', 'reference_offsets', 'retarget_rotations',
+]

@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 from ik_node.chain import Chain
 from ik_node.errors import IKError
 from ik_node.pose import pose_from_xyz_quat
-from ik_node.solve import methods, solve
+from ik_node.solve import methods, solve, warm_up
 
 __all__ = ['main']
 
@@ -51,6 +51,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         chain = Chain.from_urdf(args.urdf, args.base, args.tip)
         if args.method not in methods():
             raise IKError(f'unknown method {args.method!r}; available: {list(methods())}')
+        # Load the kernels first, so the solve's timeout is spent on restarts, not loading.
+        warm_up(chain, [args.method])
         target = (pose_from_xyz_quat(args.xyz, args.quat) if args.quat is not None
                   else args.xyz)
         result = solve(chain, target, q0=args.seed, method=args.method,

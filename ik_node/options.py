@@ -47,7 +47,7 @@ class SolveOptions:
     max_step: float = 0.5
     restarts: bool = True
     solutions: int = 1
-    rng_seed: Optional[int] = 0
+    rng_seed: Optional[int] = 20260917
 
     @classmethod
     def from_kwargs(cls, **kwargs) -> 'SolveOptions':

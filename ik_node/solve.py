@@ -3,7 +3,7 @@
 """``solve``: one call shape for every IK method, with input checks done once, here."""
 
 import math
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
@@ -11,7 +11,7 @@ from ik_node.result import IKResult
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['solve', 'register_method', 'methods', 'check_target']
+__all__ = ['solve', 'register_method', 'methods', 'check_target', 'warm_up']
 
 _METHODS: dict[str, Callable[..., IKResult]] = {}
 
@@ -110,3 +110,17 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     else:
         seed = np.clip(chain.check_q(q0, 'q0'), chain.lower, chain.upper)
     return fn(chain, t, seed, **options)
+
+
+def warm_up(chain, method_names: Optional[Sequence[str]] = None) -> None:
+    """
+    Load (or compile) the kernels of ``method_names`` (default: all) for ``chain`` now.
+
+    The first call of a compiled kernel in a process loads it from numba's disk cache (about
+    0.25 s; compiling on a fresh install takes longer). Call this before timing-sensitive
+    work, so that the first real solve's ``timeout`` is not spent on loading.
+    """
+    target = chain.fk(chain.mid)
+    for name in method_names or methods():
+        for t in (target, target[:3, 3]):
+            solve(chain, t, q0=chain.mid, method=name, restarts=False, max_iterations=2)

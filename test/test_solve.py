@@ -200,3 +200,13 @@ def test_joint_weights_shift_motion_to_the_light_joints(rng):
     held = solve(chain, target, q0=q0, restarts=False, joint_weights=heavy)
     assert free.success and held.success
     assert abs(held.q[0] - q0[0]) < 0.1 * abs(free.q[0] - q0[0])
+
+
+def test_warm_up_runs_every_method_and_then_solves_fast(rng):
+    from ik_node import warm_up
+    chain = load('ur5')
+    warm_up(chain)
+    T = chain.fk(chain.random_q(rng))
+    for method in methods():
+        res = solve(chain, T[:3, 3], method=method)
+        assert chain.within_limits(res.q)
