@@ -7,7 +7,8 @@ The solver adds Δq_null = -k (I - J⁺J) ∇h(q) to its primary step, so the ob
 redundant joint motion only and leave the tip (to first order) where the primary task wants
 it. They compose by summing weighted costs:
 
-- JointLimitAvoidance: h = Σ ((q_i - mid_i) / (upper_i - lower_i))², bounded joints only.
+- JointLimitAvoidance: h = Σ ((q_i - mid_i) / r_i)², r_i the half range, bounded joints only
+  (h = 1 per joint at a limit).
 - RestPosture: h = ½ Σ (q_i - rest_i)², [rad²] / [m²].
 - Manipulability: h = -½ log det(J Jᵀ) (J Jᵀ is 6x6, or Jᵀ J when n < 6): large near
   singularities, so descending it keeps away from them.
@@ -216,9 +217,9 @@ def objective_cost(model, n, q, lower, upper, obj):
     h = 0.0
     if k_lim > 0.0:
         for i in range(n):
-            rng = upper[i] - lower[i]
-            if math.isfinite(rng) and rng > 0.0:
-                d = (q[i] - 0.5 * (upper[i] + lower[i])) / rng
+            half = 0.5 * (upper[i] - lower[i])
+            if math.isfinite(half) and half > 0.0:
+                d = (q[i] - 0.5 * (upper[i] + lower[i])) / half
                 h += k_lim * d * d
     if k_rest > 0.0:
         for i in range(n):
@@ -239,9 +240,9 @@ def objective_gradient(model, n, q, lower, upper, obj):
     g = np.zeros(n)
     if k_lim > 0.0:
         for i in range(n):
-            rng = upper[i] - lower[i]
-            if math.isfinite(rng) and rng > 0.0:
-                g[i] += 2.0 * k_lim * (q[i] - 0.5 * (upper[i] + lower[i])) / (rng * rng)
+            half = 0.5 * (upper[i] - lower[i])
+            if math.isfinite(half) and half > 0.0:
+                g[i] += 2.0 * k_lim * (q[i] - 0.5 * (upper[i] + lower[i])) / (half * half)
     if k_rest > 0.0:
         for i in range(n):
             g[i] += k_rest * (q[i] - q_rest[i])

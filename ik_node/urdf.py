@@ -20,12 +20,14 @@ from ik_node.errors import URDFError
 from ik_node.rotations import matrix_from_rpy
 import numpy as np
 
-__all__ = ['JointSpec', 'ChainSpec', 'read_chain', 'load_urdf_text']
+__all__ = ['JointSpec', 'RobotSpec', 'ChainSpec', 'read_robot', 'read_chain', 'load_urdf_text']
 
 UrdfSource = Union[str, os.PathLike]
 
 _ACTUATED = ('revolute', 'continuous', 'prismatic')
 _SUPPORTED = _ACTUATED + ('fixed',)
+# Joints a robot may have off the solved chain (a mobile base, say); never inside a chain.
+_KNOWN = _SUPPORTED + ('floating', 'planar')
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class JointSpec:
 
     name: str
     joint_type: str
+    parent: str
+    child: str
     origin: np.ndarray          # (4, 4) parent link -> joint frame
     axis: np.ndarray            # (3,) unit axis in the joint frame
     lower: float
@@ -42,6 +46,20 @@ class JointSpec:
     mimic_joint: str | None = None
     mimic_multiplier: float = 1.0
     mimic_offset: float = 0.0
+
+    @property
+    def moves(self) -> bool:
+        """Return True for revolute, continuous and prismatic joints."""
+        return self.joint_type in _ACTUATED
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """Every link and joint of a URDF robot, in file order."""
+
+    name: str
+    links: tuple[str, ...]
+    joints: tuple[JointSpec, ...]
 
 
 @dataclass(frozen=True)
@@ -101,9 +119,8 @@ def _origin_matrix(origin) -> np.ndarray:
 
 
 def _joint_spec(j) -> JointSpec:
-    if j.type not in _SUPPORTED:
-        raise URDFError(f'joint {j.name!r} has type {j.type!r}; a chain supports '
-                        f'{", ".join(_SUPPORTED)}')
+    if j.type not in _KNOWN:
+        raise URDFError(f'joint {j.name!r} has unknown type {j.type!r}')
     try:
         origin = _origin_matrix(j.origin)
     except ValueError as exc:
@@ -126,7 +143,7 @@ def _joint_spec(j) -> JointSpec:
             velocity = float(lim.velocity)
     mimic = getattr(j, 'mimic', None)
     return JointSpec(
-        name=j.name, joint_type=j.type, origin=origin, axis=axis, lower=lower, upper=upper,
+        name=j.name, joint_type=j.type, parent=j.parent, child=j.child, origin=origin, axis=axis, lower=lower, upper=upper,
         velocity=velocity,
         mimic_joint=None if mimic is None else mimic.joint,
         mimic_multiplier=1.0 if mimic is None or mimic.multiplier is None
@@ -134,24 +151,38 @@ def _joint_spec(j) -> JointSpec:
         mimic_offset=0.0 if mimic is None or mimic.offset is None else float(mimic.offset))
 
 
-def read_chain(urdf: UrdfSource, base_link: str, tip_link: str) -> ChainSpec:
-    """Parse ``urdf`` and return the joints from ``base_link`` down to ``tip_link``."""
+def read_robot(urdf: UrdfSource) -> RobotSpec:
+    """Parse ``urdf`` (XML text or a file path) into every link and joint, checked."""
     robot = _parse(load_urdf_text(urdf))
     links = tuple(link.name for link in robot.links)
+    children = {}
+    for j in robot.joints:
+        if j.child not in links or j.parent not in links:
+            missing = j.child if j.child not in links else j.parent
+            raise URDFError(f'joint {j.name!r} refers to link {missing!r}, which is not defined')
+        if j.child in children:
+            raise URDFError(f'link {j.child!r} has two parent joints '
+                            f'({children[j.child]!r} and {j.name!r}): not a tree')
+        children[j.child] = j.name
+    return RobotSpec(name=robot.name, links=links,
+                     joints=tuple(_joint_spec(j) for j in robot.joints))
+
+
+def read_chain(urdf: UrdfSource, base_link: str, tip_link: str) -> ChainSpec:
+    """Parse ``urdf`` and return the joints from ``base_link`` down to ``tip_link``."""
+    robot = read_robot(urdf)
+    return chain_of(robot, base_link, tip_link)
+
+
+def chain_of(robot: RobotSpec, base_link: str, tip_link: str) -> ChainSpec:
+    """Return the joints of ``robot`` from ``base_link`` down to ``tip_link``."""
+    links = robot.links
     for role, name in (('base_link', base_link), ('tip_link', tip_link)):
         if name not in links:
             shown = ', '.join(links[:12]) + (', ...' if len(links) > 12 else '')
             raise URDFError(f'{role} {name!r} is not a link of robot {robot.name!r} '
                             f'(links: {shown})')
-    parent_joint = {}
-    for j in robot.joints:
-        if j.child not in links or j.parent not in links:
-            missing = j.child if j.child not in links else j.parent
-            raise URDFError(f'joint {j.name!r} refers to link {missing!r}, which is not defined')
-        if j.child in parent_joint:
-            raise URDFError(f'link {j.child!r} has two parent joints '
-                            f'({parent_joint[j.child].name!r} and {j.name!r}): not a tree')
-        parent_joint[j.child] = j
+    parent_joint = {j.child: j for j in robot.joints}
     walk = []
     link, seen = tip_link, {tip_link}
     while link != base_link:
@@ -165,8 +196,12 @@ def read_chain(urdf: UrdfSource, base_link: str, tip_link: str) -> ChainSpec:
             raise URDFError(f'the joints above link {tip_link!r} form a cycle through '
                             f'link {link!r}')
         seen.add(link)
-    joints = tuple(_joint_spec(j) for j in reversed(walk))
-    if not any(j.joint_type in _ACTUATED and j.mimic_joint is None for j in joints):
+    joints = tuple(reversed(walk))
+    for j in joints:
+        if j.joint_type not in _SUPPORTED:
+            raise URDFError(f'joint {j.name!r} has type {j.joint_type!r}; a chain supports '
+                            f'{", ".join(_SUPPORTED)}')
+    if not any(j.moves and j.mimic_joint is None for j in joints):
         raise URDFError(f'the chain {base_link!r} -> {tip_link!r} has no actuated joint')
     return ChainSpec(robot_name=robot.name, base_link=base_link, tip_link=tip_link,
                      joints=joints, links=links)

@@ -1,0 +1,300 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Parameters of the ik_node and sim_arm nodes: names, defaults, documentation, validation.
+
+One table per node (:data:`IK_NODE_PARAMETERS`, :data:`SIM_ARM_PARAMETERS`) is the single
+source of truth: the nodes declare their ROS parameters from it (description included), the
+shipped YAML files mirror it (a test checks that), and :func:`check_value` /
+:func:`check_values` give the reason a value is refused, both at start-up and on
+``ros2 param set``. Nothing here imports rclpy.
+"""
+
+from dataclasses import dataclass
+import math
+from typing import Any, Callable, Mapping
+
+__all__ = ['ParamSpec', 'IK_NODE_PARAMETERS', 'SIM_ARM_PARAMETERS', 'OUTPUT_MODES',
+           'MODEL_PARAMETERS', 'TOPIC_PARAMETERS', 'JACOBIAN_METHODS', 'check_value',
+           'check_values', 'defaults', 'solver_options']
+
+OUTPUT_MODES = ('immediate', 'timer')
+
+Check = Callable[[Any], 'str | None']
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter: its default fixes its type (``kind`` for the empty-list case)."""
+
+    name: str
+    default: Any
+    description: str
+    check: Check | None = None
+    kind: str = ''      # 'bool', 'int', 'double', 'string', 'double_array', 'string_array'
+
+    @property
+    def type_name(self) -> str:
+        """Return the parameter type as a ROS type name suffix ('double', 'string', ...)."""
+        if self.kind:
+            return self.kind
+        d = self.default
+        if isinstance(d, bool):
+            return 'bool'
+        if isinstance(d, int):
+            return 'int'
+        if isinstance(d, float):
+            return 'double'
+        if isinstance(d, str):
+            return 'string'
+        raise TypeError(f'parameter {self.name}: give kind for default {d!r}')
+
+
+def _positive(value) -> str | None:
+    if not (math.isfinite(value) and value > 0.0):
+        return f'must be a finite number > 0, got {value}'
+    return None
+
+
+def _non_negative(value) -> str | None:
+    if not (math.isfinite(value) and value >= 0.0):
+        return f'must be a finite number >= 0, got {value}'
+    return None
+
+
+def _in_range(lo: float, hi: float) -> Check:
+    def check(value) -> str | None:
+        if not (math.isfinite(value) and lo <= value <= hi):
+            return f'must be in [{lo:g}, {hi:g}], got {value}'
+        return None
+    return check
+
+
+def _at_least(lo: int) -> Check:
+    def check(value) -> str | None:
+        if value < lo:
+            return f'must be >= {lo}, got {value}'
+        return None
+    return check
+
+
+def _one_of(choices: tuple[str, ...]) -> Check:
+    def check(value) -> str | None:
+        if value not in choices:
+            return f'must be one of {", ".join(choices)}; got {value!r}'
+        return None
+    return check
+
+
+def _solver(value) -> str | None:
+    import ik_node.solvers  # noqa: F401  (importing the solvers registers them)
+    from ik_node.solve import methods
+    return _one_of(methods())(value)
+
+
+def _topic(value) -> str | None:
+    if value == '':
+        return None
+    allowed = set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/~')
+    if not set(value) <= allowed or value[0].isdigit() or '//' in value \
+            or value.endswith('/'):
+        return f'is not a valid ROS topic name: {value!r}'
+    return None
+
+
+def _required_topic(value) -> str | None:
+    if value == '':
+        return 'must not be empty'
+    return _topic(value)
+
+
+def _finite_list(value) -> str | None:
+    if not all(math.isfinite(v) for v in value):
+        return f'must hold finite numbers only, got {list(value)}'
+    return None
+
+
+MODEL_PARAMETERS = ('robot_description', 'urdf_file', 'base_link', 'tip_link')
+
+_MODEL = (
+    ParamSpec('robot_description', '',
+              'URDF XML of the robot. Empty: read urdf_file, else the robot_description_topic.'),
+    ParamSpec('robot_description_topic', 'robot_description',
+              'std_msgs/String topic (TRANSIENT_LOCAL, as robot_state_publisher publishes it) '
+              'read when neither robot_description nor urdf_file is set.', _required_topic),
+    ParamSpec('urdf_file', '',
+              'Path of a URDF file, used when robot_description is empty.'),
+)
+
+IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
+    ParamSpec('base_link', '',
+              'Chain base link; targets are solved in its frame. Empty: the URDF root link.'),
+    ParamSpec('tip_link', '',
+              'Chain tip link (end effector). Empty: the leaf with the most actuated joints '
+              'above it.'),
+    ParamSpec('solver', 'dls',
+              'IK method: dls, fabrik, hybrid, jt, pinv or ccd.', _solver),
+    ParamSpec('position_tolerance', 1e-3,
+              'Position error [m] under which a solve succeeds.', _positive),
+    ParamSpec('orientation_tolerance', 1e-2,
+              'Orientation error [rad] under which a solve succeeds.', _positive),
+    ParamSpec('position_only', False,
+              'Ignore target orientations and solve for the position only.'),
+    ParamSpec('max_iterations', 100,
+              'Iteration cap of one solve attempt.', _at_least(1)),
+    ParamSpec('max_attempts', 1,
+              'Solve attempts per target (attempts after the first start from random '
+              'seeds).', _at_least(1)),
+    ParamSpec('timeout', 0.005,
+              'Time budget of one solve [s], all attempts included.', _positive),
+    ParamSpec('damping', 1e-3,
+              'Base damping lambda_0 of the damped least-squares step (dls); the solver raises '
+              'it near singularities.', _non_negative),
+    ParamSpec('nullspace_limit_avoidance', 0.0,
+              'Weight of the null-space objective keeping joints near mid-range '
+              '(redundant arms, Jacobian solvers; 0 disables).', _non_negative),
+    ParamSpec('nullspace_rest_posture', 0.0,
+              'Weight of the null-space objective pulling joints toward rest_positions '
+              '(0 disables).', _non_negative),
+    ParamSpec('rest_positions', [],
+              'Rest posture [rad or m] per chain joint, base to tip (empty: mid-range).',
+              _finite_list, kind='double_array'),
+    ParamSpec('nullspace_manipulability', 0.0,
+              'Weight of the null-space objective keeping away from singularities '
+              '(0 disables).', _non_negative),
+    ParamSpec('null_space_gain', 1.0,
+              'Gain k of the null-space step -k (I - J+J) grad h.', _non_negative),
+    ParamSpec('output_rate', 100.0,
+              'Rate [Hz] of the command timer: steady output in timer mode, and the approach '
+              'steps toward a far solution in both modes.', _in_range(1.0, 2000.0)),
+    ParamSpec('output_mode', 'immediate',
+              'immediate: publish as soon as a target is solved, then at output_rate while '
+              'approaching it; timer: publish at output_rate only, also when idle.',
+              _one_of(OUTPUT_MODES)),
+    ParamSpec('velocity_scale', 1.0,
+              'Fraction of the URDF velocity limits the commands may use.',
+              _in_range(1e-3, 1.0)),
+    ParamSpec('default_velocity_limit', 1.0,
+              'Velocity limit [rad/s or m/s] for joints whose URDF gives none.', _positive),
+    ParamSpec('require_joint_states', True,
+              'Publish nothing before the arm position is known from joint_states. If false, '
+              'the arm is assumed at initial_positions until joint_states arrive.'),
+    ParamSpec('initial_positions', [],
+              'Assumed start position [rad or m] per chain joint, base to tip (empty: '
+              'mid-range), used only when require_joint_states is false.', _finite_list,
+              kind='double_array'),
+    ParamSpec('joint_states_timeout', 0.5,
+              'joint_states older than this [s] no longer seed the solver.', _positive),
+    ParamSpec('target_topic', 'target_pose',
+              'geometry_msgs/PoseStamped targets.', _required_topic),
+    ParamSpec('goal_pose_topic', '/goal_pose',
+              'PoseStamped targets from RViz 2D Goal Pose (empty: off).', _topic),
+    ParamSpec('clicked_point_topic', '/clicked_point',
+              'geometry_msgs/PointStamped position-only targets from RViz Publish Point; the '
+              'current tip orientation is kept (empty: off).', _topic),
+    ParamSpec('joint_states_topic', 'joint_states',
+              'sensor_msgs/JointState feedback of the arm.', _required_topic),
+    ParamSpec('command_topic', 'joint_commands',
+              'sensor_msgs/JointState commands (URDF joint names).', _required_topic),
+    ParamSpec('trajectory_topic', '',
+              'trajectory_msgs/JointTrajectory commands for a joint_trajectory_controller, '
+              'e.g. /joint_trajectory_controller/joint_trajectory (empty: off).', _topic),
+    ParamSpec('status_topic', 'ik_status',
+              'diagnostic_msgs/DiagnosticArray status of each solve.', _required_topic),
+    ParamSpec('marker_topic', 'ik_markers',
+              'visualization_msgs/MarkerArray of the target and reached poses (empty: off).',
+              _topic),
+    ParamSpec('interactive_marker', True,
+              'Offer a 6-DOF interactive marker target (needs the interactive_markers '
+              'package).'),
+)
+
+SIM_ARM_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
+    ParamSpec('rate', 100.0, 'Simulation and joint_states rate [Hz].', _in_range(1.0, 2000.0)),
+    ParamSpec('initial_positions', [],
+              'Start position [rad or m] per actuated joint in URDF order (empty: 0 clipped '
+              'into the limits).', _finite_list, kind='double_array'),
+    ParamSpec('initial_joint_names', [],
+              'Joint names for initial_positions when not all joints or not in URDF order.',
+              kind='string_array'),
+    ParamSpec('velocity_scale', 1.0,
+              'Fraction of the URDF velocity limits the simulated joints move at.',
+              _in_range(1e-3, 1.0)),
+    ParamSpec('default_velocity_limit', 1.0,
+              'Velocity limit [rad/s or m/s] for joints whose URDF gives none.', _positive),
+    ParamSpec('command_topic', 'joint_commands',
+              'sensor_msgs/JointState position commands followed by the arm.', _required_topic),
+    ParamSpec('joint_states_topic', 'joint_states',
+              'sensor_msgs/JointState of every moving joint, published at rate.',
+              _required_topic),
+)
+
+TOPIC_PARAMETERS = tuple(p.name for p in IK_NODE_PARAMETERS if p.name.endswith('_topic'))
+
+
+def defaults(specs: tuple[ParamSpec, ...]) -> dict[str, Any]:
+    """Return {name: default} of a parameter table."""
+    return {p.name: (list(p.default) if isinstance(p.default, list) else p.default)
+            for p in specs}
+
+
+def check_value(specs: tuple[ParamSpec, ...], name: str, value: Any) -> str | None:
+    """Return why ``value`` is refused for parameter ``name``, or None if it is valid."""
+    spec = next((p for p in specs if p.name == name), None)
+    if spec is None:
+        return f'unknown parameter {name!r}'
+    if spec.check is None:
+        return None
+    reason = spec.check(value)
+    return None if reason is None else f'{name} {reason}'
+
+
+def check_values(specs: tuple[ParamSpec, ...], values: Mapping[str, Any]) -> str | None:
+    """Return why a full set of values is refused (each value, then combinations), or None."""
+    for name, value in values.items():
+        reason = check_value(specs, name, value)
+        if reason is not None:
+            return reason
+    base, tip = values.get('base_link'), values.get('tip_link')
+    if base and tip and base == tip:
+        return f'base_link and tip_link must differ, both are {base!r}'
+    return None
+
+
+JACOBIAN_METHODS = ('dls', 'pinv', 'jt')
+
+
+def solver_options(values: Mapping[str, Any], chain=None) -> dict[str, Any]:
+    """
+    Return the keyword options of :func:`ik_node.solve` for the ik_node parameter values.
+
+    Every method gets the tolerances and budgets; the Jacobian methods (dls, pinv, jt) also
+    get the damping and the null-space objectives, which need ``chain`` (an ik_node.Chain) for
+    the size of the rest posture. Raises ValueError for a rest posture of the wrong size.
+    """
+    attempts = int(values['max_attempts'])
+    opts: dict[str, Any] = {
+        'position_tolerance': float(values['position_tolerance']),
+        'orientation_tolerance': float(values['orientation_tolerance']),
+        'max_iterations': int(values['max_iterations']),
+        'max_attempts': attempts,
+        'timeout': float(values['timeout']),
+    }
+    if values['solver'] not in JACOBIAN_METHODS:
+        return opts
+    from ik_node.objectives import JointLimitAvoidance, Manipulability, RestPosture
+    objectives = []
+    if values['nullspace_limit_avoidance'] > 0.0:
+        objectives.append(JointLimitAvoidance(weight=float(values['nullspace_limit_avoidance'])))
+    if values['nullspace_rest_posture'] > 0.0 and chain is not None:
+        rest = list(values['rest_positions']) or [float(v) for v in chain.mid]
+        if len(rest) != chain.n:
+            raise ValueError(f'rest_positions must have {chain.n} values (one per joint of '
+                             f'{", ".join(chain.joint_names)}), got {len(rest)}')
+        objectives.append(RestPosture(q_rest=tuple(rest),
+                                      weight=float(values['nullspace_rest_posture'])))
+    if values['nullspace_manipulability'] > 0.0:
+        objectives.append(Manipulability(weight=float(values['nullspace_manipulability'])))
+    opts.update(damping=float(values['damping']), restarts=attempts > 1,
+                objectives=tuple(objectives), null_space_gain=float(values['null_space_gain']))
+    return opts

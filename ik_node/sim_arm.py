@@ -1,0 +1,184 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+sim_arm: a simulated arm that follows joint position commands within the URDF limits.
+
+It loads the URDF (``robot_description`` parameter, ``urdf_file``, or the
+``robot_description`` topic), starts at ``initial_positions``, and at a fixed ``rate`` moves
+every actuated joint toward its last commanded position (sensor_msgs/JointState on
+``joint_commands``) by at most velocity x period, inside the position limits. Mimic joints
+follow their leader. It publishes sensor_msgs/JointState of every moving joint on
+``joint_states``, as a hardware driver would, for robot_state_publisher and the IK node.
+"""
+
+import sys
+
+from ik_node.errors import IKError
+from ik_node.params import check_values, SIM_ARM_PARAMETERS
+from ik_node.robot_tree import RobotTree
+from ik_node.ros_common import declare_parameters, parameter_value, RobotDescriptionSource
+from ik_node.safety import CommandStepper
+import numpy as np
+from rcl_interfaces.msg import SetParametersResult
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.logging import get_logger
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+
+__all__ = ['SimArm', 'main']
+
+_RUNTIME = ('velocity_scale', 'default_velocity_limit')
+_COMMAND_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+
+
+class SimArm(Node):
+    """Simulated position-controlled arm (see the module docstring)."""
+
+    def __init__(self, node_name: str = 'sim_arm', **kwargs):
+        super().__init__(node_name, **kwargs)
+        self._values = declare_parameters(self, SIM_ARM_PARAMETERS)
+        reason = check_values(SIM_ARM_PARAMETERS, self._values)
+        if reason is not None:
+            raise ValueError(f'invalid parameter: {reason}')
+        self._tree: RobotTree | None = None
+        self._stepper: CommandStepper | None = None
+        self._goal: np.ndarray | None = None
+        self._names: tuple[str, ...] = ()
+        self._index: dict[str, int] = {}
+        self._period = 1.0 / self._values['rate']
+        self._pub = self.create_publisher(JointState, self._values['joint_states_topic'], 10)
+        self._sub = self.create_subscription(JointState, self._values['command_topic'],
+                                             self._on_command, _COMMAND_QOS)
+        self._source = RobotDescriptionSource(self, self._on_robot_description)
+        self._source.update(self._values)
+        text = self._source.text_from(self._values)
+        if text:
+            self._load(text)
+        self._timer = self.create_timer(self._period, self._on_timer)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+
+    def _velocities(self, tree: RobotTree, values) -> np.ndarray:
+        v = np.array([j.velocity for j in tree.actuated_joints], dtype=float)
+        v[~np.isfinite(v)] = float(values['default_velocity_limit'])
+        return v * float(values['velocity_scale'])
+
+    def _load(self, text: str) -> None:
+        tree = RobotTree.from_urdf(text)
+        joints = tree.actuated_joints
+        if not joints:
+            raise ValueError(f'robot {tree.name!r} has no actuated joint to simulate')
+        names = tuple(j.name for j in joints)
+        lower = np.array([j.lower for j in joints])
+        upper = np.array([j.upper for j in joints])
+        stepper = CommandStepper(lower, upper, self._velocities(tree, self._values),
+                                 continuous=[j.joint_type == 'continuous' for j in joints],
+                                 max_dt=self._period)
+        q0 = np.zeros(len(joints))
+        initial = self._values['initial_positions']
+        initial_names = self._values['initial_joint_names']
+        if initial_names:
+            if len(initial_names) != len(initial):
+                raise ValueError('initial_joint_names and initial_positions differ in length')
+            unknown = sorted(set(initial_names) - set(names))
+            if unknown:
+                self.get_logger().warning(f'initial_joint_names not actuated joints of robot '
+                                          f'{tree.name!r}, ignored: {", ".join(unknown)}')
+            for name, value in zip(initial_names, initial):
+                if name in names:
+                    q0[names.index(name)] = value
+        elif initial:
+            if len(initial) != len(joints):
+                raise ValueError(f'initial_positions must have {len(joints)} values (joints '
+                                 f'{", ".join(names)}), got {len(initial)}')
+            q0[:] = initial
+        stepper.reset(q0)
+        self._tree, self._stepper, self._names = tree, stepper, names
+        self._index = {name: i for i, name in enumerate(names)}
+        self._goal = stepper.q
+        self.get_logger().info(f'simulating {tree.name!r}: {len(names)} joints at '
+                               f'{1.0 / self._period:g} Hz, start '
+                               f'{np.round(stepper.q, 4).tolist()}')
+
+    def _on_robot_description(self, text: str) -> None:
+        try:
+            self._load(text)
+        except (IKError, ValueError) as exc:
+            self.get_logger().error(f'robot_description from topic not usable: {exc}')
+
+    def _on_set_parameters(self, params: list) -> SetParametersResult:
+        new = dict(self._values)
+        for p in params:
+            if p.name in new:
+                new[p.name] = parameter_value(p)
+        changed = [name for name in new if new[name] != self._values[name]]
+        fixed = [name for name in changed if name not in _RUNTIME]
+        if fixed:
+            return SetParametersResult(successful=False,
+                                       reason=f'{", ".join(fixed)} cannot change at run time: '
+                                              'restart sim_arm')
+        reason = check_values(SIM_ARM_PARAMETERS, new)
+        if reason is not None:
+            return SetParametersResult(successful=False, reason=reason)
+        self._values = new
+        if self._stepper is not None:
+            self._stepper.v_max = self._velocities(self._tree, new)
+        return SetParametersResult(successful=True)
+
+    def _on_command(self, msg: JointState) -> None:
+        if self._stepper is None:
+            return
+        if len(msg.position) != len(msg.name):
+            self.get_logger().warning('command ignored: name and position differ in length',
+                                      throttle_duration_sec=2.0)
+            return
+        goal = self._goal.copy()
+        for name, value in zip(msg.name, msg.position):
+            i = self._index.get(name)
+            if i is None:
+                continue
+            if not np.isfinite(value):
+                self.get_logger().warning(f'command ignored: non-finite position for {name}',
+                                          throttle_duration_sec=2.0)
+                return
+            goal[i] = value
+        self._goal = goal
+
+    def _on_timer(self) -> None:
+        if self._stepper is None:
+            return
+        prev = self._stepper.q
+        report = self._stepper.step(self._goal, self._period)
+        positions = dict(zip(self._names, report.q.tolist()))
+        velocities = dict(zip(self._names, ((report.q - prev) / self._period).tolist()))
+        full = self._tree.complete_positions(positions)
+        msg = JointState()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = list(full)
+        msg.position = [float(v) for v in full.values()]
+        msg.velocity = [float(velocities.get(name, 0.0)) for name in full]
+        self._pub.publish(msg)
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the sim_arm node until shutdown; return the process exit code."""
+    rclpy.init(args=args)
+    try:
+        node = SimArm()
+    except (IKError, ValueError) as exc:
+        get_logger('sim_arm').fatal(str(exc))
+        rclpy.try_shutdown()
+        return 1
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

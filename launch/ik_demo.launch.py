@@ -1,0 +1,97 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Demo: robot_state_publisher, the simulated arm, the IK node and RViz for one arm.
+
+    ros2 launch ik_node ik_demo.launch.py
+    ros2 launch ik_node ik_demo.launch.py solver:=fabrik rviz:=false
+    ros2 launch ik_node ik_demo.launch.py robot:=/path/to/arm.urdf base_link:=base tip_link:=tool
+    ros2 launch ik_node ik_demo.launch.py namespace:=arm1   # and arm2 ...: arms side by side
+
+With a namespace, every topic (also /tf, /goal_pose and /clicked_point of RViz) is moved into
+it, so each arm has its own nodes, TF tree and RViz window.
+"""
+
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction
+from launch.conditions import IfCondition
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node, PushRosNamespace
+
+# Absolute names used by RViz and robot_state_publisher, made relative so that they follow the
+# namespace (without a namespace they resolve to the same absolute names).
+REMAPPINGS = [('/tf', 'tf'), ('/tf_static', 'tf_static')]
+RVIZ_REMAPPINGS = REMAPPINGS + [
+    ('/robot_description', 'robot_description'), ('/ik_markers', 'ik_markers'),
+    ('/goal_pose', 'goal_pose'), ('/clicked_point', 'clicked_point'),
+    ('/ik_node_target/update', 'ik_node_target/update'),
+    ('/ik_node_target/feedback', 'ik_node_target/feedback'),
+    ('/ik_node_target/get_interactive_markers', 'ik_node_target/get_interactive_markers'),
+]
+
+
+def launch_setup(context):
+    """Read the URDF and return the nodes, in the namespace when one is given."""
+    urdf_path = LaunchConfiguration('robot').perform(context)
+    with open(urdf_path) as f:
+        robot_description = f.read()
+    namespace = LaunchConfiguration('namespace').perform(context)
+    ik_overrides = {
+        'solver': LaunchConfiguration('solver').perform(context),
+        'goal_pose_topic': 'goal_pose',
+        'clicked_point_topic': 'clicked_point',
+    }
+    for name in ('base_link', 'tip_link'):
+        value = LaunchConfiguration(name).perform(context)
+        if value:
+            ik_overrides[name] = value
+
+    actions = [] if not namespace else [PushRosNamespace(namespace)]
+    actions += [
+        Node(package='robot_state_publisher', executable='robot_state_publisher',
+             parameters=[{'robot_description': robot_description}],
+             remappings=REMAPPINGS, output='screen'),
+        Node(package='ik_node', executable='sim_arm',
+             parameters=[LaunchConfiguration('sim_params'), {'urdf_file': urdf_path}],
+             output='screen'),
+        # The IK node reads the model from the robot_description topic of
+        # robot_state_publisher (TRANSIENT_LOCAL), as it would on a real robot.
+        Node(package='ik_node', executable='ik_node',
+             parameters=[LaunchConfiguration('ik_params'), ik_overrides],
+             remappings=REMAPPINGS, output='screen'),
+        Node(package='rviz2', executable='rviz2',
+             arguments=['-d', LaunchConfiguration('rviz_config')],
+             remappings=RVIZ_REMAPPINGS, condition=IfCondition(LaunchConfiguration('rviz')),
+             output='screen'),
+    ]
+    return [GroupAction(actions)]
+
+
+def generate_launch_description():
+    """Declare the arguments; the nodes are made in launch_setup."""
+    share = get_package_share_directory('ik_node')
+    config = os.path.join(share, 'config')
+    return LaunchDescription([
+        DeclareLaunchArgument('robot', default_value=os.path.join(config, 'urdf',
+                                                                  'demo_arm.urdf'),
+                              description='URDF file of the arm'),
+        DeclareLaunchArgument('solver', default_value='dls',
+                              description='IK method: dls, fabrik, hybrid, jt, pinv or ccd'),
+        DeclareLaunchArgument('base_link', default_value='',
+                              description='chain base link (empty: the URDF root)'),
+        DeclareLaunchArgument('tip_link', default_value='',
+                              description='chain tip link (empty: the longest chain end)'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of this arm (several arms side by side)'),
+        DeclareLaunchArgument('rviz', default_value='true', description='start RViz'),
+        DeclareLaunchArgument('rviz_config', default_value=os.path.join(config, 'demo.rviz'),
+                              description='RViz configuration file'),
+        DeclareLaunchArgument('ik_params', default_value=os.path.join(config, 'ik_node.yaml'),
+                              description='parameter file of the IK node'),
+        DeclareLaunchArgument('sim_params', default_value=os.path.join(config, 'sim_arm.yaml'),
+                              description='parameter file of the simulated arm'),
+        OpaqueFunction(function=launch_setup),
+    ])

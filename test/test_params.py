@@ -1,0 +1,146 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""ik_node.params: defaults are valid, bad values are refused with a reason, YAML matches."""
+
+import math
+from pathlib import Path
+
+from conftest import load
+from ik_node import IKInputError
+from ik_node.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
+                            SIM_ARM_PARAMETERS, solver_options)
+from ik_node.solve import methods, solve
+import ik_node.solvers  # noqa: F401
+import numpy as np
+import pytest
+
+CONFIG = Path(__file__).resolve().parents[1] / 'config'
+
+
+@pytest.mark.parametrize('specs', [IK_NODE_PARAMETERS, SIM_ARM_PARAMETERS])
+def test_defaults_are_valid_and_documented(specs):
+    assert check_values(specs, defaults(specs)) is None
+    names = [p.name for p in specs]
+    assert len(names) == len(set(names))
+    for p in specs:
+        assert p.description.strip(), p.name
+        assert p.type_name in ('bool', 'int', 'double', 'string', 'double_array',
+                               'string_array')
+
+
+@pytest.mark.parametrize('name, value, words', [
+    ('solver', 'newton', 'must be one of'),
+    ('position_tolerance', 0.0, '> 0'),
+    ('position_tolerance', math.nan, '> 0'),
+    ('orientation_tolerance', -1.0, '> 0'),
+    ('max_iterations', 0, '>= 1'),
+    ('max_attempts', 0, '>= 1'),
+    ('timeout', math.inf, '> 0'),
+    ('damping', -0.1, '>= 0'),
+    ('nullspace_limit_avoidance', -1.0, '>= 0'),
+    ('output_rate', 0.0, 'in [1, 2000]'),
+    ('output_rate', 5000.0, 'in [1, 2000]'),
+    ('output_mode', 'sometimes', 'immediate, timer'),
+    ('velocity_scale', 1.5, 'in [0.001, 1]'),
+    ('initial_positions', [0.0, math.nan], 'finite'),
+    ('target_topic', '', 'must not be empty'),
+    ('target_topic', 'bad topic', 'not a valid ROS topic name'),
+    ('command_topic', '2fast', 'not a valid ROS topic name'),
+    ('marker_topic', 'trailing/', 'not a valid ROS topic name'),
+])
+def test_invalid_values_are_refused_with_a_reason(name, value, words):
+    reason = check_value(IK_NODE_PARAMETERS, name, value)
+    assert reason is not None and reason.startswith(name) and words in reason, reason
+    values = defaults(IK_NODE_PARAMETERS)
+    values[name] = value
+    assert check_values(IK_NODE_PARAMETERS, values) == reason
+
+
+@pytest.mark.parametrize('name, value', [
+    ('solver', 'pinv'), ('position_tolerance', 1e-4), ('output_mode', 'timer'),
+    ('marker_topic', ''), ('trajectory_topic', '/arm/joint_trajectory_controller/commands'),
+    ('goal_pose_topic', '~/goal'), ('initial_positions', [0.1, -0.2]), ('velocity_scale', 0.5),
+])
+def test_valid_values_are_accepted(name, value):
+    assert check_value(IK_NODE_PARAMETERS, name, value) is None
+
+
+def test_every_registered_solver_is_accepted():
+    for method in methods():
+        assert check_value(IK_NODE_PARAMETERS, 'solver', method) is None
+
+
+def test_unknown_parameter_and_equal_base_and_tip_are_refused():
+    assert 'unknown parameter' in check_value(IK_NODE_PARAMETERS, 'nope', 1)
+    values = defaults(IK_NODE_PARAMETERS)
+    values.update(base_link='base_link', tip_link='base_link')
+    assert 'must differ' in check_values(IK_NODE_PARAMETERS, values)
+
+
+@pytest.mark.parametrize('fname, specs', [('ik_node.yaml', IK_NODE_PARAMETERS),
+                                          ('sim_arm.yaml', SIM_ARM_PARAMETERS)])
+def test_shipped_yaml_holds_declared_valid_values(fname, specs):
+    yaml = pytest.importorskip('yaml')
+    data = yaml.safe_load((CONFIG / fname).read_text())
+    params = data['/**']['ros__parameters']
+    known = {p.name: p for p in specs}
+    assert set(params) <= set(known)
+    # Every non-empty default is written out, so the file documents all parameters.
+    assert {n for n, p in known.items() if p.default != []} <= set(params)
+    values = defaults(specs)
+    values.update(params)
+    assert check_values(specs, values) is None
+    for name, value in params.items():
+        expected = known[name].type_name
+        ok = {'bool': isinstance(value, bool),
+              'int': isinstance(value, int) and not isinstance(value, bool),
+              'double': isinstance(value, float),
+              'string': isinstance(value, str),
+              'double_array': (isinstance(value, list)
+                               and all(isinstance(v, float) for v in value)),
+              'string_array': (isinstance(value, list)
+                               and all(isinstance(v, str) for v in value))}[expected]
+        assert ok, (name, value, expected)
+
+
+def test_ik_node_yaml_values_are_the_defaults():
+    yaml = pytest.importorskip('yaml')
+    params = yaml.safe_load((CONFIG / 'ik_node.yaml').read_text())['/**']['ros__parameters']
+    expected = defaults(IK_NODE_PARAMETERS)
+    for name, value in params.items():
+        assert value == expected[name], name
+
+
+@pytest.mark.parametrize('method', ['dls', 'pinv', 'jt'])
+def test_solver_options_are_accepted_by_solve(method, rng):
+    chain = load('panda')
+    values = defaults(IK_NODE_PARAMETERS)
+    values.update(solver=method, nullspace_limit_avoidance=0.1, nullspace_rest_posture=0.1,
+                  nullspace_manipulability=0.01, max_attempts=3)
+    opts = solver_options(values, chain)
+    assert len(opts['objectives']) == 3 and opts['restarts'] is True
+    q = chain.random_q(rng)
+    result = solve(chain, chain.fk(q), q0=chain.clip(q + 0.05), method=method, **opts)
+    assert result.method == method
+    assert np.all(np.isfinite(result.q))
+
+
+def test_solver_options_for_other_methods_hold_common_options_only():
+    values = defaults(IK_NODE_PARAMETERS)
+    values.update(solver='fabrik')
+    opts = solver_options(values, load('ur5'))
+    assert set(opts) == {'position_tolerance', 'orientation_tolerance', 'max_iterations',
+                         'max_attempts', 'timeout'}
+
+
+def test_rest_positions_of_the_wrong_size_are_refused():
+    values = defaults(IK_NODE_PARAMETERS)
+    values.update(nullspace_rest_posture=1.0, rest_positions=[0.0, 0.0])
+    with pytest.raises(ValueError, match='rest_positions must have 6 values'):
+        solver_options(values, load('ur5'))
+
+
+def test_solve_refuses_an_unknown_option_so_the_mapping_matters():
+    # Guards the split in solver_options: the Jacobian solvers refuse unknown options.
+    with pytest.raises(IKInputError):
+        solve(load('ur5'), np.array([0.3, 0.1, 0.4]), method='dls', not_an_option=1)

@@ -1,0 +1,122 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""ik_node.tracking: feedback seeds the solver, commands approach the goal safely."""
+
+from conftest import load
+from ik_node import IKInputError
+from ik_node.params import defaults, IK_NODE_PARAMETERS, solver_options
+from ik_node.tracking import IKTracker
+import numpy as np
+from numpy.testing import assert_allclose
+import pytest
+
+PERIOD = 0.01
+
+
+def make_tracker(name='ur5', **overrides):
+    chain = load(name)
+    values = defaults(IK_NODE_PARAMETERS)
+    values.update(overrides)
+    v = np.where(np.isfinite(chain.velocity), chain.velocity, 1.0)
+    return IKTracker(chain, values['solver'], solver_options(values, chain), v, PERIOD,
+                     values['joint_states_timeout'])
+
+
+def test_nothing_is_commanded_before_the_arm_position_is_known():
+    tracker = make_tracker()
+    assert not tracker.ready
+    assert tracker.step(0.0) is None
+    assert tracker.seed(0.0) == (None, 'cold')
+
+
+def test_feedback_by_name_in_any_order_starts_the_command(rng):
+    tracker = make_tracker()
+    q = tracker.chain.random_q(rng)
+    names = list(tracker.names)[::-1] + ['gripper']
+    assert tracker.update_feedback(names, list(q[::-1]) + [0.02], now=1.0)
+    assert tracker.ready
+    assert_allclose(tracker.command, q)
+    assert not tracker.update_feedback(names[1:], list(q[::-1])[1:] + [0.0], now=1.1)
+    assert not tracker.update_feedback(names, [np.nan] * len(names), now=1.2)
+    assert_allclose(tracker.measured(1.2), q)
+
+
+def test_fresh_feedback_seeds_the_solver_and_stale_feedback_does_not(rng):
+    tracker = make_tracker(joint_states_timeout=0.5)
+    chain = tracker.chain
+    q_arm = chain.random_q(rng)
+    tracker.update_feedback(tracker.names, q_arm, now=10.0)
+    seed, source = tracker.seed(10.2)
+    assert source == 'joint_states'
+    assert_allclose(seed, q_arm)
+    # A target a few centimetres from the arm: solved from where the arm is, so the
+    # solution stays near it (the 6-DOF UR5 has up to 8 IK branches).
+    q_near = q_arm + 0.02
+    outcome = tracker.solve(chain.fk(q_near), now=10.2)
+    assert outcome.result.success and outcome.seed_source == 'joint_states'
+    assert np.max(np.abs(outcome.result.q - q_near)) < 0.05
+    _, source = tracker.seed(11.0)
+    assert source == 'solution'
+
+
+def test_commands_approach_the_goal_within_velocity_limits(rng):
+    tracker = make_tracker()
+    chain = tracker.chain
+    q0 = chain.mid.copy()
+    q0[1], q0[2] = -1.2, 1.3
+    tracker.start_at(q0, now=0.0)
+    q_goal = q0 + np.array([0.8, -0.5, 0.6, 0.4, -0.7, 1.0])
+    outcome = tracker.solve(chain.fk(q_goal), now=0.0)
+    assert outcome.result.success
+    assert tracker.moving
+    prev, t, steps = tracker.command, 0.0, 0
+    v = tracker._stepper.v_max
+    while tracker.moving:
+        t += PERIOD
+        report = tracker.step(t)
+        assert np.all(np.abs(report.q - prev) <= v * PERIOD + 1e-12)
+        assert chain.within_limits(report.q)
+        prev = report.q
+        steps += 1
+        assert steps < 10_000
+    assert steps > 1        # far: approached over several steps, not jumped to
+    assert_allclose(chain.fk(prev)[:3, 3], chain.fk(q_goal)[:3, 3], atol=2e-3)
+
+
+def test_unreachable_target_gives_the_best_pose_and_a_safe_goal():
+    tracker = make_tracker()
+    chain = tracker.chain
+    q0 = chain.mid.copy()
+    q0[1], q0[2] = -1.2, 1.3
+    tracker.start_at(q0, now=0.0)
+    outcome = tracker.solve(np.array([3.0, 0.0, 0.5]), now=0.0)
+    r = outcome.result
+    assert not r.success
+    assert r.position_error > 1.5          # the UR5 reaches about 0.95 m
+    goal = tracker.goal
+    assert np.all(np.isfinite(goal)) and chain.within_limits(goal)
+    # The best pose points at the target: the tip is farther out than at the start.
+    assert np.linalg.norm(chain.fk(goal)[:3, 3]) > np.linalg.norm(chain.fk(q0)[:3, 3])
+
+
+def test_malformed_target_raises_and_keeps_the_goal():
+    tracker = make_tracker()
+    tracker.start_at(tracker.chain.mid, now=0.0)
+    with pytest.raises(IKInputError):
+        tracker.solve(np.array([np.nan, 0.0, 0.0]), now=0.0)
+    assert tracker.goal is None
+    assert not tracker.moving
+
+
+def test_configure_switches_the_solver_and_keeps_the_state(rng):
+    tracker = make_tracker()
+    chain = tracker.chain
+    tracker.update_feedback(tracker.names, chain.mid, now=0.0)
+    values = defaults(IK_NODE_PARAMETERS)
+    values['solver'] = 'pinv'
+    tracker.configure('pinv', solver_options(values, chain), np.ones(chain.n), PERIOD, 0.5)
+    assert tracker.ready
+    outcome = tracker.solve(chain.fk(chain.mid + 0.05), now=0.1)
+    assert outcome.result.method == 'pinv'
+    with pytest.raises(ValueError):
+        tracker.configure('dls', {}, np.zeros(chain.n), PERIOD, 0.5)
