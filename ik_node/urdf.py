@@ -143,7 +143,8 @@ def _joint_spec(j) -> JointSpec:
             velocity = float(lim.velocity)
     mimic = getattr(j, 'mimic', None)
     return JointSpec(
-        name=j.name, joint_type=j.type, parent=j.parent, child=j.child, origin=origin, axis=axis, lower=lower, upper=upper,
+        name=j.name, joint_type=j.type, parent=j.parent, child=j.child, origin=origin,
+        axis=axis, lower=lower, upper=upper,
         velocity=velocity,
         mimic_joint=None if mimic is None else mimic.joint,
         mimic_multiplier=1.0 if mimic is None or mimic.multiplier is None
