@@ -23,7 +23,7 @@ from typing import Sequence
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
-from ik_node.linalg import log_det_spd
+from ik_node.linalg import cholesky_solve, log_det_spd
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -31,7 +31,6 @@ __all__ = ['Objective', 'JointLimitAvoidance', 'RestPosture', 'Manipulability',
            'ObstacleClearance', 'pack_objectives', 'EMPTY_OBJECTIVES']
 
 _MANIP_EPS = 1e-9
-_FD_STEP = 1e-6
 
 
 def _check_weight(weight: float) -> float:
@@ -160,6 +159,85 @@ def _manip_cost(model, n, q):
 
 
 @njit
+def _cross(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit
+def _manip_gradient(model, n, q):
+    """
+    Return ∇h of h = -½ log det(J Jᵀ + εI) (or of Jᵀ J when n < 6), analytically.
+
+    ∂h/∂q_b = -Σ_ij B_ij (∂J/∂q_b)_ij with B = (J Jᵀ + εI)⁻¹ J (or J (Jᵀ J + εI)⁻¹), and the
+    derivative of each Jacobian column from the joint axes: for a revolute joint b before
+    column a, ∂z_a = z_b × z_a; ∂p_e = J_v,b; ∂p_a = z_b × (p_a - p_b) (z_b if prismatic).
+    """
+    orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t = model
+    m = orig_R.shape[0]
+    R_a = np.empty((m + 1, 3, 3))
+    p_a = np.empty((m + 1, 3))
+    z_a = np.empty((m, 3))
+    J = np.zeros((6, n))
+    kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
+    B = np.zeros((6, n))
+    if n >= 6:
+        A = J @ J.T
+        for i in range(6):
+            A[i, i] += _MANIP_EPS
+        for c in range(n):
+            x, ok = cholesky_solve(A, np.ascontiguousarray(J[:, c]))
+            if not ok:
+                return np.zeros(n)
+            B[:, c] = x
+    else:
+        A = J.T @ J
+        for i in range(n):
+            A[i, i] += _MANIP_EPS
+        for r in range(6):
+            x, ok = cholesky_solve(A, np.ascontiguousarray(J[r, :]))
+            if not ok:
+                return np.zeros(n)
+            B[r, :] = x
+    pe = p_a[m]
+    g = np.zeros(n)
+    for b in range(m):
+        zb = z_a[b]
+        # Velocity of the tip due to joint b.
+        if types[b] == 0:
+            de0, de1, de2 = _cross(zb[0], zb[1], zb[2], pe[0] - p_a[b, 0], pe[1] - p_a[b, 1],
+                                   pe[2] - p_a[b, 2])
+        else:
+            de0, de1, de2 = zb[0], zb[1], zb[2]
+        for a in range(m):
+            za = z_a[a]
+            dz0 = dz1 = dz2 = 0.0
+            if types[b] == 0 and b < a:
+                dz0, dz1, dz2 = _cross(zb[0], zb[1], zb[2], za[0], za[1], za[2])
+            if types[a] == 0:
+                dp0 = dp1 = dp2 = 0.0
+                if b < a:
+                    if types[b] == 0:
+                        dp0, dp1, dp2 = _cross(zb[0], zb[1], zb[2], p_a[a, 0] - p_a[b, 0],
+                                               p_a[a, 1] - p_a[b, 1], p_a[a, 2] - p_a[b, 2])
+                    else:
+                        dp0, dp1, dp2 = zb[0], zb[1], zb[2]
+                r0 = pe[0] - p_a[a, 0]
+                r1 = pe[1] - p_a[a, 1]
+                r2 = pe[2] - p_a[a, 2]
+                u0, u1, u2 = _cross(dz0, dz1, dz2, r0, r1, r2)
+                w0, w1, w2 = _cross(za[0], za[1], za[2], de0 - dp0, de1 - dp1, de2 - dp2)
+                dJ = (u0 + w0, u1 + w1, u2 + w2, dz0, dz1, dz2)
+            else:
+                dJ = (dz0, dz1, dz2, 0.0, 0.0, 0.0)
+            c = index[a]
+            s = 0.0
+            for r in range(6):
+                s += B[r, c] * dJ[r]
+            g[index[b]] -= mult[a] * mult[b] * s
+    return g
+
+
+@njit
 def _obstacle_terms(model, n, q, spheres, margin, want_grad, grad):
     """Return the clearance cost and add its gradient into ``grad`` when asked."""
     m = model[0].shape[0]
@@ -247,17 +325,9 @@ def objective_gradient(model, n, q, lower, upper, obj):
         for i in range(n):
             g[i] += k_rest * (q[i] - q_rest[i])
     if k_manip > 0.0:
-        # Central differences: n pairs of Jacobians, cheap next to a solve and exact to
-        # O(h²); an analytic Hessian-of-FK form is not worth its code here.
-        qp = q.copy()
+        gm = _manip_gradient(model, n, q)
         for i in range(n):
-            qp[i] = q[i] + _FD_STEP
-            hp = _manip_cost(model, n, qp)
-            qp[i] = q[i] - _FD_STEP
-            hm = _manip_cost(model, n, qp)
-            qp[i] = q[i]
-            if math.isfinite(hp) and math.isfinite(hm):
-                g[i] += k_manip * (hp - hm) / (2.0 * _FD_STEP)
+            g[i] += k_manip * gm[i]
     if k_obs > 0.0 and spheres.shape[0] > 0:
         go = np.zeros(n)
         _obstacle_terms(model, n, q, spheres, margin, True, go)

@@ -5,7 +5,7 @@
 from conftest import load
 from ik_node import (IKInputError, JointLimitAvoidance, Manipulability, ObstacleClearance,
                      RestPosture, solve)
-from ik_node.solvers.dls import _pinv_nullspace
+from ik_node.solvers.dls import _pinv_nullspace, _project_null
 import numpy as np
 import pytest
 
@@ -57,8 +57,12 @@ def test_null_space_step_leaves_the_task_unchanged(rng):
         J = chain.jacobian(q)
         for rows in (J, J[:3]):
             _, N = _pinv_nullspace(np.ascontiguousarray(rows))
-            dq = N @ rng.normal(size=7)
+            g = rng.normal(size=7)
+            dq = N @ g
             np.testing.assert_allclose(rows @ dq, 0.0, atol=1e-10)
+            # The Cholesky form used in the solver loop gives the same projection.
+            np.testing.assert_allclose(_project_null(np.ascontiguousarray(rows), g), dq,
+                                       atol=1e-8)
 
 
 def test_objectives_improve_their_cost_without_losing_the_target(rng):

@@ -29,7 +29,7 @@ import math
 
 from ik_node import kinematics
 from ik_node._jit import njit
-from ik_node.linalg import damped_least_squares
+from ik_node.linalg import cholesky_solve, damped_least_squares
 from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_from_matrix
 import numpy as np
@@ -84,6 +84,28 @@ def _pinv_nullspace(J):
                 for j in range(n):
                     N[i, j] -= Vt[k, i] * Vt[k, j]
     return P, N
+
+
+@njit
+def _project_null(J, g):
+    """
+    Return (I - J⁺J) g for a (r, n) J.
+
+    With r < n and J of full row rank, (I - J⁺J) g = g - Jᵀ(J Jᵀ)⁻¹ J g: one r x r Cholesky
+    solve (a relative 1e-12 regularisation keeps it defined). Otherwise, or when the
+    factorisation fails near a singularity, the SVD form is used.
+    """
+    r, n = J.shape
+    if r < n:
+        A = J @ J.T
+        eps = 1e-12 * max(np.trace(A), 1e-300)
+        for i in range(r):
+            A[i, i] += eps
+        y, ok = cholesky_solve(A, J @ g)
+        if ok:
+            return g - J.T @ y
+    _, N = _pinv_nullspace(J)
+    return N @ g
 
 
 @njit
@@ -210,8 +232,8 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
             dq = _cap(dq, max_step)
         if obj_on:
             grad = objective_gradient(model, n, q, lower, upper, obj)
-            _, N = _pinv_nullspace(np.ascontiguousarray(Jw[:rows]))
-            dq = dq + _cap(-(k_null * null_scale) * (N @ grad), max_step)
+            dn = _project_null(np.ascontiguousarray(Jw[:rows]), grad)
+            dq = dq + _cap(-(k_null * null_scale) * dn, max_step)
         q_new = np.minimum(np.maximum(q + dq, lower), upper)
         kinematics.tip_and_jacobian(model, n, q_new, R_a, p_a, z_a, J)
         perr_new, oerr_new = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e_new)
