@@ -62,7 +62,7 @@ def test_null_space_step_leaves_the_task_unchanged(rng):
             np.testing.assert_allclose(rows @ dq, 0.0, atol=1e-10)
             # The Cholesky form used in the solver loop gives the same projection.
             np.testing.assert_allclose(_project_null(np.ascontiguousarray(rows), g), dq,
-                                       atol=1e-8)
+                                       atol=1e-6)
 
 
 def test_objectives_improve_their_cost_without_losing_the_target(rng):
