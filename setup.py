@@ -21,7 +21,6 @@ setup(
          + glob('config/*.rviz')),
         (os.path.join('share', package_name, 'config', 'urdf'), glob('config/urdf/*.urdf')),
     ],
-    package_data={package_name: ['robots/*.urdf']},
     python_requires='>=3.10',
     install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'urdfdom-py>=1.2'],
     extras_require={

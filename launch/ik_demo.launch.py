@@ -15,6 +15,7 @@ it, so each arm has its own nodes, TF tree and RViz window.
 import os
 
 from ament_index_python.packages import get_package_share_directory
+from ik_node.robot_tree import RobotTree
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction
 from launch.conditions import IfCondition
@@ -39,6 +40,11 @@ def launch_setup(context):
     with open(urdf_path) as f:
         robot_description = f.read()
     namespace = LaunchConfiguration('namespace').perform(context)
+    # Checked before any node is returned: a bad value must not leave the others running.
+    start_rviz = IfCondition(LaunchConfiguration('rviz')).evaluate(context)
+    base_link = LaunchConfiguration('base_link').perform(context)
+    # RViz's fixed frame: the chain base, else the URDF root (demo.rviz names base_link).
+    fixed_frame = base_link or RobotTree.from_urdf(robot_description).root
     ik_overrides = {
         'solver': LaunchConfiguration('solver').perform(context),
         'goal_pose_topic': 'goal_pose',
@@ -62,11 +68,12 @@ def launch_setup(context):
         Node(package='ik_node', executable='ik_node',
              parameters=[LaunchConfiguration('ik_params'), ik_overrides],
              remappings=REMAPPINGS, output='screen'),
-        Node(package='rviz2', executable='rviz2',
-             arguments=['-d', LaunchConfiguration('rviz_config')],
-             remappings=RVIZ_REMAPPINGS, condition=IfCondition(LaunchConfiguration('rviz')),
-             output='screen'),
     ]
+    if start_rviz:
+        actions.append(Node(package='rviz2', executable='rviz2',
+                            arguments=['-d', LaunchConfiguration('rviz_config'),
+                                       '-f', fixed_frame],
+                            remappings=RVIZ_REMAPPINGS, output='screen'))
     return [GroupAction(actions)]
 
 

@@ -6,7 +6,7 @@ The IK node alone, against a real arm (its driver publishes joint_states).
     ros2 launch ik_node ik_node.launch.py
     ros2 launch ik_node ik_node.launch.py robot:=/path/to/arm.urdf tip_link:=tool0
     ros2 launch ik_node ik_node.launch.py trajectory_topic:=/arm_controller/joint_trajectory
-    ros2 launch ik_node ik_node.launch.py namespace:=arm1
+    ros2 launch ik_node ik_node.launch.py namespace:=arm1   # listens to arm1/goal_pose ...
 
 Without ``robot`` the model comes from the robot_description topic that robot_state_publisher
 offers. Empty arguments keep the values of the parameter file.
@@ -28,6 +28,8 @@ OVERRIDES = {
     'joint_states_topic': 'joint_states_topic',
     'command_topic': 'command_topic',
     'trajectory_topic': 'trajectory_topic',
+    'goal_pose_topic': 'goal_pose_topic',
+    'clicked_point_topic': 'clicked_point_topic',
 }
 
 
@@ -39,6 +41,11 @@ def launch_setup(context):
         if value:
             overrides[parameter] = value
     namespace = LaunchConfiguration('namespace').perform(context)
+    if namespace:
+        # RViz's tools publish on absolute /goal_pose and /clicked_point: with several arms
+        # side by side, each listens inside its own namespace unless told otherwise.
+        for parameter in ('goal_pose_topic', 'clicked_point_topic'):
+            overrides.setdefault(parameter, parameter[:-len('_topic')])
     actions = [] if not namespace else [PushRosNamespace(namespace)]
     actions.append(Node(package='ik_node', executable='ik_node',
                         parameters=[LaunchConfiguration('params_file'), overrides],
@@ -62,7 +69,7 @@ def generate_launch_description():
                               description='IK method: dls, fabrik, hybrid, jt, pinv or ccd'),
     ]
     for name in ('base_link', 'tip_link', 'joint_states_topic', 'command_topic',
-                 'trajectory_topic'):
+                 'trajectory_topic', 'goal_pose_topic', 'clicked_point_topic'):
         arguments.append(DeclareLaunchArgument(name, default_value='',
                                                description=f'{name} parameter override'))
     return LaunchDescription(arguments + [OpaqueFunction(function=launch_setup)])
