@@ -6,7 +6,8 @@ import math
 
 from hypothesis import given, settings, strategies as st
 from ik_node import IKInputError
-from ik_node.solvers.constraints import (axis_angle, BallJoint, clamp_to_cone,
+from ik_node.rotations import rotation_about_axis as axis_angle
+from ik_node.solvers.constraints import (BallJoint, clamp_to_cone,
                                          constraint_violation, HingeJoint, nearest_on_ellipse,
                                          pack_constraints, rot_z, swing_from_z)
 from ik_node.solvers.fabrik_points import fabrik

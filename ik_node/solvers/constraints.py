@@ -29,6 +29,7 @@ from typing import NamedTuple, Optional, Sequence, Union
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
+from ik_node.rotations import rotation_about_axis
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -204,26 +205,6 @@ def matmul(A, B):
 
 
 @njit
-def axis_angle(a, angle):
-    """Return the rotation by ``angle`` [rad] about the unit axis ``a`` (Rodrigues)."""
-    x, y, z = a[0], a[1], a[2]
-    c = math.cos(angle)
-    s = math.sin(angle)
-    t = 1.0 - c
-    R = np.empty((3, 3))
-    R[0, 0] = t * x * x + c
-    R[0, 1] = t * x * y - s * z
-    R[0, 2] = t * x * z + s * y
-    R[1, 0] = t * x * y + s * z
-    R[1, 1] = t * y * y + c
-    R[1, 2] = t * y * z - s * x
-    R[2, 0] = t * x * z - s * y
-    R[2, 1] = t * y * z + s * x
-    R[2, 2] = t * z * z + c
-    return R
-
-
-@njit
 def shortest_rotation(a, b):
     """
     Return the smallest rotation taking unit vector ``a`` onto unit vector ``b``.
@@ -248,11 +229,11 @@ def shortest_rotation(a, b):
             ax[0] = -a[2]
             ax[1] = 0.0
             ax[2] = a[0]
-        return axis_angle(unit(ax), math.pi)
+        return rotation_about_axis(unit(ax), math.pi)
     ax[0] = cx / s
     ax[1] = cy / s
     ax[2] = cz / s
-    return axis_angle(ax, math.atan2(s, c))
+    return rotation_about_axis(ax, math.atan2(s, c))
 
 
 @njit
@@ -454,7 +435,7 @@ def place_bone(P, kind, rest, axis, limits, twist, d, F):
         z[2] = 1.0
         theta = best_angle_about(axis, z, u)
         theta = clamp_angle(theta, limits[0], limits[1])
-        return matmul(PB, axis_angle(axis, theta))
+        return matmul(PB, rotation_about_axis(axis, theta))
     if kind == KIND_BALL:
         u = clamp_to_cone(u, limits)
     base = matmul(PB, swing_from_z(u))
@@ -491,7 +472,7 @@ def reverse_constrain(Fp, kind, rest, axis, limits, Fc):
         z = np.zeros(3)
         z[2] = 1.0
         theta = clamp_angle(best_angle_about(axis, z, u), limits[0], limits[1])
-        c = matvec(axis_angle(axis, theta), z)
+        c = matvec(rotation_about_axis(axis, theta), z)
     else:
         c = clamp_to_cone(u, limits)
     wc = matvec(PB, c)
@@ -516,7 +497,7 @@ def parent_through_hinge(Fc, rest, axis, limits, w):
     b[2] = rest[2, 2]
     phi = best_angle_about(axis, b, matTvec(Fc, w))
     theta = clamp_angle(-phi, limits[0], limits[1])
-    return matmul(matmul(Fc, axis_angle(axis, -theta)), rest.T.copy())
+    return matmul(matmul(Fc, rotation_about_axis(axis, -theta)), rest.T.copy())
 
 
 @njit

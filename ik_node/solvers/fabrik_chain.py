@@ -37,7 +37,7 @@ import math
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.linalg import damped_least_squares
-from ik_node.rotations import rotation_vector_from_matrix
+from ik_node.rotations import rotation_about_axis, rotation_vector_from_matrix
 import numpy as np
 
 __all__ = ['arm_attempt', 'MODE_FABRIK', 'MODE_CCD']
@@ -74,25 +74,6 @@ def _rotate_about(P, i, o, R3):
     P[i, 0] = o[0] + R3[0, 0] * x + R3[0, 1] * y + R3[0, 2] * z
     P[i, 1] = o[1] + R3[1, 0] * x + R3[1, 1] * y + R3[1, 2] * z
     P[i, 2] = o[2] + R3[2, 0] * x + R3[2, 1] * y + R3[2, 2] * z
-
-
-@njit
-def _rot(a, angle):
-    x, y, z = a[0], a[1], a[2]
-    c = math.cos(angle)
-    s = math.sin(angle)
-    t = 1.0 - c
-    R = np.empty((3, 3))
-    R[0, 0] = t * x * x + c
-    R[0, 1] = t * x * y - s * z
-    R[0, 2] = t * x * z + s * y
-    R[1, 0] = t * x * y + s * z
-    R[1, 1] = t * y * y + c
-    R[1, 2] = t * y * z - s * x
-    R[2, 0] = t * x * z - s * y
-    R[2, 1] = t * y * z + s * x
-    R[2, 2] = t * z * z + c
-    return R
 
 
 @njit
@@ -185,7 +166,7 @@ def _move_beyond(k, m, p, z, Rt, vp, nv, types, a, o, dv):
             for j in range(3):
                 vp[i, j] += dv * a[j]
         return
-    R3 = _rot(a, dv)
+    R3 = rotation_about_axis(a, dv)
     for i in range(k + 1, m + 1):
         _rotate_about(p, i, o, R3)
     for i in range(k + 1, m):
