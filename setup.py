@@ -22,9 +22,11 @@ setup(
         (os.path.join('share', package_name, 'config', 'urdf'), glob('config/urdf/*.urdf')),
     ],
     python_requires='>=3.10',
-    install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'urdfdom-py>=1.2'],
+    # numba compiles the solver kernels (they also run, ~100x slower, without it); its
+    # np.linalg support needs SciPy's LAPACK bindings.
+    install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'numba>=0.57',
+                      'urdfdom-py>=1.2'],
     extras_require={
-        'jit': ['numba>=0.57'],
         'test': ['pytest', 'hypothesis'],
     },
     zip_safe=True,
