@@ -113,6 +113,8 @@ def test_inputs_not_changed():
     {'points': np.zeros((3, 4)), 'target': np.zeros(4)},
     {'points': np.zeros((3, 3)), 'target': np.zeros(2)},
     {'points': np.zeros((3, 3)), 'target': [np.nan, 0, 0]},
+    {'points': zigzag(3), 'target': np.ones(3), 'restarts': -1},
+    {'points': zigzag(3), 'target': np.ones(3), 'patience': 0},
 ])
 def test_bad_input_raises(bad):
     with pytest.raises(IKInputError):

@@ -298,6 +298,27 @@ def best_angle_about(a, v, w):
 
 
 @njit
+def best_angle_trace(K, a):
+    """
+    Return theta maximising tr(K Rot(a, theta)) for (3, 3) ``K`` and unit axis ``a``.
+
+    With Rot(a, theta) = a a^T + cos(theta) (I - a a^T) + sin(theta) [a]_x, the trace is
+    c + A cos(theta) + B sin(theta) with A = tr(K) - a^T K a and B = tr(K [a]_x), so
+    theta = atan2(B, A). :func:`best_angle_about` is the case K = v w^T.
+    """
+    aKa = 0.0
+    for i in range(3):
+        for j in range(3):
+            aKa += a[i] * K[i, j] * a[j]
+    c = K[0, 0] + K[1, 1] + K[2, 2] - aKa
+    s = (a[0] * (K[1, 2] - K[2, 1]) + a[1] * (K[2, 0] - K[0, 2])
+         + a[2] * (K[0, 1] - K[1, 0]))
+    if abs(s) < 1e-300 and abs(c) < 1e-300:
+        return 0.0
+    return math.atan2(s, c)
+
+
+@njit
 def nearest_on_ellipse(x0, y0, e0, e1):
     """
     Return the point of the ellipse (x/e0)^2 + (y/e1)^2 = 1 nearest to (x0, y0) >= 0.
@@ -420,21 +441,29 @@ def clamp_to_cone(u, lim):
 
 
 @njit
-def place_bone(P, kind, rest, axis, limits, twist, d, F):
+def place_bone(P, kind, rest, axis, limits, twist, d, F, weight):
     """
     Return the frame (3, 3) of a bone that obeys its joint and points as near ``d`` as it can.
 
     P (3, 3): parent frame; kind/rest/axis/limits/twist: this joint's packed row; d (3,): the
-    wished bone direction (unit, world); F (3, 3): a reference frame whose twist about the bone
-    is kept when the joint allows it (the frame the forward pass left).
+    wished bone direction (unit, world); F (3, 3): a reference frame (the frame the forward
+    pass left). Ball and free joints keep F's twist about the bone when the joint allows it. A
+    hinge has one angle for both, so it takes the angle maximising
+    d . (R z) + weight * tr(F^T R) (clamped into its limits): with weight > 0 the hinge also
+    follows the forward pass's frame, whose x and y axes fix the planes of the hinges beyond.
     """
     PB = matmul(P, rest)
     u = matTvec(PB, d)
     if kind == KIND_HINGE:
-        z = np.zeros(3)
-        z[2] = 1.0
-        theta = best_angle_about(axis, z, u)
-        theta = clamp_angle(theta, limits[0], limits[1])
+        # tr(K Rot) with K = z u^T + weight (F^T PB): the two terms above in the rest frame
+        K = np.empty((3, 3))
+        for i in range(3):
+            for j in range(3):
+                K[i, j] = weight * (F[0, i] * PB[0, j] + F[1, i] * PB[1, j]
+                                    + F[2, i] * PB[2, j])
+        for j in range(3):
+            K[2, j] += u[j]
+        theta = clamp_angle(best_angle_trace(K, axis), limits[0], limits[1])
         return matmul(PB, rotation_about_axis(axis, theta))
     if kind == KIND_BALL:
         u = clamp_to_cone(u, limits)
@@ -482,22 +511,61 @@ def reverse_constrain(Fp, kind, rest, axis, limits, Fc):
 
 
 @njit
-def parent_through_hinge(Fc, rest, axis, limits, w):
+def parent_through_hinge(Fc, rest, axis, limits, w, Fref, weight):
     """
     Return the parent frame that a hinge allows below child frame Fc, its bone nearest ``w``.
 
     A hinge ties the frames together: Fc = Fp B Rot(a, theta), so Fp = Fc Rot(a, -theta) B^T.
-    The parent bone direction is then Fc Rot(a, -theta) B^T z; theta is chosen to bring it
-    closest to the unit world direction ``w`` and clamped into the hinge limits. This is the
-    exact reverse of the hinge used by the forward pass (tip to root).
+    The parent bone direction is then Fc Rot(a, -theta) B^T z; theta maximises
+    w . (Fp z) + weight * tr(Fref^T Fp) (w the unit world direction wished for the parent
+    bone, Fref (3, 3) the parent's previous frame) and is clamped into the hinge limits. This
+    is the exact reverse of the hinge, used by the forward pass (tip to root).
     """
     b = np.empty(3)
     b[0] = rest[2, 0]
     b[1] = rest[2, 1]
     b[2] = rest[2, 2]
-    phi = best_angle_about(axis, b, matTvec(Fc, w))
-    theta = clamp_angle(-phi, limits[0], limits[1])
+    wl = matTvec(Fc, w)
+    # with phi = -theta: w . Fp z = tr(b wl^T Rot(a, phi)) and
+    # tr(Fref^T Fp) = tr(B^T Fref^T Fc Rot(a, phi))
+    G = matmul(rest.T.copy(), matmul(Fref.T.copy(), Fc))
+    K = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            K[i, j] = b[i] * wl[j] + weight * G[i, j]
+    theta = clamp_angle(-best_angle_trace(K, axis), limits[0], limits[1])
     return matmul(matmul(Fc, rotation_about_axis(axis, -theta)), rest.T.copy())
+
+
+@njit
+def reverse_twist(Fp, rest, twist, Fc):
+    """
+    Turn the parent frame Fp about the child's bone so that the child's twist is in range.
+
+    With L = (Fp B)^T Fc = S(u) Rz(tau), turning the parent by Rot(d_c, beta) about the child's
+    bone direction d_c keeps u and gives L Rz(-beta), that is twist tau - beta; beta is the
+    excess of tau over its range. The forward pass uses it after :func:`reverse_constrain`, so
+    that the twist limits, which matter to the hinges further out, are met in both passes.
+    Returns the new parent frame (3, 3).
+    """
+    PB = matmul(Fp, rest)
+    L = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            L[i, j] = PB[0, i] * Fc[0, j] + PB[1, i] * Fc[1, j] + PB[2, i] * Fc[2, j]
+    u = np.empty(3)
+    u[0] = L[0, 2]
+    u[1] = L[1, 2]
+    u[2] = L[2, 2]
+    tau = twist_about_z(matmul(swing_from_z(u).T.copy(), L))
+    if tau >= twist[0] and tau <= twist[1]:
+        return Fp
+    beta = tau - clamp_angle(tau, twist[0], twist[1])
+    dc = np.empty(3)
+    dc[0] = Fc[0, 2]
+    dc[1] = Fc[1, 2]
+    dc[2] = Fc[2, 2]
+    return matmul(rotation_about_axis(dc, beta), Fp)
 
 
 @njit

@@ -19,13 +19,28 @@ constraints the chain is stretched straight at it at once, with no iteration.
 Constraints (:mod:`ik_node.solvers.constraints`) are applied inside both passes, as in the
 published method. Each bone carries an orientation frame. In the forward pass, once bone j+1
 is placed, bone j's frame is turned as little as needed for the joint between them to hold
-(the parent is re-oriented to fit the child), which also carries the twist a hinge further
-out needs back towards the root. The backward pass then rebuilds the chain from the root,
-placing each bone by its joint's own rule (hinge angle clamped to its limits, direction
-clamped into the elliptic cone, twist clamped into its range). Every returned pose comes
-from a backward pass, so it obeys all constraints exactly; unreachable targets are then
+(the parent is re-oriented to fit the child: cone, then twist range), which also carries the
+twist a hinge further out needs back towards the root. The backward pass then rebuilds the
+chain from the root, placing each bone by its joint's own rule (hinge angle clamped to its
+limits, direction clamped into the elliptic cone, twist clamped into its range). Every
+returned pose comes from a backward pass, so it obeys all constraints exactly; unreachable
+targets are then iterated too and the closest valid pose is returned.
 
-iterated too and the closest valid pose is returned.
+A hinge has a single angle for both the bone direction and the orientation of the hinges
+beyond it, so each pass picks it to maximise d . (R z) + w tr(F^T R): point at the wished
+point (d) and keep close to the frame F the other pass left for the bone (w = 1 forward,
+2 backward). Pointing alone turns the hinge planes further out away from where the other pass
+needs them, and 3-D hinge chains then stall far from the target (measured on random 4-10
+bone chains from the rest pose: 5 % of reachable targets reached; with the frame term 75 %).
+
+FABRIK with joint limits has fixed points that are not solutions. When the search stalls
+(the end moves less than ``min_change``, or the best distance gains less than 0.1 % in
+``patience`` iterations) it restarts from the best pose with every joint value moved at
+random inside its limits, up to ``restarts`` times within ``max_iterations``; the random
+numbers come from ``rng_seed``, so results repeat. Together: 88-96 % of reachable targets on
+hinge chains and 92-96 % on mixed hinge/cone/twist chains at 100-300 iterations (cone-only
+chains 100 %), against 5 % and 60-66 % before. A target farther from the root than the
+total length gets no restarts: the search stops at the first stall with the best miss.
 """
 
 from dataclasses import dataclass
@@ -34,9 +49,11 @@ from typing import Optional, Sequence
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
-from ik_node.solvers.constraints import (Constraint, KIND_HINGE, matmul, pack_constraints,
-                                         parent_through_hinge, place_bone, reverse_constrain,
-                                         shortest_rotation, unit)
+from ik_node.rotations import rotation_about_axis
+from ik_node.solvers.constraints import (best_angle_about, Constraint, KIND_HINGE, matmul,
+                                         matvec, pack_constraints, parent_through_hinge,
+                                         place_bone, reverse_constrain, reverse_twist, rot_z,
+                                         shortest_rotation, swing_from_z, twist_about_z, unit)
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -47,6 +64,14 @@ STATUS_STALLED = 1
 STATUS_MAX_ITERATIONS = 2
 STATUS_UNREACHABLE = 3
 STATUS_NAMES = ('reached', 'stalled', 'max_iterations', 'unreachable')
+
+# How strongly a hinge follows the other pass's bone frame (tr(F^T R), three axis cosines)
+# against pointing at the wished point (one cosine). Chosen on random 4-10 bone hinge chains
+# (reach rate from one start 5 % -> 75 %); see the module docstring.
+HINGE_FRAME_WEIGHT_FORWARD = 1.0
+HINGE_FRAME_WEIGHT_BACKWARD = 2.0
+# Size of the random step of a restart (see _perturb).
+RESTART_SCALE = 0.5
 
 
 @dataclass(frozen=True)
@@ -184,7 +209,87 @@ def _backward_constrained(p, q, R, F, lengths, root, root_frame, kind, rest, axi
             d[2] = F[j, 2, 2]
         else:
             d = unit(v)
-        Rj = place_bone(P, kind[j], rest[j], axis[j], limits[j], twist[j], d, F[j])
+        Rj = place_bone(P, kind[j], rest[j], axis[j], limits[j], twist[j], d, F[j],
+                        HINGE_FRAME_WEIGHT_BACKWARD)
+        R[j] = Rj
+        for i in range(3):
+            p[j + 1, i] = p[j, i] + lengths[j] * Rj[i, 2]
+        P = Rj
+
+
+@njit
+def _forward_constrained(p, q, R, F, lengths, target, kind, rest, axis, limits, twist):
+    """Forward pass: wished points q and frames F from the target back, p and R unchanged."""
+    n = lengths.shape[0]
+    for j in range(n + 1):
+        for i in range(3):
+            q[j, i] = p[j, i]
+    for i in range(3):
+        q[n, i] = target[i]
+    v = np.empty(3)
+    z = np.empty(3)
+    for j in range(n - 1, -1, -1):
+        for i in range(3):
+            v[i] = q[j + 1, i] - q[j, i]
+            z[i] = R[j, i, 2]
+        Fj = R[j]
+        has_dir = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 1e-300
+        if j + 1 < n and kind[j + 1] == KIND_HINGE:
+            # a hinge fixes the parent frame up to its one angle
+            w = unit(v) if has_dir else z
+            Fj = parent_through_hinge(F[j + 1], rest[j + 1], axis[j + 1], limits[j + 1], w,
+                                      R[j], HINGE_FRAME_WEIGHT_FORWARD)
+        else:
+            if has_dir:
+                Fj = matmul(shortest_rotation(z, unit(v)), Fj)
+            if j + 1 < n:
+                Fj = reverse_constrain(Fj, kind[j + 1], rest[j + 1], axis[j + 1],
+                                       limits[j + 1], F[j + 1])
+                Fj = reverse_twist(Fj, rest[j + 1], twist[j + 1], F[j + 1])
+        F[j] = Fj
+        for i in range(3):
+            q[j, i] = q[j + 1, i] - lengths[j] * Fj[i, 2]
+
+
+@njit
+def _perturb(p, R, lengths, root, root_frame, kind, rest, axis, limits, twist, rnd, scale):
+    """
+    Move the pose (p, R) in place to a random nearby pose that obeys every joint.
+
+    Joint by joint from the root, the joint's own value is read from R relative to the new
+    parent and moved: a hinge angle by up to scale * (upper - lower), a ball or free joint's
+    direction by a random offset of size up to scale (about scale rad) and its twist by up to
+    scale * pi; then clamped into the joint (:func:`place_bone`). rnd (n, 4) holds uniform
+    numbers in [0, 1).
+    """
+    n = lengths.shape[0]
+    for i in range(3):
+        p[0, i] = root[i]
+    P = root_frame
+    g = np.empty(3)
+    for j in range(n):
+        PB = matmul(P, rest[j])
+        L = matmul(PB.T.copy(), R[j])
+        u = np.empty(3)
+        u[0] = L[0, 2]
+        u[1] = L[1, 2]
+        u[2] = L[2, 2]
+        if kind[j] == KIND_HINGE:
+            z = np.zeros(3)
+            z[2] = 1.0
+            lo = limits[j, 0]
+            hi = limits[j, 1]
+            theta = best_angle_about(axis[j], z, u) + scale * (hi - lo) * (2.0 * rnd[j, 0] - 1.0)
+            Rj = matmul(PB, rotation_about_axis(axis[j], min(max(theta, lo), hi)))
+        else:
+            tau = twist_about_z(matmul(swing_from_z(u).T.copy(), L))
+            tau += scale * math.pi * (2.0 * rnd[j, 3] - 1.0)
+            for i in range(3):
+                g[i] = u[i] + scale * (2.0 * rnd[j, i] - 1.0)
+            u2 = unit(g)
+            Fw = matmul(matmul(PB, swing_from_z(u2)), rot_z(tau))
+            Rj = place_bone(P, kind[j], rest[j], axis[j], limits[j], twist[j],
+                            matvec(PB, u2), Fw, 0.0)
         R[j] = Rj
         for i in range(3):
             p[j + 1, i] = p[j, i] + lengths[j] * Rj[i, 2]
@@ -193,12 +298,17 @@ def _backward_constrained(p, q, R, F, lengths, root, root_frame, kind, rest, axi
 
 @njit
 def fabrik_constrained_kernel(points, frames, lengths, target, root, root_frame, kind, rest,
-                              axis, limits, twist, tol, min_change, max_iter):
+                              axis, limits, twist, tol, min_change, max_iter, rnd, patience,
+                              scale):
     """
     Constrained FABRIK. Returns (best points, best frames, distance, iterations, status).
 
     points (n + 1, 3) and frames (n, 3, 3) are the start pose; it is first projected onto the
-    constraints by one backward pass.
+    constraints by one backward pass. rnd (restarts, n, 4): uniform numbers in [0, 1), one
+    slice per restart. When the end moves less than ``min_change`` in an iteration, or the best
+    distance has not dropped by 0.1 % in ``patience`` iterations, the search restarts from the
+    best pose perturbed by :func:`_perturb` (size ``scale``) while restarts are left; without
+    them the stall rule ends the loop. ``max_iter`` caps the iterations of all attempts.
     """
     n = lengths.shape[0]
     p = points.copy()
@@ -213,42 +323,21 @@ def fabrik_constrained_kernel(points, frames, lengths, target, root, root_frame,
     if best_d <= tol:
         return best, best_R, best_d, 0, STATUS_REACHED
     prev = p[n].copy()
-    v = np.empty(3)
-    z = np.empty(3)
     status = STATUS_MAX_ITERATIONS
     it = 0
+    restarts = rnd.shape[0]
+    k = 0
+    idle = 0
     while it < max_iter:
         it += 1
-        # forward pass
-        for j in range(n + 1):
-            for i in range(3):
-                q[j, i] = p[j, i]
-        for i in range(3):
-            q[n, i] = target[i]
-        for j in range(n - 1, -1, -1):
-            for i in range(3):
-                v[i] = q[j + 1, i] - q[j, i]
-                z[i] = R[j, i, 2]
-            Fj = R[j]
-            has_dir = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 1e-300
-            if j + 1 < n and kind[j + 1] == KIND_HINGE:
-                # a hinge fixes the parent frame up to its one angle
-                w = unit(v) if has_dir else z
-                Fj = parent_through_hinge(F[j + 1], rest[j + 1], axis[j + 1],
-                                          limits[j + 1], w)
-            else:
-                if has_dir:
-                    Fj = matmul(shortest_rotation(z, unit(v)), Fj)
-                if j + 1 < n:
-                    Fj = reverse_constrain(Fj, kind[j + 1], rest[j + 1], axis[j + 1],
-                                           limits[j + 1], F[j + 1])
-            F[j] = Fj
-            for i in range(3):
-                q[j, i] = q[j + 1, i] - lengths[j] * Fj[i, 2]
-        # backward pass
+        _forward_constrained(p, q, R, F, lengths, target, kind, rest, axis, limits, twist)
         _backward_constrained(p, q, R, F, lengths, root, root_frame, kind, rest, axis,
                               limits, twist)
         dist = _dist(p[n], target)
+        if dist < best_d * (1.0 - 1e-3):
+            idle = 0
+        else:
+            idle += 1
         if dist < best_d:
             best_d = dist
             best[:, :] = p
@@ -256,7 +345,15 @@ def fabrik_constrained_kernel(points, frames, lengths, target, root, root_frame,
         if dist <= tol:
             status = STATUS_REACHED
             break
-        if _dist(p[n], prev) < min_change:
+        stalled = _dist(p[n], prev) < min_change
+        if k < restarts and (stalled or idle >= patience):
+            p[:, :] = best
+            R[:, :, :] = best_R
+            _perturb(p, R, lengths, root, root_frame, kind, rest, axis, limits, twist, rnd[k],
+                     scale)
+            k += 1
+            idle = 0
+        elif stalled:
             status = STATUS_STALLED
             break
         prev[:] = p[n]
@@ -285,7 +382,8 @@ def fabrik(points: ArrayLike, target: ArrayLike, *, root: Optional[ArrayLike] = 
            constraints: Optional[Sequence[Constraint]] = None,
            root_frame: Optional[ArrayLike] = None, frames: Optional[ArrayLike] = None,
            tolerance: float = 1e-3, min_change: Optional[float] = None,
-           max_iterations: int = 100) -> PointSolution:
+           max_iterations: int = 100, restarts: int = 30, patience: int = 10,
+           rng_seed: Optional[int] = 0) -> PointSolution:
     """
     Solve a point chain for an end target with FABRIK; return the best pose found.
 
@@ -296,11 +394,17 @@ def fabrik(points: ArrayLike, target: ArrayLike, *, root: Optional[ArrayLike] = 
     the frame joint 0 is stated in (identity). frames (n, 3, 3): start bone frames (bone along
     local +z); by default transported along the chain from root_frame. tolerance [m]: reached
     when the end is this close; min_change [m]: stalled when the end moves less than this in
-    one iteration (default tolerance / 1000); max_iterations: the iteration cap.
+    one iteration (default tolerance / 1000); max_iterations: the iteration cap, over all
+    restarts. Constrained chains only: restarts: how many times a stalled search (see
+    ``min_change``, or no 0.1 % gain of the best distance in ``patience`` iterations) starts
+    again from a random pose near the best one (0: never); rng_seed: seed of those random
+    poses, so equal inputs and seed give equal results (None: fresh entropy).
     """
     p, t, r, dim = check_points(points, target, root)
     if not tolerance >= 0.0 or max_iterations < 0:
         raise IKInputError('tolerance must be >= 0 and max_iterations >= 0')
+    if restarts < 0 or patience < 1:
+        raise IKInputError('restarts must be >= 0 and patience >= 1')
     eps = tolerance * 1e-3 if min_change is None else float(min_change)
     lengths = np.linalg.norm(np.diff(p, axis=0), axis=1)
     if constraints is None:
@@ -324,10 +428,15 @@ def fabrik(points: ArrayLike, target: ArrayLike, *, root: Optional[ArrayLike] = 
         F0 = np.array(frames, dtype=float)
         if F0.shape != (n, 3, 3) or not np.all(np.isfinite(F0)):
             raise IKInputError(f'frames must be ({n}, 3, 3), got {F0.shape}')
+    out_of_reach = np.linalg.norm(t - r) > lengths.sum()
+    # Beyond the total length no pose reaches the target: restarts would only spend the
+    # iteration budget polishing the best miss, so they are off there.
+    rnd = np.random.default_rng(rng_seed).random((0 if out_of_reach else int(restarts), n, 4))
     best, best_R, d, it, status = fabrik_constrained_kernel(
         p, np.ascontiguousarray(F0), lengths, t, r, np.ascontiguousarray(P0), pc.kind,
-        pc.rest, pc.axis, pc.limits, pc.twist, float(tolerance), eps, int(max_iterations))
-    if status != STATUS_REACHED and np.linalg.norm(t - r) > lengths.sum():
+        pc.rest, pc.axis, pc.limits, pc.twist, float(tolerance), eps, int(max_iterations),
+        rnd, int(patience), RESTART_SCALE)
+    if status != STATUS_REACHED and out_of_reach:
         status = STATUS_UNREACHABLE
     return PointSolution(best, best_R, float(d), int(it), bool(d <= tolerance),
                          STATUS_NAMES[status])
