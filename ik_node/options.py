@@ -11,6 +11,8 @@ import numpy as np
 
 __all__ = ['SolveOptions']
 
+_MAX_OPTION = 1e6
+
 
 @dataclass(frozen=True)
 class SolveOptions:
@@ -66,14 +68,16 @@ class SolveOptions:
         """Raise IKInputError naming the first invalid option."""
         def positive(name, allow_zero=False):
             v = getattr(self, name)
-            try:
-                ok = math.isfinite(float(v)) and (float(v) >= 0.0 if allow_zero
-                                                  else float(v) > 0.0)
-            except (TypeError, ValueError):
-                ok = False
+            # Real numbers only (a numeric string would reach the kernels as a str), bounded so
+            # that squares and products in the solver cannot overflow.
+            ok = (isinstance(v, (int, float, np.integer, np.floating))
+                  and not isinstance(v, bool) and math.isfinite(float(v))
+                  and (float(v) >= 0.0 if allow_zero else float(v) > 0.0)
+                  and float(v) <= _MAX_OPTION)
             if not ok:
                 bound = '>= 0' if allow_zero else '> 0'
-                raise IKInputError(f'option {name} must be a finite number {bound}, got {v!r}')
+                raise IKInputError(f'option {name} must be a number {bound} and <= '
+                                   f'{_MAX_OPTION:g}, got {v!r}')
 
         for name in ('position_tolerance', 'orientation_tolerance', 'timeout', 'max_step'):
             positive(name)
@@ -100,9 +104,10 @@ class SolveOptions:
             w = np.array(self.joint_weights, dtype=float)
         except (TypeError, ValueError) as exc:
             raise IKInputError(f'option joint_weights must be {n} numbers: {exc}') from exc
-        if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w <= 0.0):
-            raise IKInputError(f'option joint_weights must be {n} finite numbers > 0, '
-                               f'got {w.tolist()}')
+        if (w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 1.0 / _MAX_OPTION)
+                or np.any(w > _MAX_OPTION)):
+            raise IKInputError(f'option joint_weights must be {n} numbers in '
+                               f'[{1.0 / _MAX_OPTION:g}, {_MAX_OPTION:g}], got {w.tolist()}')
         return 1.0 / w
 
 

@@ -28,10 +28,12 @@ def normalize_quat_xyzw(quat_xyzw: ArrayLike) -> np.ndarray:
         raise IKInputError(f'quaternion must have 4 elements (x, y, z, w), got {q.size}')
     if not np.all(np.isfinite(q)):
         raise IKInputError(f'quaternion is not finite: {q.tolist()}')
-    n = math.sqrt(float(q @ q))
+    # Scale by the largest component first: q @ q overflows for components above ~1e154.
+    big = float(np.max(np.abs(q)))
+    n = big * math.sqrt(float((q / big) @ (q / big))) if big > 0.0 else 0.0
     if n < _QUAT_NORM_MIN:
         raise IKInputError(f'quaternion has norm {n:.3g}: no orientation can be read from it')
-    return q / n
+    return (q / big) / (n / big)
 
 
 def pose_from_xyz_quat(xyz: ArrayLike, quat_xyzw: ArrayLike = (0.0, 0.0, 0.0, 1.0)

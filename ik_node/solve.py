@@ -15,6 +15,10 @@ __all__ = ['solve', 'register_method', 'methods', 'check_target', 'warm_up']
 
 _METHODS: dict[str, Callable[..., IKResult]] = {}
 
+# Coordinates beyond this [m] are refused: no arm reaches them, and squares of such numbers
+# overflow in the solvers' error norms.
+MAX_TARGET_DISTANCE = 1e6
+
 
 def register_method(name: str, fn: Callable[..., IKResult]) -> None:
     """
@@ -52,6 +56,10 @@ def check_target(target: ArrayLike) -> np.ndarray:
     if problem == 3:
         raise IKInputError('target rotation is not orthonormal with det +1 '
                            '(normalise the quaternion it came from)')
+    p = t[:3, 3] if t.shape == (4, 4) else t
+    if np.max(np.abs(p)) > MAX_TARGET_DISTANCE:
+        raise IKInputError(f'target position {p.tolist()} is more than {MAX_TARGET_DISTANCE:g} m '
+                           'from the base: not a target for an arm (units or frame mix-up?)')
     return t
 
 

@@ -84,9 +84,12 @@ def load_urdf_text(urdf: UrdfSource) -> str:
     else:
         raise URDFError(f'URDF must be an XML string or a file path, got {type(urdf).__name__}')
     try:
-        return path.read_text()
+        return path.read_text(encoding='utf-8')
     except OSError as exc:
         raise URDFError(f'cannot read URDF file {str(path)!r}: {exc.strerror}') from exc
+    except UnicodeDecodeError as exc:
+        raise URDFError(f'URDF file {str(path)!r} is not UTF-8 text: {exc.reason} at byte '
+                        f'{exc.start}') from exc
 
 
 def _parse(text: str):
@@ -142,6 +145,11 @@ def _joint_spec(j) -> JointSpec:
         if lim is not None and lim.velocity is not None and float(lim.velocity) > 0.0:
             velocity = float(lim.velocity)
     mimic = getattr(j, 'mimic', None)
+    if mimic is not None:
+        for attr in ('multiplier', 'offset'):
+            value = getattr(mimic, attr)
+            if value is not None and not math.isfinite(float(value)):
+                raise URDFError(f'mimic joint {j.name!r} has a non-finite {attr} ({value})')
     return JointSpec(
         name=j.name, joint_type=j.type, parent=j.parent, child=j.child, origin=origin,
         axis=axis, lower=lower, upper=upper,

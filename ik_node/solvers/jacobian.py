@@ -14,6 +14,7 @@ import numpy as np
 __all__ = ['solve_jacobian', 'unpack_target']
 
 _UNDERACTUATED_TRIES = 8
+_CHUNK = 256
 
 
 def unpack_target(target: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -53,12 +54,21 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     solutions = []
 
     def attempt(start, priority, use_objectives=obj_on):
-        return run_attempt(
-            chain.model, chain.n, start, tp, tR, pose, chain.lower, chain.upper, code,
-            opts.position_weight, opts.orientation_weight, w_inv, opts.position_tolerance,
-            opts.orientation_tolerance, opts.max_iterations, opts.damping, opts.max_damping,
-            opts.manipulability_threshold, obj, use_objectives, opts.null_space_gain,
-            opts.max_step, opts.secondary_iterations, priority)
+        # A long attempt runs in chunks, so that the timeout is checked inside it too; the
+        # default max_iterations fits in one chunk.
+        remaining, total, q = opts.max_iterations, 0, start
+        while True:
+            chunk = min(remaining, _CHUNK)
+            q, it, perr, oerr, ok = run_attempt(
+                chain.model, chain.n, q, tp, tR, pose, chain.lower, chain.upper, code,
+                opts.position_weight, opts.orientation_weight, w_inv, opts.position_tolerance,
+                opts.orientation_tolerance, chunk, opts.damping, opts.max_damping,
+                opts.manipulability_threshold, obj, use_objectives, opts.null_space_gain,
+                opts.max_step, opts.secondary_iterations, priority)
+            total += it
+            remaining -= it
+            if ok or it < chunk or remaining <= 0 or budget.expired():
+                return q, total, perr, oerr, ok
 
     best = None
     iterations = 0

@@ -42,6 +42,10 @@ class Budget:
         self.deadline = time.perf_counter() + timeout
         self.attempts = 0
 
+    def expired(self) -> bool:
+        """Return True once the wall-clock budget is spent."""
+        return time.perf_counter() >= self.deadline
+
     def take(self) -> bool:
         """Count one more attempt; False once the budget is spent (the first always runs)."""
         if self.attempts and (self.attempts >= self.max_attempts
