@@ -16,6 +16,7 @@ converts back. The parameters, their documentation and their validation live in
 topics and the robot model, and an invalid value is refused with the reason.
 """
 
+import functools
 import math
 import sys
 import time
@@ -54,7 +55,10 @@ _TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 # Best effort matches both reliable and best-effort joint_states publishers.
 _FEEDBACK_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 _MARKER_PERIOD = 0.05       # [s] markers are throttled to 20 Hz
-_WARN_PERIOD = 2.0          # [s] repeated warnings are throttled
+_WARN_PERIOD = 2.0          # [s] repeated warnings of one kind are throttled
+_TOPIC_PARAMETERS_BY_ROLE = ('target_topic', 'goal_pose_topic', 'clicked_point_topic',
+                             'joint_states_topic', 'command_topic', 'trajectory_topic',
+                             'status_topic', 'marker_topic', 'robot_description_topic')
 
 
 def velocity_limits(chain: Chain, values: dict[str, Any]) -> np.ndarray:
@@ -75,6 +79,21 @@ def _matrix_to_pose(T: np.ndarray) -> Pose:
                 orientation=Quaternion(x=x, y=y, z=z, w=w))
 
 
+def _guarded(what: str):
+    """Wrap a callback so that an unexpected exception is logged, never fatal to the node."""
+    def wrap(method):
+        @functools.wraps(method)
+        def guarded(self, *args):
+            try:
+                return method(self, *args)
+            except Exception as exc:  # noqa: B902  (one bad message must not stop the node)
+                self._warn(f'internal {what}', f'{what} failed and was skipped: '
+                           f'{type(exc).__name__}: {exc}', error=True)
+            return None
+        return guarded
+    return wrap
+
+
 def _kv(key: str, value: Any) -> KeyValue:
     if isinstance(value, float):
         value = f'{value:.6g}'
@@ -86,8 +105,10 @@ class IKNode(Node):
 
     def __init__(self, node_name: str = 'ik_node', **kwargs):
         super().__init__(node_name, **kwargs)
+        self._warned: dict[str, tuple[float, int]] = {}
         self._values = declare_parameters(self, IK_NODE_PARAMETERS)
-        reason = check_values(IK_NODE_PARAMETERS, self._values)
+        reason = (check_values(IK_NODE_PARAMETERS, self._values)
+                  or self._topic_conflict(self._values))
         if reason is not None:
             raise ValueError(f'invalid parameter: {reason}')
         self._tree: RobotTree | None = None
@@ -95,7 +116,10 @@ class IKNode(Node):
         self._pubs: dict[str, Any] = {}
         self._subs: dict[str, Any] = {}
         self._timer = None
-        self._feedback: tuple[tuple[str, ...], tuple[float, ...]] | None = None
+        # The last joint_states message: (names, positions, monotonic receive time [s]).
+        self._feedback: tuple[tuple[str, ...], tuple[float, ...], float] | None = None
+        # Last published command per joint name, across model changes.
+        self._last_command: dict[str, float] = {}
         self._last_marker = -math.inf
         self._tf_buffer = None
         self._tf_listener = None
@@ -120,6 +144,11 @@ class IKNode(Node):
         base = values['base_link'] or auto_base
         tip = values['tip_link'] or auto_tip
         chain = Chain.from_urdf(text, base, tip)
+        for q in (chain.mid, chain.clip(np.where(chain.continuous, 0.0, chain.lower)),
+                  chain.clip(np.where(chain.continuous, 0.0, chain.upper))):
+            if not np.all(np.isfinite(chain.fk(q))):
+                raise URDFError(f'robot {chain.robot_name!r}: the chain {base} -> {tip} gives '
+                                'a non-finite pose (check the origins and mimic factors)')
         tracker = IKTracker(chain, values['solver'], solver_options(values, chain),
                             velocity_limits(chain, values), 1.0 / values['output_rate'],
                             values['joint_states_timeout'])
@@ -129,18 +158,35 @@ class IKNode(Node):
                              f'{", ".join(chain.joint_names)}), got {len(initial)}')
         return tree, tracker
 
+    def _check_carry_over(self, tracker: IKTracker) -> None:
+        """Raise ValueError if a new model's limits exclude the command being published."""
+        old = self._tracker
+        if old is not None and old.names == tracker.names and old.command is not None:
+            # Exactly: the next command continues from this one, a clip would add to its step.
+            outside = tracker.outside_limits(old.command, tolerance=1e-9)
+            if outside:
+                raise ValueError(f"the current command is outside the new model's joint "
+                                 f'limits ({outside}); moving into them would be a jump')
+
     def _install(self, built: tuple[RobotTree, IKTracker]) -> None:
         tree, tracker = built
+        self._check_carry_over(tracker)
         old = self._tracker
         now = time.monotonic()
         if old is not None and old.names == tracker.names and old.command is not None:
             # Same joints: continue from the last command so the published stream stays
             # velocity limited across the model change.
             tracker.start_at(old.command, now)
+        elif all(name in self._last_command for name in tracker.names):
+            # These joints were commanded under an earlier model (say A -> B -> A): continue
+            # from what was last published for them, not from a lagging arm reading.
+            last = np.array([self._last_command[name] for name in tracker.names])
+            if not tracker.outside_limits(last):
+                tracker.start_at(last, now)
         tracker.warm_up()
         self._tree, self._tracker = tree, tracker
-        if self._feedback is not None:
-            tracker.update_feedback(*self._feedback, now)
+        if self._feedback is not None and now - self._feedback[2] <= tracker.joint_states_timeout:
+            tracker.update_feedback(*self._feedback)
         self._start_without_feedback(tracker, now)
         chain = tracker.chain
         self.get_logger().info(
@@ -158,19 +204,46 @@ class IKNode(Node):
                                f'{np.round(tracker.command, 4).tolist()} until joint_states '
                                'arrive')
 
+    @_guarded('robot_description callback')
     def _on_robot_description(self, text: str) -> None:
         try:
             self._install(self._build(text, self._values))
         except (IKError, ValueError) as exc:
-            self.get_logger().error(f'robot_description from topic not usable: {exc}')
+            self._warn('robot_description', 'robot_description from topic not usable, the '
+                       f'previous model stays: {exc}', error=True)
+
+    def _topic_conflict(self, values: dict[str, Any]) -> str | None:
+        """Return why two topic parameters name the same topic, or None."""
+        seen: dict[str, str] = {}
+        for name in _TOPIC_PARAMETERS_BY_ROLE:
+            topic = values[name]
+            if not topic:
+                continue
+            try:
+                resolved = self.resolve_topic_name(topic)
+            except Exception:  # noqa: B902  (rclpy raises its own error types for bad names)
+                resolved = topic
+            if resolved in seen:
+                return (f'{seen[resolved]} and {name} must name different topics, both are '
+                        f'{resolved!r}')
+            seen[resolved] = name
+        return None
 
     def _on_set_parameters(self, params: list) -> SetParametersResult:
+        try:
+            return self._set_parameters(params)
+        except Exception as exc:  # noqa: B902  (a refusal, never a crash of the node)
+            self.get_logger().error(f'parameter change failed: {type(exc).__name__}: {exc}')
+            return SetParametersResult(successful=False,
+                                       reason=f'internal error: {type(exc).__name__}: {exc}')
+
+    def _set_parameters(self, params: list) -> SetParametersResult:
         new = dict(self._values)
         for p in params:
             if p.name not in new:
                 continue
             new[p.name] = parameter_value(p)
-        reason = check_values(IK_NODE_PARAMETERS, new)
+        reason = check_values(IK_NODE_PARAMETERS, new) or self._topic_conflict(new)
         if reason is not None:
             return SetParametersResult(successful=False, reason=reason)
         changed = {name for name in new if new[name] != self._values[name]}
@@ -181,6 +254,7 @@ class IKNode(Node):
             text = self._source.text_from(new)
             if text and (changed & set(MODEL_PARAMETERS) or self._tracker is None):
                 built = self._build(text, new)
+                self._check_carry_over(built[1])
             elif self._tracker is not None:
                 chain = self._tracker.chain
                 self._tracker.configure(new['solver'], solver_options(new, chain),
@@ -289,27 +363,47 @@ class IKNode(Node):
 
     # Callbacks ------------------------------------------------------------------------------
 
+    @_guarded('joint_states callback')
     def _on_joint_states(self, msg: JointState) -> None:
-        self._feedback = (tuple(msg.name), tuple(msg.position))
+        now = time.monotonic()
+        self._feedback = (tuple(msg.name), tuple(msg.position), now)
         tracker = self._tracker
         if tracker is None:
             return
         was_ready = tracker.ready
-        if tracker.update_feedback(msg.name, msg.position, time.monotonic()) and not was_ready:
-            self.get_logger().info('arm position known from joint_states')
-            self._offer_interactive_marker()
+        fresh = tracker.measured(now) is not None
+        if tracker.update_feedback(msg.name, msg.position, now):
+            if not was_ready:
+                self.get_logger().info('arm position known from joint_states')
+                self._offer_interactive_marker()
+            elif tracker.resync_distance is not None:
+                self._warn('resync', f'joint_states came back {tracker.resync_distance:.3g} '
+                           'rad or m away from the last command (arm restarted or moved?): '
+                           'the commands restart where the arm is, the goal is dropped')
+            return
+        problem = tracker.feedback_problem
+        # Several publishers may share joint_states, each with some joints (a gripper, say):
+        # a message without the chain joints matters only while no complete one is fresh.
+        if problem is not None and not (problem.kind == 'missing' and fresh):
+            self._warn(f'joint_states {problem.kind}',
+                       f'joint_states message on {self._values["joint_states_topic"]} '
+                       f'ignored: {problem.message}')
 
+    @_guarded('target_pose callback')
     def _on_pose(self, msg: PoseStamped) -> None:
         self._handle_target(msg.header, msg.pose, point_only=False)
 
+    @_guarded('clicked_point callback')
     def _on_point(self, msg: PointStamped) -> None:
         pose = Pose(position=msg.point, orientation=Quaternion(w=1.0))
         self._handle_target(msg.header, pose, point_only=True)
 
+    @_guarded('interactive marker callback')
     def _on_marker_feedback(self, feedback) -> None:
         if feedback.event_type == feedback.POSE_UPDATE:
             self._handle_target(feedback.header, feedback.pose, point_only=False)
 
+    @_guarded('command timer')
     def _on_timer(self) -> None:
         tracker = self._tracker
         if tracker is None or not tracker.ready:
@@ -322,11 +416,14 @@ class IKNode(Node):
         now = time.monotonic()
         tracker = self._tracker
         if tracker is None:
-            self._refuse('no robot model yet', header.frame_id)
+            self._refuse('no model', 'no robot model yet', header.frame_id)
             return
         if not tracker.ready:
-            self._refuse('arm position unknown: waiting for joint_states on '
-                         f'{self._values["joint_states_topic"]}', header.frame_id)
+            problem = tracker.feedback_problem
+            self._refuse('not ready', 'arm position unknown: waiting for joint_states on '
+                         f'{self._values["joint_states_topic"]}'
+                         + (f' (last one ignored: {problem.message})' if problem else ''),
+                         header.frame_id)
             return
         T_base_frame = self._frame_to_base(header.frame_id, now)
         if T_base_frame is None:
@@ -343,7 +440,7 @@ class IKNode(Node):
                 target = T
             outcome = tracker.solve(target, now)
         except IKError as exc:
-            self._refuse(f'target refused: {exc}', header.frame_id)
+            self._refuse('target', f'target refused: {exc}', header.frame_id)
             return
         report = None
         if self._values['output_mode'] == 'immediate':
@@ -361,18 +458,19 @@ class IKNode(Node):
         if frame in ('', base):
             return np.eye(4)
         if frame in self._tree.links:
-            positions = dict(zip(*self._feedback)) if self._feedback else {}
+            positions = {name: float(v) for name, v in zip(*self._feedback[:2])
+                         if math.isfinite(v)} if self._feedback else {}
             q = tracker.current_q(now)
             positions.update(zip(tracker.names, q.tolist()))
             return self._tree.link_pose(base, frame, positions)
         if self._tf_buffer is None:
-            self._refuse(f'frame {frame!r} is neither the base frame {base!r} nor a link of '
-                         'the robot, and tf2_ros is not installed to look it up', frame)
+            self._refuse('frame', f'frame {frame!r} is neither the base frame {base!r} nor a '
+                         'link of the robot, and tf2_ros is not installed to look it up', frame)
             return None
         try:
             tf = self._tf_buffer.lookup_transform(base, frame, Time())
         except Exception as exc:  # tf2 raises several unrelated exception types
-            self._refuse(f'no transform from {frame!r} to {base!r}: {exc}', frame)
+            self._refuse('frame', f'no transform from {frame!r} to {base!r}: {exc}', frame)
             return None
         t, r = tf.transform.translation, tf.transform.rotation
         return pose_from_xyz_quat((t.x, t.y, t.z), (r.x, r.y, r.z, r.w))
@@ -382,6 +480,7 @@ class IKNode(Node):
     def _publish_command(self, report: StepReport, stamp) -> None:
         names = list(self._tracker.names)
         positions = [float(v) for v in report.q]
+        self._last_command.update(zip(names, positions))
         if 'command' in self._pubs:
             msg = JointState()
             msg.header.stamp = stamp if stamp is not None else self.get_clock().now().to_msg()
@@ -398,8 +497,29 @@ class IKNode(Node):
             self._pubs['trajectory'][0].publish(JointTrajectory(joint_names=names,
                                                                 points=[point]))
 
-    def _refuse(self, reason: str, frame: str) -> None:
-        self.get_logger().warning(reason, throttle_duration_sec=_WARN_PERIOD)
+    def _warn(self, kind: str, text: str, error: bool = False) -> None:
+        """
+        Log ``text`` unless a message of the same ``kind`` was logged in the last 2 s.
+
+        The next one logged says how many were suppressed, so a flood of bad messages gives
+        a bounded number of log lines per kind and still tells how many there were.
+        """
+        now = time.monotonic()
+        last, suppressed = self._warned.get(kind, (-math.inf, 0))
+        if now - last < _WARN_PERIOD:
+            self._warned[kind] = (last, suppressed + 1)
+            return
+        self._warned[kind] = (now, 0)
+        if suppressed:
+            text += f' ({suppressed} more like this in the last {now - last:.1f} s)'
+        # rclpy ties a severity to the calling line: one line per severity.
+        if error:
+            self.get_logger().error(text)
+        else:
+            self.get_logger().warning(text)
+
+    def _refuse(self, kind: str, reason: str, frame: str) -> None:
+        self._warn(kind, reason)
         if 'status' not in self._pubs:
             return
         status = DiagnosticStatus(level=DiagnosticStatus.ERROR, name=f'{self.get_name()}: ik',
@@ -416,7 +536,7 @@ class IKNode(Node):
             level = DiagnosticStatus.WARN
             message = (f'target unreachable: moving to the best reachable pose '
                        f'(position error {r.position_error:.4f} m)')
-            self.get_logger().warning(message, throttle_duration_sec=_WARN_PERIOD)
+            self._warn('unreachable', message)
         if 'status' not in self._pubs:
             return
         values = [
@@ -504,6 +624,11 @@ def main(args: list[str] | None = None) -> int:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RuntimeError:
+        # On SIGINT rclpy shuts the context down under a running executor; taking a message
+        # at that moment fails ('Unable to convert call argument'). Not an error then.
+        if rclpy.ok():
+            raise
     finally:
         node.destroy_node()
         rclpy.try_shutdown()

@@ -56,12 +56,6 @@ def _positive(value) -> str | None:
     return None
 
 
-def _non_negative(value) -> str | None:
-    if not (math.isfinite(value) and value >= 0.0):
-        return f'must be a finite number >= 0, got {value}'
-    return None
-
-
 def _in_range(lo: float, hi: float) -> Check:
     def check(value) -> str | None:
         if not (math.isfinite(value) and lo <= value <= hi):
@@ -70,10 +64,26 @@ def _in_range(lo: float, hi: float) -> Check:
     return check
 
 
-def _at_least(lo: int) -> Check:
+def _at_least(lo: int, hi: int) -> Check:
     def check(value) -> str | None:
-        if value < lo:
-            return f'must be >= {lo}, got {value}'
+        if not lo <= value <= hi:
+            return f'must be >= {lo} and <= {hi}, got {value}'
+        return None
+    return check
+
+
+def _non_negative_at_most(hi: float) -> Check:
+    def check(value) -> str | None:
+        if not (math.isfinite(value) and 0.0 <= value <= hi):
+            return f'must be a finite number >= 0 and <= {hi:g}, got {value}'
+        return None
+    return check
+
+
+def _positive_at_most(hi: float) -> Check:
+    def check(value) -> str | None:
+        if not (math.isfinite(value) and 0.0 < value <= hi):
+            return f'must be a finite number > 0 and <= {hi:g}, got {value}'
         return None
     return check
 
@@ -116,6 +126,11 @@ def _finite_list(value) -> str | None:
 
 MODEL_PARAMETERS = ('robot_description', 'urdf_file', 'base_link', 'tip_link')
 
+# ik_node.solve refuses real-valued options above 1e6 (their squares would overflow); the
+# parameters that become solver options share the bound, so a value the node accepts never
+# makes every later solve fail.
+_MAX_OPTION = 1e6
+
 _MODEL = (
     ParamSpec('robot_description', '',
               'URDF XML of the robot. Empty: read urdf_file, else the robot_description_topic.'),
@@ -135,35 +150,42 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('solver', 'dls',
               'IK method: dls, fabrik, hybrid, jt, pinv or ccd.', _solver),
     ParamSpec('position_tolerance', 1e-3,
-              'Position error [m] under which a solve succeeds.', _positive),
+              'Position error [m] under which a solve succeeds.',
+              _positive_at_most(_MAX_OPTION)),
     ParamSpec('orientation_tolerance', 1e-2,
-              'Orientation error [rad] under which a solve succeeds.', _positive),
+              'Orientation error [rad] under which a solve succeeds.',
+              _positive_at_most(_MAX_OPTION)),
     ParamSpec('position_only', False,
               'Ignore target orientations and solve for the position only.'),
+    # An attempt runs all its iterations before the time budget is looked at again, so
+    # the caps keep one solve (and the single-threaded node) from stalling for seconds.
     ParamSpec('max_iterations', 100,
-              'Iteration cap of one solve attempt.', _at_least(1)),
+              'Iteration cap of one solve attempt (1 to 10000).', _at_least(1, 10_000)),
     ParamSpec('max_attempts', 1,
               'Solve attempts per target (attempts after the first start from random '
-              'seeds).', _at_least(1)),
+              'seeds; 1 to 1000).', _at_least(1, 1000)),
     ParamSpec('timeout', 0.005,
-              'Time budget of one solve [s], all attempts included.', _positive),
+              'Time budget of one solve [s], all attempts included (at most 1 s).',
+              _positive_at_most(1.0)),
     ParamSpec('damping', 1e-3,
               'Base damping lambda_0 of the damped least-squares step (dls); the solver raises '
-              'it near singularities.', _non_negative),
+              'it near singularities.', _non_negative_at_most(_MAX_OPTION)),
     ParamSpec('nullspace_limit_avoidance', 0.0,
               'Weight of the null-space objective keeping joints near mid-range '
-              '(redundant arms, Jacobian solvers; 0 disables).', _non_negative),
+              '(redundant arms, Jacobian solvers; 0 disables).',
+              _non_negative_at_most(_MAX_OPTION)),
     ParamSpec('nullspace_rest_posture', 0.0,
               'Weight of the null-space objective pulling joints toward rest_positions '
-              '(0 disables).', _non_negative),
+              '(0 disables).', _non_negative_at_most(_MAX_OPTION)),
     ParamSpec('rest_positions', [],
               'Rest posture [rad or m] per chain joint, base to tip (empty: mid-range).',
               _finite_list, kind='double_array'),
     ParamSpec('nullspace_manipulability', 0.0,
               'Weight of the null-space objective keeping away from singularities '
-              '(0 disables).', _non_negative),
+              '(0 disables).', _non_negative_at_most(_MAX_OPTION)),
     ParamSpec('null_space_gain', 1.0,
-              'Gain k of the null-space step -k (I - J+J) grad h.', _non_negative),
+              'Gain k of the null-space step -k (I - J+J) grad h.',
+              _non_negative_at_most(_MAX_OPTION)),
     ParamSpec('output_rate', 100.0,
               'Rate [Hz] of the command timer: steady output in timer mode, and the approach '
               'steps toward a far solution in both modes.', _in_range(1.0, 2000.0)),

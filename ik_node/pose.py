@@ -30,10 +30,14 @@ def normalize_quat_xyzw(quat_xyzw: ArrayLike) -> np.ndarray:
         raise IKInputError(f'quaternion is not finite: {q.tolist()}')
     # Scale by the largest component first: q @ q overflows for components above ~1e154.
     big = float(np.max(np.abs(q)))
-    n = big * math.sqrt(float((q / big) @ (q / big))) if big > 0.0 else 0.0
-    if n < _QUAT_NORM_MIN:
-        raise IKInputError(f'quaternion has norm {n:.3g}: no orientation can be read from it')
-    return (q / big) / (n / big)
+    if big == 0.0:
+        raise IKInputError('quaternion has norm 0: no orientation can be read from it')
+    scaled = q / big
+    n_scaled = math.sqrt(float(scaled @ scaled))
+    if big * n_scaled < _QUAT_NORM_MIN:   # may be inf for huge q, which passes the check
+        raise IKInputError(f'quaternion has norm {big * n_scaled:.3g}: no orientation can be '
+                           'read from it')
+    return scaled / n_scaled
 
 
 def pose_from_xyz_quat(xyz: ArrayLike, quat_xyzw: ArrayLike = (0.0, 0.0, 0.0, 1.0)

@@ -10,6 +10,7 @@ module reads the tree with the same reader as the chain (:func:`ik_node.urdf.rea
 urdf_parser_py underneath) and computes link poses from joint positions by name.
 """
 
+import math
 import os
 from typing import Mapping
 
@@ -34,6 +35,11 @@ class RobotTree:
         if len(roots) != 1:
             raise URDFError(f'robot {name!r} must have exactly one root link, found {roots}')
         self.root = roots[0]
+        for j in joints:
+            if j.mimic_joint is not None and not (math.isfinite(j.mimic_multiplier)
+                                                  and math.isfinite(j.mimic_offset)):
+                raise URDFError(f'mimic joint {j.name!r} has a non-finite multiplier or '
+                                f'offset ({j.mimic_multiplier}, {j.mimic_offset})')
         for link in links:
             self.ancestors(link)    # raises URDFError for a cycle
 

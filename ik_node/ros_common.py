@@ -11,6 +11,7 @@ TRANSIENT_LOCAL durability, the way robot_state_publisher offers it.
 
 from typing import Any, Callable, Mapping
 
+from ik_node.errors import URDFError
 from ik_node.params import ParamSpec
 from ik_node.urdf import load_urdf_text
 from rcl_interfaces.msg import ParameterDescriptor
@@ -21,7 +22,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 __all__ = ['declare_parameters', 'parameter_value', 'ROBOT_DESCRIPTION_QOS',
-           'RobotDescriptionSource']
+           'RobotDescriptionSource', 'require_xml']
 
 _TYPES = {
     'bool': Parameter.Type.BOOL,
@@ -34,6 +35,19 @@ _TYPES = {
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
+
+
+def require_xml(text: str, source: str) -> str:
+    """
+    Return ``text`` if it looks like URDF XML; URDFError naming ``source`` otherwise.
+
+    A robot_description is XML, never a file name: the library would read any other string
+    as a path, so a message on the topic could make the node open a file.
+    """
+    if not text.lstrip().startswith('<'):
+        shown = text.strip()[:40] or 'empty'
+        raise URDFError(f'{source} is not URDF XML ({shown!r})')
+    return text
 
 
 def parameter_value(param: Parameter) -> Any:
@@ -86,10 +100,10 @@ class RobotDescriptionSource:
         """
         Return the URDF text the values point at ('' if it must come from the topic).
 
-        Raises URDFError for an unreadable file.
+        Raises URDFError for an unreadable file or a parameter value that is not XML.
         """
         if values['robot_description']:
-            return values['robot_description']
+            return require_xml(values['robot_description'], 'the robot_description parameter')
         if values['urdf_file']:
             return load_urdf_text(str(values['urdf_file']))
         return self.topic_text
@@ -112,6 +126,11 @@ class RobotDescriptionSource:
 
     def _callback(self, msg: String) -> None:
         if msg.data == self.topic_text:
+            return
+        try:
+            require_xml(msg.data, f'the message on {self._sub.topic_name}')
+        except URDFError as exc:
+            self._node.get_logger().error(f'robot model not changed: {exc}')
             return
         self.topic_text = msg.data
         self._on_urdf(msg.data)

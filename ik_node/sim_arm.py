@@ -104,8 +104,9 @@ class SimArm(Node):
     def _on_robot_description(self, text: str) -> None:
         try:
             self._load(text)
-        except (IKError, ValueError) as exc:
-            self.get_logger().error(f'robot_description from topic not usable: {exc}')
+        except Exception as exc:  # noqa: B902  (a bad model must not stop the simulation)
+            self.get_logger().error(f'robot_description from topic not usable, the previous '
+                                    f'model stays: {type(exc).__name__}: {exc}')
 
     def _on_set_parameters(self, params: list) -> SetParametersResult:
         new = dict(self._values)
@@ -174,6 +175,11 @@ def main(args: list[str] | None = None) -> int:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RuntimeError:
+        # On SIGINT rclpy shuts the context down under a running executor; taking a message
+        # at that moment fails ('Unable to convert call argument'). Not an error then.
+        if rclpy.ok():
+            raise
     finally:
         node.destroy_node()
         rclpy.try_shutdown()

@@ -15,12 +15,30 @@ from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
 from ik_node.result import IKResult
-from ik_node.safety import CommandStepper, StepReport
+from ik_node.safety import CommandStepper, StepReport, wrap_angle
 from ik_node.solve import solve
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['SolveOutcome', 'IKTracker']
+__all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS']
+
+# Feedback that comes back (after a gap longer than the timeout, or for the first time) more
+# than this many velocity-limited steps from the command means the arm is elsewhere: it was
+# restarted, moved by hand, or never where it was assumed. Continuing the command from where
+# it was would then be a jump for the arm.
+RESYNC_STEPS = 5.0
+
+
+@dataclass(frozen=True)
+class FeedbackProblem:
+    """
+    Why a joint_states message was ignored.
+
+    kind: 'length', 'missing', 'duplicate', 'nonfinite' or 'limits'; message: the details.
+    """
+
+    kind: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,8 @@ class IKTracker:
         self._t_cmd = 0.0
         self._reached = True
         self._index_cache: tuple[tuple[str, ...], np.ndarray] | None = None
+        self.feedback_problem: FeedbackProblem | None = None
+        self.resync_distance: float | None = None
 
     def configure(self, method: str, options: Mapping[str, Any], velocity: ArrayLike,
                   output_period: float, joint_states_timeout: float) -> None:
@@ -76,28 +96,89 @@ class IKTracker:
         """
         Record measured positions (by joint name); True if every chain joint was given.
 
-        Messages that miss a chain joint or hold a non-finite position are ignored. The first
-        valid one also starts the command from the measured position.
+        A message is ignored (False, the reason in :attr:`feedback_problem`) when its name and
+        position arrays differ in length, when it misses a chain joint or names one twice, or
+        when a chain joint's position is not finite. The first valid message also starts the
+        command from the measured position, unless the arm stands outside the joint limits by
+        more than one velocity-limited step (commanding the nearest limit would be a jump).
+        Feedback that is fresh again after a gap (or the first after :meth:`start_at`) and
+        more than :data:`RESYNC_STEPS` steps from the command restarts the command there and
+        drops the goal: the arm holds where it is (:attr:`resync_distance` tells how far).
         """
         names = tuple(names)
-        if self._index_cache is None or self._index_cache[0] != names:
-            lookup = {name: i for i, name in enumerate(names)}
-            try:
-                index = np.array([lookup[j] for j in self.names], dtype=int)
-            except KeyError:
-                return False
-            self._index_cache = (names, index)
-        index = self._index_cache[1]
+        self.feedback_problem = None
+        self.resync_distance = None
         if len(positions) != len(names):
-            return False
+            return self._refuse_feedback('length', f'{len(names)} names but {len(positions)} '
+                                                   'positions')
+        if self._index_cache is None or self._index_cache[0] != names:
+            lookup: dict[str, int] = {}
+            repeated = set()
+            for i, name in enumerate(names):
+                if name in lookup:
+                    repeated.add(name)
+                lookup[name] = i
+            missing = [j for j in self.names if j not in lookup]
+            if missing:
+                return self._refuse_feedback('missing', 'chain joints missing: '
+                                                        + ', '.join(missing))
+            twice = [j for j in self.names if j in repeated]
+            if twice:
+                return self._refuse_feedback('duplicate', 'chain joints named more than once: '
+                                                          + ', '.join(twice))
+            self._index_cache = (names, np.array([lookup[j] for j in self.names], dtype=int))
+        index = self._index_cache[1]
         q = np.asarray(positions, dtype=float)[index]
-        if not np.all(np.isfinite(q)):
-            return False
+        bad = ~np.isfinite(q)
+        if np.any(bad):
+            return self._refuse_feedback('nonfinite', 'non-finite position of ' + ', '.join(
+                name for name, b in zip(self.names, bad) if b))
+        if self._stepper.q is None:
+            outside = self.outside_limits(q)
+            if outside:
+                return self._refuse_feedback(
+                    'limits', f'arm outside the joint limits ({outside}): no command until it '
+                              'is back within one step of them')
+        was_fresh = self.measured(now) is not None
         self._q_meas = q
         self._t_meas = now
         if self._stepper.q is None:
             self.start_at(q, now)
+        elif not was_fresh:
+            self._resync(q, now)
         return True
+
+    def _resync(self, q: np.ndarray, now: float) -> None:
+        """Restart the command at the measured ``q`` if the arm is far from the command."""
+        command = self._stepper.q
+        diff = q - command
+        diff = np.where(self.chain.continuous, wrap_angle(diff), diff)
+        step = self._stepper.v_max * self._stepper.max_dt
+        if np.all(np.abs(diff) <= RESYNC_STEPS * step) or self.outside_limits(q):
+            return
+        self.resync_distance = float(np.max(np.abs(diff)))
+        self.start_at(q, now)
+
+    def outside_limits(self, q: ArrayLike, tolerance: ArrayLike | None = None) -> str:
+        """
+        Describe the joints of ``q`` (n,) farther outside the limits than ``tolerance``, or ''.
+
+        tolerance: (n,) or scalar [rad or m]; None means one step, ``v_max * output_period``:
+        starting the command at the nearest limit would move a joint farther than that at
+        once. (An arm resting at a limit often reads a little beyond it.)
+        """
+        q = np.asarray(q, dtype=float)
+        if tolerance is None:
+            tolerance = self._stepper.v_max * self._stepper.max_dt
+        clipped = np.clip(q, self.chain.lower, self.chain.upper)
+        far = np.abs(clipped - q) > np.asarray(tolerance, dtype=float) + 1e-12
+        return ', '.join(f'{name} at {v:.4g} outside [{lo:.4g}, {hi:.4g}]'
+                         for name, v, lo, hi, f in zip(self.names, q, self.chain.lower,
+                                                       self.chain.upper, far) if f)
+
+    def _refuse_feedback(self, kind: str, message: str) -> bool:
+        self.feedback_problem = FeedbackProblem(kind, message)
+        return False
 
     def start_at(self, q: ArrayLike, now: float) -> None:
         """Assume the arm stands at ``q`` (n,) (clipped into the limits) at time ``now``."""

@@ -1,0 +1,387 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Fuzzing every subscribed topic of the running ik_node, from a separate process.
+
+One ik_node process (model from the ``robot_description`` topic) and one sim_arm process run
+for the whole module in ROS domain 70. The test process floods ``target_pose``,
+``/goal_pose``, ``/clicked_point``, ``joint_states`` and ``robot_description`` with bad
+messages, then checks that the node still runs, still serves a good target, logged a clear
+warning at a bounded rate, and that a :class:`ik_node.watcher.CommandWatcher` saw no unsafe
+command (NaN, out of limits, or a step beyond v_max * dt) at any time. Parameters are fuzzed
+through the real ``set_parameters`` service. Skipped when rclpy is not installed.
+"""
+
+import math
+from pathlib import Path
+import re
+import time
+
+from conftest import URDF_DIR
+from hypothesis import given, HealthCheck, settings
+from hypothesis import strategies as st
+from ik_node import Chain
+from ik_node.params import IK_NODE_PARAMETERS
+from ik_node.pose import pose_error
+from ik_node.watcher import CommandWatcher
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip('rclpy')
+
+from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
+from geometry_msgs.msg import PointStamped, PoseStamped  # noqa: E402
+from rcl_interfaces.srv import SetParameters  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+from test_node_ros import (pose_msg, Probe, Procs, Q0, q_of, STARTUP_TIMEOUT,  # noqa: E402
+                           status_values, URDF, V_MAX)
+
+PERIOD = 0.01               # [s] the node's default output_rate is 100 Hz
+NAN, INF = math.nan, math.inf
+LOG_LINE = re.compile(r'^\[(WARN|ERROR|FATAL)\]', re.MULTILINE)
+
+
+class WatchedProbe(Probe):
+    """A :class:`Probe` whose received commands all go through a CommandWatcher."""
+
+    def __init__(self, domain: int, chain: Chain, v_max: float = V_MAX,
+                 period: float = PERIOD):
+        super().__init__(domain)
+        self.chain = chain
+        # Joint by joint: a tip_link change legitimately commands fewer joints.
+        self.watcher = CommandWatcher.for_chain(chain, np.full(chain.n, v_max), period,
+                                                require_all=False)
+        # A deep queue of its own, so that no command is lost while the test publishes:
+        # a lost command would look like a jump.
+        self.node.create_subscription(
+            JointState, 'joint_commands',
+            lambda m: self.watcher.check(m.name, m.position), QoSProfile(depth=10_000))
+        self.goal_pose = self.node.create_publisher(PoseStamped, '/goal_pose', 10)
+        self.clicked_point = self.node.create_publisher(PointStamped, '/clicked_point', 10)
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+        self.description = self.node.create_publisher(String, 'robot_description', latched)
+
+    def serve_good_target(self, dq: np.ndarray, timeout: float = 10.0) -> DiagnosticStatus:
+        """
+        Publish a reachable target near the arm until the commands reach it.
+
+        Returns the OK status of its solve; fails the test if it is not served.
+        """
+        T = self.chain.fk(Q0 + dq)
+        n_before = len(self.statuses)
+        stamp = {}
+
+        def publish():
+            msg = self.publish_pose(T)
+            stamp['last'] = f'{msg.header.stamp.sec}.{msg.header.stamp.nanosec:09d}'
+
+        def served():
+            return any(s.level == DiagnosticStatus.OK
+                       and status_values(s).get('target_stamp') == stamp.get('last')
+                       for s in self.statuses[n_before:]) and self.reached(T)
+
+        assert self.spin_until(served, timeout, publish), 'a good target was not served'
+        return self.statuses[-1]
+
+    def reached(self, T: np.ndarray) -> bool:
+        """Return True once the last command puts the tip within 1 mm and 0.01 rad of T."""
+        if not self.commands:
+            return False
+        pe, oe = pose_error(T, self.chain.fk(q_of(self.commands[-1][1], self.chain)))
+        return pe < 1e-3 and oe < 1e-2
+
+    def assert_safe(self) -> None:
+        """Fail with the first violations if the watcher saw any unsafe command."""
+        summary = self.watcher.summary()
+        assert self.watcher.total_violations == 0, '\n'.join(
+            [f'{summary["violations"]} unsafe command(s) of {summary["messages"]}:']
+            + summary['first'])
+
+
+def warnings_in(log: Path, start: int = 0) -> list[str]:
+    """Return the WARN/ERROR/FATAL lines of a node log from character ``start`` on."""
+    text = log.read_text()[start:]
+    return [line for line in text.splitlines() if LOG_LINE.match(line)]
+
+
+def max_lines(seconds: float) -> int:
+    """Most lines one kind of warning may give in ``seconds``: one per 2 s, plus the first."""
+    return math.ceil(seconds / 2.0) + 1
+
+
+@pytest.fixture(scope='module')
+def chain():
+    """Return the UR5 chain, compiled for every solver: the node processes find the cache."""
+    from ik_node import warm_up
+    c = Chain.from_urdf(URDF, 'base_link', 'tool0')
+    warm_up(c)
+    return c
+
+
+@pytest.fixture(scope='module')
+def live(chain, tmp_path_factory):
+    """Yield (procs, probe, node_process) with the arm and the node up and serving."""
+    tmp = tmp_path_factory.mktemp('fuzz_node')
+    procs, probe = Procs(70, tmp), WatchedProbe(70, chain)
+    try:
+        probe.description.publish(String(data=URDF.read_text()))
+        procs.start('ik_node.sim_arm', f'urdf_file:={URDF}',
+                    f'initial_positions:={Q0.tolist()}')
+        node = procs.start('ik_node.node', 'interactive_marker:=false')
+        assert probe.spin_until(lambda: node.poll() is not None or any(
+            s.level == DiagnosticStatus.OK for s in probe.statuses), STARTUP_TIMEOUT,
+            lambda: probe.publish_pose(chain.fk(Q0))), Path(node.log_path).read_text()
+        yield procs, probe, node
+    finally:
+        probe.close()
+        procs.close()
+
+
+def bad_pose_messages(rng: np.random.Generator, count: int) -> list[tuple[tuple, tuple, str]]:
+    """Return ``count`` (position, quaternion xyzw, frame) triples, each one bad."""
+    positions = [(NAN, 0.0, 0.3), (0.3, INF, 0.3), (0.3, 0.1, -INF), (1e300, 0.0, 0.0),
+                 (1e7, -1e7, 1e7), (-1.7e308, 1.7e308, 0.0), (NAN, NAN, NAN)]
+    quats = [(0.0, 0.0, 0.0, 0.0), (5e-324, 0.0, 0.0, 0.0), (NAN, 0.0, 0.0, 1.0),
+             (0.0, 0.0, INF, 1.0), (1e-7, 0.0, 0.0, 0.0), (-1e-310, 0.0, 1e-310, 0.0)]
+    good_position, good_quat = (0.3, 0.2, 0.4), (0.0, 0.0, 0.0, 1.0)
+    frames = ['map', 'no_such_frame', 'odom/base_link', ' ', '\u00e9\u4e2d', 'x' * 5000]
+    out = []
+    for k in range(count):
+        kind = k % 3
+        if kind == 0:       # bad position, any frame
+            out.append((positions[rng.integers(len(positions))], good_quat,
+                        ['', 'base_link', 'tool0'][rng.integers(3)]))
+        elif kind == 1:     # bad orientation
+            out.append((good_position, quats[rng.integers(len(quats))], 'base_link'))
+        else:               # good pose, unknown frame
+            out.append((good_position, good_quat, frames[rng.integers(len(frames))]))
+    return out
+
+
+def make_pose(position, quat, frame: str) -> PoseStamped:
+    msg = pose_msg(np.eye(4), frame)
+    p, o = msg.pose.position, msg.pose.orientation
+    p.x, p.y, p.z = position
+    o.x, o.y, o.z, o.w = quat
+    return msg
+
+
+def make_point(position, frame: str) -> PointStamped:
+    msg = PointStamped()
+    msg.header.frame_id = frame
+    msg.point.x, msg.point.y, msg.point.z = position
+    return msg
+
+
+def test_bad_targets_on_every_topic_are_refused_and_rate_limited(live):
+    procs, probe, node = live
+    log = Path(node.log_path)
+    log_start = len(log.read_text())
+    n_status = len(probe.statuses)
+    rng = np.random.default_rng(5)
+    triples = bad_pose_messages(rng, 600)
+    t0 = time.monotonic()
+    for k, (position, quat, frame) in enumerate(triples):
+        if k % 3 == 2 and frame in ('map', 'no_such_frame'):
+            probe.clicked_point.publish(make_point(position, frame))
+        elif k % 2:
+            probe.goal_pose.publish(make_pose(position, quat, frame))
+        else:
+            probe.targets.publish(make_pose(position, quat, frame))
+        if k % 10 == 9:
+            probe.spin_for(0.004)
+    for k in range(60):        # non-finite clicked points
+        probe.clicked_point.publish(make_point((NAN, 0.0, INF * (k % 2)), 'base_link'))
+        probe.spin_for(0.002)
+    # One more after the 2 s throttle period: its log line counts the suppressed ones.
+    probe.spin_for(max(0.0, 2.2 - (time.monotonic() - t0)))
+    probe.targets.publish(make_pose((NAN, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0), 'base_link'))
+    probe.spin_for(0.3)
+    flood_seconds = time.monotonic() - t0
+    assert node.poll() is None, log.read_text()[-3000:]
+    refusals = [s for s in probe.statuses[n_status:] if s.level == DiagnosticStatus.ERROR]
+    # The node kept up with a good part of the flood (its queue is 1 deep, so it may drop
+    # some) and said why for each one it read.
+    assert len(refusals) > 100, len(refusals)
+    messages = {s.message.split(':')[0] for s in refusals}
+    assert 'target refused' in messages
+    assert any('quaternion' in s.message for s in refusals)
+    assert any("frame 'map'" in s.message for s in refusals)
+    assert any('more than 1e+06 m' in s.message for s in refusals)
+    # The log names the problems, one line per kind per 2 s at most.
+    lines = warnings_in(log, log_start)
+    refused = [line for line in lines if 'target refused' in line]
+    frames = [line for line in lines if 'neither the base frame' in line]
+    assert refused and frames
+    assert len(refused) <= max_lines(flood_seconds), refused
+    assert len(frames) <= max_lines(flood_seconds), frames
+    assert len(lines) <= 4 * max_lines(flood_seconds), lines
+    assert any('more like this' in line for line in lines), lines
+    assert not any('Traceback' in line for line in log.read_text().splitlines())
+    probe.serve_good_target(np.array([0.1, -0.1, 0.1, 0.1, 0.0, 0.1]))
+    probe.assert_safe()
+
+
+def test_bad_joint_states_are_ignored_with_a_warning(live, chain):
+    procs, probe, node = live
+    log = Path(node.log_path)
+    log_start = len(log.read_text())
+    names = list(chain.joint_names)
+    q = Q0.tolist()
+    bad = [
+        (['gripper_joint', 'unknown'], [0.0, 0.1]),                 # unknown names only
+        (names[:3], q[:3]),                                          # chain joints missing
+        (names + [names[0]], q + [0.5]),                             # a joint named twice
+        (names, q[:5]),                                              # too few positions
+        (names, q + [0.0, 1.0]),                                     # too many positions
+        (names, [NAN] + q[1:]),                                      # NaN position
+        (names, q[:3] + [INF] + q[4:]),                              # Inf position
+        ([], []),                                                    # empty
+        (names[::-1], q[::-1]),                                      # reordered: valid
+        (names, [1e300] * 6),                                        # absurd but finite
+    ]
+    t0 = time.monotonic()
+    for k in range(1500):
+        names_k, positions = bad[k % len(bad)]
+        probe.joint_states.publish(JointState(name=names_k, position=positions))
+        if k % 10 == 9:
+            probe.spin_for(0.002)
+    probe.spin_for(0.5)
+    flood_seconds = time.monotonic() - t0
+    assert node.poll() is None
+    lines = [line for line in warnings_in(log, log_start) if 'joint_states' in line]
+    for words in ('names but', 'named more than once', 'non-finite position'):
+        matching = [line for line in lines if words in line]
+        assert matching, (words, lines)
+        assert len(matching) <= max_lines(flood_seconds), matching
+    # The arm's own joint_states keep the feedback fresh, so partial messages (another
+    # publisher's joints) are not worth a warning.
+    assert not any('chain joints missing' in line for line in lines)
+    status = probe.serve_good_target(np.array([-0.1, 0.1, -0.1, 0.0, 0.1, -0.1]))
+    assert status_values(status)['seed'] == 'joint_states'
+    probe.assert_safe()
+
+
+def test_bad_and_foreign_robot_descriptions_keep_the_node_serving(live, chain):
+    procs, probe, node = live
+    log = Path(node.log_path)
+    log_start = len(log.read_text())
+    ur5 = URDF.read_text()
+    cyclic = (URDF_DIR / 'bad' / 'cyclic.urdf').read_text()
+    mimic_inf = (URDF_DIR / 'mimic.urdf').read_text().replace(
+        'multiplier="0.5"', 'multiplier="inf"')
+    for text in ('not a robot', '', ur5[:len(ur5) // 2], cyclic, mimic_inf,
+                 ur5.replace('<limit', '<limit_typo')):
+        probe.description.publish(String(data=text))
+        probe.spin_for(0.3)
+    assert node.poll() is None
+    lines = warnings_in(log, log_start)
+    assert any('robot model not changed: the message on /robot_description is not URDF XML '
+               "('not a robot')" in line for line in lines), lines
+    assert any('robot_description from topic not usable' in line for line in lines), lines
+    assert not any('cannot read URDF file' in line for line in lines), 'text read as a path'
+    # The UR5 model stayed: a good target is still served.
+    probe.serve_good_target(np.array([0.05, 0.05, -0.05, 0.05, 0.05, 0.05]))
+    # A different robot is installed; its joints are not in the arm's joint_states, so it
+    # publishes nothing and says why.
+    n_status = len(probe.statuses)
+    probe.description.publish(String(data=(URDF_DIR / 'planar3.urdf').read_text()))
+    probe.spin_until(lambda: any('joint_states' in s.message
+                                 for s in probe.statuses[n_status:]), 5.0,
+                     lambda: probe.publish_pose(np.eye(4), 'base_link'))
+    waiting = [s for s in probe.statuses[n_status:] if 'joint_states' in s.message]
+    assert waiting and 'chain joints missing: joint1' in waiting[-1].message
+    # (A command of its joints would be a 'names' violation of the watcher.)
+    # The UR5 comes back and continues from where the arm stands.
+    probe.description.publish(String(data=ur5))
+    probe.serve_good_target(np.array([0.1, 0.1, 0.1, -0.1, -0.1, -0.1]))
+    assert node.poll() is None
+    probe.assert_safe()
+
+
+# Parameters -------------------------------------------------------------------------------
+
+_TYPES = {'bool': Parameter.Type.BOOL, 'int': Parameter.Type.INTEGER,
+          'double': Parameter.Type.DOUBLE, 'string': Parameter.Type.STRING,
+          'double_array': Parameter.Type.DOUBLE_ARRAY,
+          'string_array': Parameter.Type.STRING_ARRAY}
+_STRINGS = ['', 'dls', 'pinv', 'fabrik', 'ccd', 'joint_states', 'ik_status', '/goal_pose',
+            'bad topic', '2x', 'tool0', 'base_link', 'shoulder_link', 'wrist_2_link',
+            str(URDF), '/nonexistent.urdf', '/tmp', 'timer', '<robot name="x"/>',
+            'target_pose', 'joint_commands']
+
+
+def _value(spec, draw):
+    kind = spec.type_name
+    if kind == 'bool':
+        return draw(st.booleans())
+    if kind == 'int':
+        return draw(st.one_of(st.integers(-3, 200), st.integers(-2**63, 2**63 - 1)))
+    if kind == 'double':
+        return draw(st.one_of(st.floats(-10.0, 10.0), st.sampled_from(
+            [0.0, -0.0, 1e-300, 1e300, NAN, INF, -INF, 2000.0, 5000.0])))
+    if kind == 'string':
+        return draw(st.one_of(st.sampled_from(_STRINGS), st.text(max_size=12)))
+    if kind == 'double_array':
+        return draw(st.lists(st.sampled_from([0.0, 0.5, -1.0, NAN, INF]), max_size=7))
+    return draw(st.lists(st.text(max_size=5), max_size=3))
+
+
+@st.composite
+def parameter_changes(draw):
+    """Draw 1-3 ik_node parameters with new values of their type (rarely of another)."""
+    specs = draw(st.lists(st.sampled_from(IK_NODE_PARAMETERS), min_size=1, max_size=3,
+                          unique_by=lambda p: p.name))
+    params = []
+    for spec in specs:
+        if draw(st.integers(0, 9)) == 0:
+            params.append(Parameter(spec.name, value=draw(st.sampled_from(
+                ['abc', 7, 2.5, True, [1, 2]]))))
+        else:
+            params.append(Parameter(spec.name, _TYPES[spec.type_name], _value(spec, draw)))
+    return params
+
+
+def set_parameters(probe: Probe, params: list) -> list:
+    """Set ``params`` (rclpy Parameters) on the ik_node; return the SetParametersResults."""
+    client = probe.node.create_client(SetParameters, '/ik_node/set_parameters')
+    assert client.wait_for_service(timeout_sec=10.0)
+    future = client.call_async(SetParameters.Request(
+        parameters=[p.to_parameter_msg() for p in params]))
+    probe.executor.spin_until_future_complete(future, timeout_sec=20.0)
+    probe.node.destroy_client(client)
+    assert future.result() is not None, 'set_parameters got no answer: the node hangs'
+    return future.result().results
+
+
+def test_fuzzed_parameters_are_applied_or_refused_with_a_reason(live, chain):
+    procs, probe, node = live
+    specs = {p.name: p for p in IK_NODE_PARAMETERS}
+    counts = {'applied': 0, 'refused': 0}
+    reasons = set()
+
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(params=parameter_changes())
+    def apply(params):
+        for p, r in zip(params, set_parameters(probe, params)):
+            counts['applied' if r.successful else 'refused'] += 1
+            assert r.successful or r.reason.strip(), p.name
+            if not r.successful:
+                reasons.add(r.reason.split(' ')[0])
+        assert node.poll() is None, Path(node.log_path).read_text()[-3000:]
+        restore = [Parameter(p.name, _TYPES[specs[p.name].type_name], specs[p.name].default)
+                   for p in params]
+        results = set_parameters(probe, restore)
+        assert all(r.successful for r in results), [r.reason for r in results]
+
+    apply()
+    assert counts['applied'] > 10 and counts['refused'] > 10, counts
+    assert node.poll() is None
+    assert not any('Traceback' in line for line in Path(node.log_path).read_text().splitlines())
+    probe.serve_good_target(np.array([0.0, 0.1, 0.0, -0.1, 0.0, 0.1]))
+    probe.assert_safe()
