@@ -8,7 +8,8 @@
 #
 #   bash scripts/demo.sh [--output out/ik_demo.png] [--solver dls] [--scale 0.5]
 #
-# Environment: IK_NODE_VENV (default .venv-ros in the repository), ROS_DOMAIN_ID (default 41).
+# Environment: IK_NODE_VENV (default .venv-ros in the repository), ROS_DOMAIN_ID (default: a
+# random one in 100-199, so runs do not see each other).
 # DDS discovery stays on the loopback interface (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST).
 set -euo pipefail
 
@@ -17,7 +18,7 @@ VENV="${IK_NODE_VENV:-$ROOT/.venv-ros}"
 PYTHON="${PYTHON:-python3}"
 
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-41}"
+export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 100) + 100 ))}"
 export ROS_HOME="${ROS_HOME:-$ROOT/out/ros_home}"
 unset ROS_LOCALHOST_ONLY
 mkdir -p "$ROS_HOME"
