@@ -32,10 +32,13 @@ _STAMP = _PACKAGE / '__pycache__' / 'ik_node_jit_sources.sha256'
 
 
 def _sources_digest() -> str:
+    # Only the modules that define kernels: editing the ROS layer keeps the cache.
     h = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob('*.py')):
-        h.update(str(path.relative_to(_PACKAGE)).encode())
-        h.update(path.read_bytes())
+        text = path.read_bytes()
+        if b'@njit' in text:
+            h.update(str(path.relative_to(_PACKAGE)).encode())
+            h.update(text)
     return h.hexdigest()
 
 

@@ -183,6 +183,9 @@ class IKNode(Node):
             last = np.array([self._last_command[name] for name in tracker.names])
             if not tracker.outside_limits(last):
                 tracker.start_at(last, now)
+        self.get_logger().info('preparing the solver kernels (the first start after an '
+                               'install compiles them, 10-30 s; later starts load them from '
+                               "numba's cache)")
         tracker.warm_up()
         self._tree, self._tracker = tree, tracker
         if self._feedback is not None and now - self._feedback[2] <= tracker.joint_states_timeout:
