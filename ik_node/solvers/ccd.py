@@ -10,7 +10,6 @@ frame) closest to the target (URDF arm, :func:`ik_node.solvers.fabrik_chain.arm_
 Stopping rules and the best-pose rule are those of FABRIK.
 """
 
-import math
 from typing import Optional
 
 from ik_node._jit import njit
@@ -19,17 +18,13 @@ from ik_node.solve import register_method
 from ik_node.solvers.constraints import shortest_rotation, unit
 from ik_node.solvers.fabrik import make_arm_solver
 from ik_node.solvers.fabrik_chain import MODE_CCD
-from ik_node.solvers.fabrik_points import (check_points, PointSolution, STATUS_MAX_ITERATIONS,
-                                           STATUS_NAMES, STATUS_REACHED, STATUS_STALLED)
+from ik_node.solvers.fabrik_points import (check_points, dist3, end_of_iteration,
+                                           PointSolution, STATUS_MAX_ITERATIONS, STATUS_NAMES,
+                                           STATUS_REACHED)
 import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['ccd', 'solve_ccd']
-
-
-@njit
-def _dist(a, b):
-    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
 
 
 @njit
@@ -38,7 +33,7 @@ def ccd_points_kernel(points, target, tol, min_change, max_iter):
     n = points.shape[0] - 1
     p = points.copy()
     best = p.copy()
-    best_d = _dist(p[n], target)
+    best_d = dist3(p[n], target)
     if best_d <= tol:
         return best, best_d, 0, STATUS_REACHED
     prev = p[n].copy()
@@ -62,17 +57,10 @@ def ccd_points_kernel(points, target, tol, min_change, max_iter):
                 w = p[k, 2] - p[j, 2]
                 for i in range(3):
                     p[k, i] = p[j, i] + R[i, 0] * x + R[i, 1] * y + R[i, 2] * w
-        dist = _dist(p[n], target)
-        if dist < best_d:
-            best_d = dist
-            best[:, :] = p
-        if dist <= tol:
-            status = STATUS_REACHED
+        best_d, stop = end_of_iteration(p, target, best, best_d, prev, tol, min_change)
+        if stop >= 0:
+            status = stop
             break
-        if _dist(p[n], prev) < min_change:
-            status = STATUS_STALLED
-            break
-        prev[:] = p[n]
     return best, best_d, it, status
 
 
@@ -94,8 +82,6 @@ def ccd(points: ArrayLike, target: ArrayLike, *, tolerance: float = 1e-3,
     name = STATUS_NAMES[status]
     if status != STATUS_REACHED and np.linalg.norm(t - p[0]) > lengths.sum():
         name = 'unreachable'
-    elif status == STATUS_STALLED:
-        name = 'stalled'
     return PointSolution(best[:, :dim].copy(), None, float(d), int(it), bool(d <= tolerance),
                          name)
 

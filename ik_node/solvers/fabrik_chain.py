@@ -77,6 +77,18 @@ def _rotate_about(P, i, o, R3):
 
 
 @njit
+def _follow_joint(model, q, R_a, p, z, Rt, vp, nv, s_virtual, types, coupled, k, m, dv):
+    """Update the points beyond joint k after it turned or slid by ``dv``."""
+    if dv == 0.0:
+        return
+    if coupled:
+        # A joint that drives another one (mimic): recompute every point from FK.
+        _refresh(model, q, R_a, p, z, Rt, vp, nv, s_virtual)
+    else:
+        _move_beyond(k, m, p, z, Rt, vp, nv, types, z[k].copy(), p[k].copy(), dv)
+
+
+@njit
 def _set_joint(q, k, delta, index, mult, lower, upper, continuous):
     """Move joint value k by ``delta`` (clamped); return the change really made."""
     c = index[k]
@@ -324,13 +336,8 @@ def arm_attempt(model, q_init, lower, upper, continuous, tp, tR, pose, tol_p, to
                 dv = _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, tip_weight,
                                   k + 1)
                 dv = _set_joint(q, k, dv, index, mult, lower, upper, continuous)
-                if dv != 0.0:
-                    if coupled:
-                        _refresh(model, q, R_a, p, z, Rt, vp, nv, s_virtual)
-                    else:
-                        a = z[k].copy()
-                        o = p[k].copy()
-                        _move_beyond(k, m, p, z, Rt, vp, nv, types, a, o, dv)
+                _follow_joint(model, q, R_a, p, z, Rt, vp, nv, s_virtual, types, coupled, k, m,
+                              dv)
         else:
             for j in range(3):
                 tgt[m, j] = tp[j]
@@ -339,13 +346,8 @@ def arm_attempt(model, q_init, lower, upper, continuous, tp, tR, pose, tol_p, to
                     continue
                 dv = _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, tip_weight, m)
                 dv = _set_joint(q, k, dv, index, mult, lower, upper, continuous)
-                if dv != 0.0:
-                    if coupled:
-                        _refresh(model, q, R_a, p, z, Rt, vp, nv, s_virtual)
-                    else:
-                        a = z[k].copy()
-                        o = p[k].copy()
-                        _move_beyond(k, m, p, z, Rt, vp, nv, types, a, o, dv)
+                _follow_joint(model, q, R_a, p, z, Rt, vp, nv, s_virtual, types, coupled, k, m,
+                              dv)
     polish_it = 0
     if not ok and polish_iter > 0:
         best_q, polish_it, best_p, best_o, ok = _polish(

@@ -122,8 +122,31 @@ def check_points(points: ArrayLike, target: ArrayLike,
 
 
 @njit
-def _dist(a, b):
+def dist3(a, b):
+    """Return the distance between the 3-vectors ``a`` and ``b``."""
     return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+
+
+@njit
+def end_of_iteration(p, target, best, best_d, prev, tol, min_change):
+    """
+    Apply the stopping rules after one iteration on the point chain ``p`` (end: last row).
+
+    Keeps the best pose in ``best`` and the end point in ``prev`` (both in place). Returns
+    (best distance, status): STATUS_REACHED within ``tol``, STATUS_STALLED when the end moved
+    less than ``min_change``, -1 to go on.
+    """
+    n = p.shape[0] - 1
+    dist = dist3(p[n], target)
+    if dist < best_d:
+        best_d = dist
+        best[:, :] = p
+    if dist <= tol:
+        return best_d, STATUS_REACHED
+    if dist3(p[n], prev) < min_change:
+        return best_d, STATUS_STALLED
+    prev[:] = p[n]
+    return best_d, -1
 
 
 @njit
@@ -134,7 +157,7 @@ def fabrik_free_kernel(points, lengths, target, root, tol, min_change, max_iter)
     total = 0.0
     for j in range(n):
         total += lengths[j]
-    if _dist(root, target) > total:
+    if dist3(root, target) > total:
         d = np.empty(3)
         for i in range(3):
             d[i] = target[i] - root[i]
@@ -144,10 +167,10 @@ def fabrik_free_kernel(points, lengths, target, root, tol, min_change, max_iter)
         for j in range(n):
             for i in range(3):
                 p[j + 1, i] = p[j, i] + lengths[j] * d[i]
-        return p, _dist(p[n], target), 0, STATUS_UNREACHABLE
-    moved = _dist(p[0], root) > 0.0
+        return p, dist3(p[n], target), 0, STATUS_UNREACHABLE
+    moved = dist3(p[0], root) > 0.0
     best = p.copy()
-    best_d = _dist(p[n], target)
+    best_d = dist3(p[n], target)
     if not moved and best_d <= tol:
         return best, best_d, 0, STATUS_REACHED
     if moved:
@@ -176,17 +199,10 @@ def fabrik_free_kernel(points, lengths, target, root, tol, min_change, max_iter)
             u = unit(v)
             for i in range(3):
                 p[j + 1, i] = p[j, i] + lengths[j] * u[i]
-        dist = _dist(p[n], target)
-        if dist < best_d:
-            best_d = dist
-            best[:, :] = p
-        if dist <= tol:
-            status = STATUS_REACHED
+        best_d, stop = end_of_iteration(p, target, best, best_d, prev, tol, min_change)
+        if stop >= 0:
+            status = stop
             break
-        if _dist(p[n], prev) < min_change:
-            status = STATUS_STALLED
-            break
-        prev[:] = p[n]
     return best, best_d, it, status
 
 
@@ -319,7 +335,7 @@ def fabrik_constrained_kernel(points, frames, lengths, target, root, root_frame,
                           twist)
     best = p.copy()
     best_R = R.copy()
-    best_d = _dist(p[n], target)
+    best_d = dist3(p[n], target)
     if best_d <= tol:
         return best, best_R, best_d, 0, STATUS_REACHED
     prev = p[n].copy()
@@ -333,7 +349,7 @@ def fabrik_constrained_kernel(points, frames, lengths, target, root, root_frame,
         _forward_constrained(p, q, R, F, lengths, target, kind, rest, axis, limits, twist)
         _backward_constrained(p, q, R, F, lengths, root, root_frame, kind, rest, axis,
                               limits, twist)
-        dist = _dist(p[n], target)
+        dist = dist3(p[n], target)
         if dist < best_d * (1.0 - 1e-3):
             idle = 0
         else:
@@ -345,7 +361,7 @@ def fabrik_constrained_kernel(points, frames, lengths, target, root, root_frame,
         if dist <= tol:
             status = STATUS_REACHED
             break
-        stalled = _dist(p[n], prev) < min_change
+        stalled = dist3(p[n], prev) < min_change
         if k < restarts and (stalled or idle >= patience):
             p[:, :] = best
             R[:, :, :] = best_R
