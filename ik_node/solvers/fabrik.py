@@ -41,12 +41,14 @@ from typing import Callable
 
 from ik_node.errors import IKInputError
 from ik_node.options import SolveOptions
+from ik_node.pose import pose_error
 from ik_node.result import IKResult
 from ik_node.solve import register_method
 from ik_node.solvers.constraints import BallJoint, constraint_violation, HingeJoint
 from ik_node.solvers.fabrik_chain import arm_attempt, MODE_FABRIK
 from ik_node.solvers.fabrik_points import fabrik, PointSolution
-from ik_node.solvers.restarts import Budget, pick_nearest, wrap_continuous
+from ik_node.solvers.restarts import (Budget, failure_message, out_of_reach, pick_nearest,
+                                      Starts, wrap_continuous)
 import numpy as np
 
 __all__ = ['fabrik', 'PointSolution', 'BallJoint', 'HingeJoint', 'constraint_violation',
@@ -113,10 +115,7 @@ def final_errors(chain, target: np.ndarray, q: np.ndarray) -> tuple:
     T = chain.fk(q)
     if target.shape == (3,):
         return float(np.linalg.norm(T[:3, 3] - target)), math.nan
-    dp = float(np.linalg.norm(T[:3, 3] - target[:3, 3]))
-    M = target[:3, :3].T @ T[:3, :3]
-    s = np.array([M[2, 1] - M[1, 2], M[0, 2] - M[2, 0], M[1, 0] - M[0, 1]])
-    return dp, float(math.atan2(float(np.linalg.norm(s)), float(np.trace(M)) - 1.0))
+    return pose_error(target, T)
 
 
 def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions,
@@ -129,22 +128,15 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions,
     """
     pose = target.shape == (4, 4)
     tp = target[:3, 3] if pose else target
-    out_of_reach = (float(np.linalg.norm(tp - chain.reach_origin))
-                    > chain.reach + opts.position_tolerance)
-    budget = Budget(opts.max_attempts if (opts.restarts and not out_of_reach) else 1,
+    beyond_reach = out_of_reach(chain, tp, opts.position_tolerance)
+    budget = Budget(opts.max_attempts if (opts.restarts and not beyond_reach) else 1,
                     opts.timeout)
-    rng = None
+    starts = Starts(chain, q0, opts.rng_seed)
     solutions = []
     best = None
     iterations = 0
-    start = q0
     while budget.take():
-        if budget.attempts > 1:
-            if rng is None:
-                rng = np.random.default_rng(opts.rng_seed)
-            start = chain.random_q(rng)
-            if chain.continuous.any():
-                start[chain.continuous] += q0[chain.continuous]
+        start = starts.start(budget.attempts)
         q, it, _ = attempt(start)
         iterations += int(it)
         q = wrap_continuous(np.clip(q, chain.lower, chain.upper), q0, chain.continuous)
@@ -165,10 +157,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions,
     else:
         _, q, perr, oerr = best
         success = False
-        message = ('target out of reach; ' if out_of_reach else '') + (
-            f'no solution within tolerance after {budget.attempts} attempt(s); '
-            f'best position error {perr:.4g} m'
-            + (f', orientation error {oerr:.4g} rad' if pose else ''))
+        message = failure_message(beyond_reach, budget.attempts, perr, oerr, pose)
     return IKResult(q=q, success=success, position_error=perr, orientation_error=oerr,
                     iterations=iterations, method=method, attempts=budget.attempts,
                     message=message)

@@ -8,7 +8,8 @@ from ik_node.objectives import empty_objectives, pack_objectives
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solvers.dls import METHOD_CODES, run_attempt
-from ik_node.solvers.restarts import Budget, pick_nearest, wrap_continuous
+from ik_node.solvers.restarts import (Budget, failure_message, out_of_reach, pick_nearest,
+                                      Starts, wrap_continuous)
 import numpy as np
 
 __all__ = ['solve_jacobian', 'unpack_target']
@@ -42,15 +43,14 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
         empty_objectives(chain.n)
     obj_on = bool(opts.objectives) and (obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0)
     # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
-    out_of_reach = (float(np.linalg.norm(tp - chain.reach_origin))
-                    > chain.reach + opts.position_tolerance)
-    restarts = opts.restarts and not out_of_reach
+    beyond_reach = out_of_reach(chain, tp, opts.position_tolerance)
+    restarts = opts.restarts and not beyond_reach
     budget = Budget(opts.max_attempts if restarts else 1, opts.timeout)
     # With n < 6 a pose is reachable only by chance: once a few attempts reached the point,
     # more restarts would only polish the orientation at the cost of the whole timeout.
     underactuated = pose and chain.n < 6
     point_reached = 0
-    rng = None
+    starts = Starts(chain, q0, opts.rng_seed)
     solutions = []
 
     def attempt(start, priority, use_objectives=obj_on):
@@ -72,14 +72,8 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
 
     best = None
     iterations = 0
-    start = q0
     while budget.take():
-        if budget.attempts > 1:
-            if rng is None:
-                rng = np.random.default_rng(opts.rng_seed)
-            start = chain.random_q(rng)
-            if chain.continuous.any():
-                start[chain.continuous] += q0[chain.continuous]
+        start = starts.start(budget.attempts)
         if underactuated:
             # Balance position and orientation first, so the position-first iteration
             # starts in the basin of the best-oriented branch rather than a flipped one.
@@ -114,10 +108,7 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     else:
         _, q, perr, oerr = best
         success = False
-        message = ('target out of reach; ' if out_of_reach else '') + (
-                   f'no solution within tolerance after {budget.attempts} attempt(s); '
-                   f'best position error {perr:.4g} m'
-                   + (f', orientation error {oerr:.4g} rad' if pose else ''))
+        message = failure_message(beyond_reach, budget.attempts, perr, oerr, pose)
     return IKResult(q=q, success=success, position_error=float(perr),
                     orientation_error=float(oerr) if pose else math.nan,
                     iterations=iterations, method=method, attempts=budget.attempts,

@@ -15,7 +15,8 @@ import time
 
 import numpy as np
 
-__all__ = ['wrap_continuous', 'pick_nearest']
+__all__ = ['wrap_continuous', 'pick_nearest', 'out_of_reach', 'Starts', 'failure_message',
+           'Budget']
 
 
 def wrap_continuous(q: np.ndarray, q_ref: np.ndarray, continuous: np.ndarray) -> np.ndarray:
@@ -53,3 +54,41 @@ class Budget:
             return False
         self.attempts += 1
         return True
+
+
+def out_of_reach(chain, position: np.ndarray, tolerance: float) -> bool:
+    """Return True when ``position`` [m] is provably beyond the chain's reach."""
+    return float(np.linalg.norm(position - chain.reach_origin)) > chain.reach + tolerance
+
+
+class Starts:
+    """Start configurations: the seed first, then draws within the limits (lazy, seeded)."""
+
+    def __init__(self, chain, q0: np.ndarray, rng_seed):
+        """Start from ``q0``; later starts come from ``default_rng(rng_seed)``."""
+        self.chain = chain
+        self.q0 = q0
+        self.rng_seed = rng_seed
+        self._rng = None
+
+    def start(self, attempt: int) -> np.ndarray:
+        """Return the start of attempt number ``attempt`` (1 = the seed)."""
+        if attempt == 1:
+            return self.q0
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.rng_seed)
+        q = self.chain.random_q(self._rng)
+        continuous = self.chain.continuous
+        if continuous.any():
+            # Continuous joints are drawn in +-pi around the seed, not around 0.
+            q[continuous] += self.q0[continuous]
+        return q
+
+
+def failure_message(beyond_reach: bool, attempts: int, perr: float, oerr: float,
+                    pose: bool) -> str:
+    """Return the message of a failed solve: why, and the best errors reached."""
+    return (('target out of reach; ' if beyond_reach else '')
+            + f'no solution within tolerance after {attempts} attempt(s); '
+            f'best position error {perr:.4g} m'
+            + (f', orientation error {oerr:.4g} rad' if pose else ''))
