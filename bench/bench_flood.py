@@ -74,8 +74,8 @@ def watch_main(args) -> int:
     import rclpy
     from diagnostic_msgs.msg import DiagnosticArray
     from ik_node import Chain
+    from ik_node.ros_common import spin_until_shutdown
     from ik_node.watcher import CommandWatcher
-    from rclpy.executors import ExternalShutdownException
     from rclpy.qos import QoSProfile
     from sensor_msgs.msg import JointState
 
@@ -101,16 +101,7 @@ def watch_main(args) -> int:
 
     node.create_subscription(JointState, 'joint_commands', on_command, QoSProfile(depth=100_000))
     node.create_subscription(DiagnosticArray, 'ik_status', on_status, QoSProfile(depth=10_000))
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except RuntimeError:
-        if rclpy.ok():
-            raise
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_shutdown(node)
     keys = np.array(sorted(answered), dtype=np.int64)
     np.save(Path(args.out) / 'answered_k.npy', keys)
     np.save(Path(args.out) / 'answered_t.npy', np.array([answered[k] for k in keys]))

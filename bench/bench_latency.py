@@ -24,7 +24,6 @@ import math
 import os
 from pathlib import Path
 import platform
-import signal
 import subprocess
 import sys
 import tempfile
@@ -41,18 +40,12 @@ def relay_main() -> int:
     """Republish every PoseStamped from bench_ping on bench_pong unchanged."""
     import rclpy
     from geometry_msgs.msg import PoseStamped
-    from rclpy.executors import ExternalShutdownException
+    from ik_node.ros_common import spin_until_shutdown
     rclpy.init()
     node = rclpy.create_node('bench_relay')
     pub = node.create_publisher(PoseStamped, 'bench_pong', 10)
     node.create_subscription(PoseStamped, 'bench_ping', pub.publish, 10)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_shutdown(node)
     return 0
 
 
@@ -64,17 +57,6 @@ def cpu_seconds(pid: int) -> float:
 
 def start(args: list[str], env: dict, log: Path) -> subprocess.Popen:
     return subprocess.Popen(args, env=env, stdout=open(log, 'w'), stderr=subprocess.STDOUT)
-
-
-def stop(procs: list) -> None:
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGINT)
-    for p in procs:
-        try:
-            p.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            p.kill()
 
 
 def stream(probe, pub, make_msg, rate: float, duration: float, received: dict,
@@ -148,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, PYTHONUNBUFFERED='1')
 
     from ik_node import Chain
+    from ik_node.demo import stop_processes
     import ik_node.solvers  # noqa: F401
     from ik_node.pose import quat_xyzw_from_matrix
     from ik_node.solve import solve
@@ -231,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
                               args.duration, received, cpu_pid=ik.pid)
             results.append({'rate_hz': rate, 'ik_node': ik_stats, 'dds_round_trip': dds})
     finally:
-        stop(procs)
+        stop_processes(procs)
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()

@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-__all__ = ['main', 'scripted_path', 'find_share_file']
+__all__ = ['main', 'scripted_path', 'find_share_file', 'stop_processes']
 
 START = (0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0)   # demo arm start pose [rad]
 RATE = 50.0                                              # target rate [Hz]
@@ -223,18 +223,23 @@ def run(args: argparse.Namespace) -> int:
         code = report(rec, segments, t_begin, args.output)
         print(f'  node logs: {log_dir}')
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGINT)
-        for p in procs:
-            try:
-                p.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_processes(procs)
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
     return code
+
+
+def stop_processes(procs: list, timeout: float = 5.0) -> None:
+    """Send SIGINT to every process still running, wait for each, kill the ones that hang."""
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+    for p in procs:
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 def report(rec: Record, segments: list[Segment], t_begin: float, output: str) -> int:

@@ -15,7 +15,9 @@ from ik_node.errors import URDFError
 from ik_node.params import ParamSpec
 from ik_node.urdf import load_urdf_text
 from rcl_interfaces.msg import ParameterDescriptor
+import rclpy
 from rclpy.exceptions import ParameterUninitializedException
+from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -134,3 +136,19 @@ class RobotDescriptionSource:
             return
         self.topic_text = msg.data
         self._on_urdf(msg.data)
+
+
+def spin_until_shutdown(node: Node) -> None:
+    """Spin ``node`` until Ctrl-C or shutdown, then destroy it and shut rclpy down quietly."""
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except RuntimeError:
+        # On SIGINT rclpy shuts the context down under a running executor; taking a message
+        # at that moment fails ('Unable to convert call argument'). Not an error then.
+        if rclpy.ok():
+            raise
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()

@@ -16,12 +16,12 @@ import sys
 from ik_node.errors import IKError
 from ik_node.params import check_values, SIM_ARM_PARAMETERS
 from ik_node.robot_tree import RobotTree
-from ik_node.ros_common import declare_parameters, parameter_value, RobotDescriptionSource
+from ik_node.ros_common import (declare_parameters, parameter_value, RobotDescriptionSource,
+                                spin_until_shutdown)
 from ik_node.safety import CommandStepper
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.logging import get_logger
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -171,18 +171,7 @@ def main(args: list[str] | None = None) -> int:
         get_logger('sim_arm').fatal(str(exc))
         rclpy.try_shutdown()
         return 1
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except RuntimeError:
-        # On SIGINT rclpy shuts the context down under a running executor; taking a message
-        # at that moment fails ('Unable to convert call argument'). Not an error then.
-        if rclpy.ok():
-            raise
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_shutdown(node)
     return 0
 
 
