@@ -24,7 +24,8 @@ ROBOTS = {
 }
 
 # Loopback-only DDS discovery for any test that starts ROS processes.
-os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ.pop('ROS_LOCALHOST_ONLY', None)
 
 
 def load(name: str) -> Chain:
