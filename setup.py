@@ -35,12 +35,11 @@ setup(
     description='Inverse kinematics (DLS with null-space objectives, FABRIK) for URDF arms, '
                 'as a library and a ROS 2 node.',
     license='Apache-2.0',
-    tests_require=['pytest'],
     entry_points={
         'console_scripts': [
             'ik-solve = ik_node.cli:main',
-            'ik_node = ik_node.node:main',
-            'sim_arm = ik_node.sim_arm:main',
+            'ik_node = ik_node.ros.node:main',
+            'sim_arm = ik_node.ros.sim_arm:main',
         ],
     },
 )

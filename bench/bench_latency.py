@@ -3,11 +3,12 @@
 """
 End-to-end latency of the IK node: published target -> received JointState command.
 
-The node (``python -m ik_node.node``) and the simulated arm run as separate processes; this
-process streams PoseStamped targets along a small circle at each rate (default 100 Hz and
-1000 Hz) and matches every JointState command to its target by the header stamp, which the
-node copies from the target it answers. For reference, the bare DDS round trip is measured
-in the same run with a relay process that republishes each PoseStamped unchanged.
+The node (``python -m ik_node.ros.node``) and the simulated arm run as separate processes;
+this process streams PoseStamped targets along a small circle at each rate (default 100 Hz and
+1000 Hz) and matches every JointState command to its target through the node's status, which
+names the target's stamp and the stamp of the command that answered it. For reference, the
+bare DDS round trip is measured in the same run with a relay process that republishes each
+PoseStamped unchanged.
 
 Reported per rate: median, p99 and max latency [ms], the fraction of targets answered, the
 backlog check (median latency of the last fifth of the stream against the first fifth, and
@@ -40,7 +41,7 @@ def relay_main() -> int:
     """Republish every PoseStamped from bench_ping on bench_pong unchanged."""
     import rclpy
     from geometry_msgs.msg import PoseStamped
-    from ik_node.ros_common import spin_until_shutdown
+    from ik_node.ros.runtime import spin_until_shutdown
     rclpy.init()
     node = rclpy.create_node('bench_relay')
     pub = node.create_publisher(PoseStamped, 'bench_pong', 10)
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, PYTHONUNBUFFERED='1')
 
     from ik_node import Chain
-    from ik_node.demo import stop_processes
+    from ik_node.ros.processes import stop_processes
     import ik_node.solvers  # noqa: F401
     from ik_node.pose import quat_xyzw_from_matrix
     from ik_node.solve import solve
@@ -140,18 +141,20 @@ def main(argv: list[str] | None = None) -> int:
     T0 = chain.fk(q0)
     quat = [float(v) for v in quat_xyzw_from_matrix(T0)]
 
-    import rclpy
+    from diagnostic_msgs.msg import DiagnosticArray
     from geometry_msgs.msg import PoseStamped
+    from ik_node.ros.answers import AnswerMatcher
+    import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import QoSProfile
     from sensor_msgs.msg import JointState
 
     logs = Path(tempfile.mkdtemp(prefix='ik_node_bench_'))
     relay = start([sys.executable, __file__, '--relay'], env, logs / 'relay.log')
-    sim = start([sys.executable, '-m', 'ik_node.sim_arm', '--ros-args', '-p',
+    sim = start([sys.executable, '-m', 'ik_node.ros.sim_arm', '--ros-args', '-p',
                  f'urdf_file:={URDF}', '-p', f'initial_positions:={Q0}'], env,
                 logs / 'sim_arm.log')
-    ik = start([sys.executable, '-m', 'ik_node.node', '--ros-args', '-p', f'urdf_file:={URDF}',
+    ik = start([sys.executable, '-m', 'ik_node.ros.node', '--ros-args', '-p', f'urdf_file:={URDF}',
                 '-p', f'solver:={args.solver}', '-p', 'interactive_marker:=false'], env,
                logs / 'ik_node.log')
     procs = [relay, sim, ik]
@@ -162,13 +165,22 @@ def main(argv: list[str] | None = None) -> int:
     probe = {'node': node, 'executor': executor}
     received: dict[int, float] = {}
 
-    def on_msg(msg):
+    matcher = AnswerMatcher()
+    matcher.answered = received     # target stamp -> receive time of its command
+
+    def on_pong(msg):
         key = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         received.setdefault(key, time.perf_counter())
 
+    def on_status(msg):
+        for s in msg.status:
+            matcher.status({kv.key: kv.value for kv in s.values})
+
     qos = QoSProfile(depth=1000)
-    node.create_subscription(JointState, 'joint_commands', on_msg, qos)
-    node.create_subscription(PoseStamped, 'bench_pong', on_msg, qos)
+    node.create_subscription(JointState, 'joint_commands',
+                             lambda m: matcher.command(m.header.stamp, time.perf_counter()), qos)
+    node.create_subscription(DiagnosticArray, 'ik_status', on_status, qos)
+    node.create_subscription(PoseStamped, 'bench_pong', on_pong, qos)
     targets = node.create_publisher(PoseStamped, 'target_pose', qos)
     pings = node.create_publisher(PoseStamped, 'bench_ping', qos)
 

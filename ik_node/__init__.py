@@ -3,7 +3,7 @@
 """
 ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRIK).
 
-The library never imports rclpy; the ROS 2 node in ``ik_node.node`` is a thin layer over it.
+The library never imports rclpy; the ROS 2 layer in ``ik_node.ros`` is a thin layer over it.
 """
 
 from ik_node import solvers  # noqa: F401  (registers the methods)

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['StepReport', 'CommandStepper', 'wrap_angle']
+__all__ = ['StepReport', 'CommandStepper', 'wrap_angle', 'command_velocity_limits']
 
 
 def wrap_angle(a: ArrayLike) -> np.ndarray:
@@ -144,3 +144,15 @@ class CommandStepper:
                           position_clamped=position_clamped,
                           velocity_clamped=velocity_clamped,
                           reached=not bool(np.any(velocity_clamped)))
+
+
+def command_velocity_limits(velocity: ArrayLike, default: float, scale: float) -> np.ndarray:
+    """
+    Return (n,) command velocity limits [rad/s or m/s]: ``velocity`` x ``scale``.
+
+    velocity: (n,) URDF limits; entries that are not finite and > 0 (no limit given) take
+    ``default``. The one rule for the IK node's commands and the simulated arm's motion.
+    """
+    v = np.array(velocity, dtype=float).reshape(-1)
+    v[~(np.isfinite(v) & (v > 0.0))] = float(default)
+    return v * float(scale)

@@ -20,13 +20,17 @@ from ik_node.solve import solve
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS']
+__all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS', 'RESYNC_LAG']
 
 # Feedback that comes back (after a gap longer than the timeout, or for the first time) more
 # than this many velocity-limited steps from the command means the arm is elsewhere: it was
 # restarted, moved by hand, or never where it was assumed. Continuing the command from where
 # it was would then be a jump for the arm.
 RESYNC_STEPS = 5.0
+# ... and more than this much motion [s at v_max]: an arm that lags its command by less is
+# following it, not restarted (at a high output rate five steps are only a few ms of motion,
+# less than an arm driver's own latency).
+RESYNC_LAG = 0.1
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,8 @@ class IKTracker:
         command from the measured position, unless the arm stands outside the joint limits by
         more than one velocity-limited step (commanding the nearest limit would be a jump).
         Feedback that is fresh again after a gap (or the first after :meth:`start_at`) and
-        more than :data:`RESYNC_STEPS` steps from the command restarts the command there and
+        farther from the command than :data:`RESYNC_STEPS` steps and :data:`RESYNC_LAG` seconds
+        of motion restarts the command there and
         drops the goal: the arm holds where it is (:attr:`resync_distance` tells how far).
         """
         names = tuple(names)
@@ -148,13 +153,24 @@ class IKTracker:
             self._resync(q, now)
         return True
 
+    def inherit_feedback(self, other: 'IKTracker') -> None:
+        """
+        Take over the measured positions of ``other`` (a tracker of the same joints).
+
+        For a model change that continues the command stream: the feedback stays fresh, so no
+        resync follows (the arm is where the old tracker last measured it).
+        """
+        if other.names == self.names and other._q_meas is not None:
+            self._q_meas = other._q_meas.copy()
+            self._t_meas = other._t_meas
+
     def _resync(self, q: np.ndarray, now: float) -> None:
         """Restart the command at the measured ``q`` if the arm is far from the command."""
         command = self._stepper.q
         diff = q - command
         diff = np.where(self.chain.continuous, wrap_angle(diff), diff)
-        step = self._stepper.v_max * self._stepper.max_dt
-        if np.all(np.abs(diff) <= RESYNC_STEPS * step) or self.outside_limits(q):
+        allowed = self._stepper.v_max * max(RESYNC_STEPS * self._stepper.max_dt, RESYNC_LAG)
+        if np.all(np.abs(diff) <= allowed) or self.outside_limits(q):
             return
         self.resync_distance = float(np.max(np.abs(diff)))
         self.start_at(q, now)
@@ -259,15 +275,30 @@ class IKTracker:
         return SolveOutcome(result=result, target=np.asarray(target, dtype=float),
                             seed_source=source, solve_time=elapsed)
 
+    def time_to_reach(self, q: ArrayLike, now: float) -> float:
+        """
+        Return the shortest time [s] in which every joint can go from the arm to ``q`` (n,).
+
+        From the measured position when it is fresh, else from the last command; each joint
+        at its command velocity limit. 0 when the arm position is unknown.
+        """
+        start = self.current_q(now)
+        if start is None:
+            return 0.0
+        diff = np.asarray(q, dtype=float) - start
+        diff = np.where(self.chain.continuous, wrap_angle(diff), diff)
+        return float(np.max(np.abs(diff) / self._stepper.v_max))
+
     def step(self, now: float) -> StepReport | None:
         """
         Advance the command toward the goal for the time since the last step.
 
         Returns None while the arm position is unknown. Without a goal the command holds.
         """
-        if not self.ready:
+        command = self._stepper.q
+        if command is None:
             return None
-        goal = self._goal if self._goal is not None else self._stepper.q
+        goal = self._goal if self._goal is not None else command
         report = self._stepper.step(goal, now - self._t_cmd)
         self._t_cmd = now
         self._reached = report.reached

@@ -28,6 +28,11 @@ when it is within one step of the measured arm, give or take how far the arm can
 sample): the arm is never asked to move faster than v_max. Without
 :meth:`~CommandWatcher.observe_arm` every jump is a violation.
 
+Messages from different processes may reach a subscriber out of order. :class:`StampedLog`
+collects commands and arm readings as they arrive and replays them into a watcher in the order
+of their header stamps (the node stamps its commands with strictly increasing times of the
+clock they were computed at), so a stream is judged in publish order, never arrival order.
+
 It is independent of :mod:`ik_node.safety` on purpose: it re-derives the bounds from the
 chain, so a bug in the filter shows up here. Nothing here imports rclpy; the tests and
 benchmarks feed it from their subscription callbacks.
@@ -41,7 +46,7 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['Violation', 'CommandWatcher']
+__all__ = ['Violation', 'CommandWatcher', 'StampedLog']
 
 _KEPT = 100     # violations kept in full; the counts cover all of them
 _PENDING_ARM_MESSAGES = 5   # arm readings a jump may wait for its explanation
@@ -157,6 +162,7 @@ class CommandWatcher:
                 <= self.v_max[idx] * (self.period + self.arm_slack) + self.step_margin)
             if np.all(near[jump]):
                 self.resyncs += 1
+                self._anchors.clear()
             elif count > 1:
                 pending.append(entry)
                 left.append(count - 1)
@@ -201,6 +207,8 @@ class CommandWatcher:
                 <= self.v_max[idx] * (self.period + self.arm_slack) + self.step_margin)
             if np.any(jump) and np.all(near_arm[jump]):
                 self.resyncs += 1
+                # The commands start over at the arm: speeds are measured from here on.
+                self._anchors.clear()
             elif np.any(jump) and np.all(np.isfinite(arm[jump])):
                 # The command may have overtaken the joint_states it answers (they come from
                 # another process): judge it against the next few arm readings.
@@ -215,6 +223,20 @@ class CommandWatcher:
         if t is not None:
             found.extend(self._check_speed(index, float(t)))
         return self._record(found)
+
+    def finish(self) -> None:
+        """End of the stream: a jump still waiting for arm readings counts as a violation."""
+        for index, idx, q, jump, dq, bound in self._pending:
+            self.max_step_ratio = max(self.max_step_ratio, float(np.max(dq / bound)))
+            arm = ', '.join(f'{self.names[i]} arm at {a:.6g}' for i, a, j
+                            in zip(idx, self.arm[idx], jump) if j)
+            self._record([Violation(index, 'step', self._joints(idx, jump, dq, 'moved by')
+                                    + f' (no arm reading explained it; {arm})')])
+        self._pending, self._pending_left = [], []
+
+    def flag(self, kind: str, detail: str) -> None:
+        """Count a violation found outside :meth:`check` (at the next message's index)."""
+        self._record([Violation(self.messages, kind, detail)])
 
     def summary(self) -> dict[str, Any]:
         """Return messages, violation counts by kind and the largest step ratio, as plain data."""
@@ -274,3 +296,53 @@ class CommandWatcher:
             if len(self.violations) < _KEPT:
                 self.violations.append(v)
         return found
+
+
+class StampedLog:
+    """
+    Commands and arm readings as received, replayed into a :class:`CommandWatcher` by stamp.
+
+    Stamps are integer nanoseconds of the publishers' clocks (one machine: one clock). At equal
+    stamps an arm reading comes before a command. Two commands with the same stamp cannot be
+    put in publish order: the second one counts as a ``stamp`` violation.
+    """
+
+    _ARM, _RESET, _COMMAND = 0, 1, 2
+
+    def __init__(self):
+        self._events: list[tuple[int, int, int, Any, Any]] = []
+
+    def __len__(self) -> int:
+        """Return the number of events recorded."""
+        return len(self._events)
+
+    def command(self, stamp_ns: int, names: Sequence[str], positions: Sequence[float]) -> None:
+        """Record a command message (its header stamp [ns], names and positions)."""
+        self._add(stamp_ns, self._COMMAND, tuple(names), tuple(positions))
+
+    def arm(self, stamp_ns: int, names: Sequence[str], positions: Sequence[float]) -> None:
+        """Record an arm reading (a joint_states message of the arm)."""
+        self._add(stamp_ns, self._ARM, tuple(names), tuple(positions))
+
+    def reset(self, stamp_ns: int, q: ArrayLike | None = None) -> None:
+        """Record that the publisher legitimately started over at ``stamp_ns`` (see reset)."""
+        self._add(stamp_ns, self._RESET, None, None if q is None else np.array(q, dtype=float))
+
+    def _add(self, stamp_ns: int, kind: int, a: Any, b: Any) -> None:
+        self._events.append((int(stamp_ns), kind, len(self._events), a, b))
+
+    def replay(self, watcher: CommandWatcher) -> CommandWatcher:
+        """Feed every event into ``watcher`` in stamp order; return the watcher."""
+        last_command = None
+        for stamp, kind, _, a, b in sorted(self._events):
+            if kind == self._ARM:
+                watcher.observe_arm(a, b)
+            elif kind == self._RESET:
+                watcher.reset(b)
+            else:
+                if stamp == last_command:
+                    watcher.flag('stamp', f'two commands stamped {stamp} ns')
+                last_command = stamp
+                watcher.check(a, b, t=stamp * 1e-9)
+        watcher.finish()
+        return watcher

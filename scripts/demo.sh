@@ -37,4 +37,4 @@ if ! "$VENV/bin/python" -c 'import rclpy, diagnostic_msgs, matplotlib, ik_node' 
 fi
 
 cd "$ROOT"
-exec "$VENV/bin/python" -m ik_node.demo "$@"
+exec "$VENV/bin/python" "$ROOT/scripts/ik_demo.py" "$@"

@@ -1,11 +1,18 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Shared fixtures: the test robots under test/urdf and a seeded random generator."""
+"""
+Shared fixtures.
 
+The test robots under test/urdf, a seeded random generator, compiled kernels and this run's
+block of ROS domains.
+"""
+
+import fcntl
 import os
 from pathlib import Path
+import tempfile
 
-from ik_node import Chain
+from ik_node import Chain, warm_up
 import numpy as np
 import pytest
 
@@ -23,15 +30,60 @@ ROBOTS = {
     'ur5': ('ur5.urdf', 'base_link', 'tool0'),
 }
 
-# Loopback-only DDS discovery for any test that starts ROS processes.
-os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-os.environ.pop('ROS_LOCALHOST_ONLY', None)
+# ROS domains come in blocks of DOMAIN_BLOCK; a test run holds a lock on one block for its
+# whole life, so two runs on one machine (CI and a developer, or parallel worktrees) never
+# share a domain. Domain 0 (everyone's default) and ids above 215 (port range) are not used.
+DOMAIN_BLOCK = 24
+DOMAIN_BLOCKS = range(1, 9)
+_lock_file = None
+
+
+def _hold_domain_block() -> int:
+    """Lock a free block of ROS domains, preferring the one holding $ROS_DOMAIN_ID."""
+    global _lock_file
+    lock_dir = Path(tempfile.gettempdir()) / 'ik_node-test-domains'
+    lock_dir.mkdir(exist_ok=True)
+    try:
+        preferred = int(os.environ.get('ROS_DOMAIN_ID', '')) // DOMAIN_BLOCK
+    except ValueError:
+        preferred = DOMAIN_BLOCKS[0]
+    order = sorted(DOMAIN_BLOCKS, key=lambda b: (b != preferred, b))
+    for block in order:
+        f = open(lock_dir / f'block-{block}.lock', 'w')
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        _lock_file = f
+        return block * DOMAIN_BLOCK
+    raise RuntimeError(f'every block of ROS test domains is in use ({lock_dir}): '
+                       'another test run holds each one')
+
+
+def pytest_configure(config):
+    """Give this run its ROS domains and loopback-only discovery, before any test starts."""
+    base = _hold_domain_block()
+    os.environ['IK_NODE_TEST_DOMAIN_BLOCK'] = f'{base}:{DOMAIN_BLOCK}'
+    os.environ['ROS_DOMAIN_ID'] = str(base)
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ.pop('ROS_LOCALHOST_ONLY', None)
 
 
 def load(name: str) -> Chain:
     """Return the chain of test robot ``name``."""
     fname, base, tip = ROBOTS[name]
     return Chain.from_urdf(URDF_DIR / fname, base, tip)
+
+
+@pytest.fixture(scope='session', autouse=True)
+def compiled_kernels():
+    """
+    Compile (or load from numba's cache) every solver kernel once, before the first test.
+
+    Node processes started by the ROS tests then load the cache written here.
+    """
+    warm_up(load('ur5'))
 
 
 @pytest.fixture(params=sorted(ROBOTS))

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from ik_node import (Chain, IKError, IKInputError, methods, pose_from_xyz_quat, solve,
                      URDFError, warm_up)
-from ik_node.params import check_values, defaults, IK_NODE_PARAMETERS, solver_options
 from ik_node.robot_tree import RobotTree
+from ik_node.ros.params import check_values, defaults, IK_NODE_PARAMETERS, solver_options
 from ik_node.tracking import IKTracker
 import numpy as np
 from numpy.testing import assert_allclose
@@ -489,13 +489,13 @@ def test_feedback_back_after_a_gap_far_from_the_command_restarts_it_at_the_arm()
     q = chain.mid.copy()
     assert tracker.update_feedback(chain.joint_names, q, now=0.0)
     tracker.solve(chain.fk(q + 0.5), now=0.0)
-    for k in range(1, 11):
-        tracker.step(0.01 * k)                      # the command moves 0.2 rad
+    for k in range(1, 16):
+        tracker.step(0.01 * k)                      # the command moves 0.47 rad
     q_cmd = tracker.command
     # Fresh feedback near the command (the arm following): nothing changes.
-    assert tracker.update_feedback(chain.joint_names, q_cmd - 0.01, now=0.11)
+    assert tracker.update_feedback(chain.joint_names, q_cmd - 0.01, now=0.16)
     assert tracker.resync_distance is None and tracker.moving
-    # After a gap, the arm is 0.2 rad away (restarted elsewhere): the command restarts
+    # After a gap, the arm is 0.47 rad away (restarted elsewhere): the command restarts
     # there, the goal is dropped, and the next command is one step from the arm at most.
     assert tracker.update_feedback(chain.joint_names, q, now=1.0)
     assert tracker.resync_distance == pytest.approx(np.max(np.abs(q_cmd - q)))

@@ -1,14 +1,14 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node.params: defaults are valid, bad values are refused with a reason, YAML matches."""
+"""ik_node.ros.params: defaults are valid, bad values are refused with a reason, YAML matches."""
 
 import math
 from pathlib import Path
 
 from conftest import load
 from ik_node import IKInputError
-from ik_node.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
-                            SIM_ARM_PARAMETERS, solver_options)
+from ik_node.ros.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
+                                SIM_ARM_PARAMETERS, solver_options)
 from ik_node.solve import methods, solve
 import ik_node.solvers  # noqa: F401
 import numpy as np

@@ -4,7 +4,7 @@
 
 from conftest import load
 from ik_node import IKInputError
-from ik_node.params import defaults, IK_NODE_PARAMETERS, solver_options
+from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, solver_options
 from ik_node.tracking import IKTracker
 import numpy as np
 from numpy.testing import assert_allclose

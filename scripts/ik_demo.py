@@ -3,8 +3,9 @@
 """
 Scripted demo without a ROS install: simulated arm + IK node as real ROS nodes.
 
-``python -m ik_node.demo`` starts ``sim_arm`` and ``ik_node`` as separate processes (loopback
-discovery only), then a driver node in this process publishes a scripted target path:
+``python scripts/ik_demo.py`` (what ``scripts/demo.sh`` runs) starts ``sim_arm`` and ``ik_node``
+as separate processes (loopback discovery only), then a driver node in this process publishes
+a scripted target path:
 
 1. a horizontal circle (reachable, tool pointing down),
 2. a straight line out beyond the arm's reach and back (partly unreachable),
@@ -12,7 +13,8 @@ discovery only), then a driver node in this process publishes a scripted target 
 
 It prints the tracking error of the simulated arm (FK of its joint_states against the target),
 the latency from a published target to the JointState command answering it, and what the node
-reported for unreachable targets; it saves a plot of target vs reached path to ``--output``.
+reported for unreachable targets; it saves a plot of target vs reached path to ``--output`` and
+the node logs beside it.
 Exit code 0 when the arm tracked the reachable path and every unreachable target was reported.
 """
 
@@ -21,15 +23,14 @@ from dataclasses import dataclass, field
 import math
 import os
 from pathlib import Path
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
+from ik_node.ros.answers import AnswerMatcher
+from ik_node.ros.processes import ros_environment, start_node, stop_processes
 import numpy as np
 
-__all__ = ['main', 'scripted_path', 'find_share_file', 'stop_processes']
+__all__ = ['main', 'scripted_path', 'find_share_file']
 
 START = (0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0)   # demo arm start pose [rad]
 RATE = 50.0                                              # target rate [Hz]
@@ -44,7 +45,7 @@ def find_share_file(relative: str) -> Path:
     except Exception:  # not installed through ament, or no ament_index_python
         pass
     candidates.append(Path(sys.prefix) / 'share' / 'ik_node' / relative)
-    candidates.append(Path(__file__).resolve().parents[1] / relative)
+    candidates.append(Path(__file__).resolve().parents[1] / relative)   # the source tree
     for path in candidates:
         if path.is_file():
             return path
@@ -88,26 +89,9 @@ class Record:
     """What the driver saw."""
 
     sent: list = field(default_factory=list)        # (t, key, position, segment index)
-    commands: dict = field(default_factory=dict)    # key -> receive time
+    answers: AnswerMatcher = field(default_factory=AnswerMatcher)   # target key -> time
     arm: list = field(default_factory=list)         # (t, tip position)
     status: dict = field(default_factory=dict)      # key -> (success, position_error)
-
-
-def _ros_env(domain: int) -> dict:
-    env = dict(os.environ)
-    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    env['ROS_DOMAIN_ID'] = str(domain)
-    env.setdefault('ROS_HOME', str(Path(tempfile.gettempdir()) / 'ik_node_ros_home'))
-    env['PYTHONUNBUFFERED'] = '1'
-    return env
-
-
-def _start(module: str, params: list[str], env: dict, log_dir: Path) -> subprocess.Popen:
-    args = [sys.executable, '-m', module, '--ros-args']
-    for p in params:
-        args += ['-p', p]
-    log = open(log_dir / f'{module.rsplit(".", 1)[-1]}.log', 'w')
-    return subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
 def _key(stamp) -> int:
@@ -116,7 +100,9 @@ def _key(stamp) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo; return the exit code."""
-    env = _ros_env(args.domain_id)
+    log_dir = Path(args.output).resolve().parent / 'ik_demo_logs'
+    log_dir.mkdir(parents=True, exist_ok=True)
+    env = ros_environment(args.domain_id, ros_home=os.environ.get('ROS_HOME', log_dir))
     os.environ.update({k: env[k] for k in ('ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_DOMAIN_ID',
                                            'ROS_HOME')})
     urdf = Path(args.urdf) if args.urdf else find_share_file('config/urdf/demo_arm.urdf')
@@ -129,9 +115,10 @@ def run(args: argparse.Namespace) -> int:
           f'ROS_DOMAIN_ID={args.domain_id}, loopback discovery')
     t0 = time.monotonic()
     q_start = np.array(START)
+    print('  preparing the solver kernels (compiled on the first run after an install, '
+          'about 30 s; cached afterwards) ...', flush=True)
     solve(chain, chain.fk(q_start + 0.05), q0=q_start, method=args.solver)
-    print(f'  solver kernels ready in {time.monotonic() - t0:.1f} s '
-          '(compiled once, then cached)')
+    print(f'  solver kernels ready in {time.monotonic() - t0:.1f} s')
 
     import rclpy
     from diagnostic_msgs.msg import DiagnosticArray
@@ -141,12 +128,11 @@ def run(args: argparse.Namespace) -> int:
 
     from ik_node.pose import quat_xyzw_from_matrix
 
-    log_dir = Path(tempfile.mkdtemp(prefix='ik_node_demo_'))
     procs = [
-        _start('ik_node.sim_arm', [f'urdf_file:={urdf}', f'initial_positions:={list(START)}'],
-               env, log_dir),
-        _start('ik_node.node', [f'urdf_file:={urdf}', f'solver:={args.solver}',
-                                'interactive_marker:=false'], env, log_dir),
+        start_node('sim_arm', [f'urdf_file:={urdf}', f'initial_positions:={list(START)}'],
+                   env, log_dir / 'sim_arm.log'),
+        start_node('ik_node', [f'urdf_file:={urdf}', f'solver:={args.solver}',
+                               'interactive_marker:=false'], env, log_dir / 'ik_node.log'),
     ]
     rclpy.init()
     node = rclpy.create_node('ik_demo_driver')
@@ -162,11 +148,12 @@ def run(args: argparse.Namespace) -> int:
             rec.arm.append((time.monotonic(), chain.fk(q)[:3, 3]))
 
     def on_command(msg):
-        rec.commands.setdefault(_key(msg.header.stamp), time.monotonic())
+        rec.answers.command(msg.header.stamp, time.monotonic())
 
     def on_status(msg):
         for s in msg.status:
             kv = {v.key: v.value for v in s.values}
+            rec.answers.status(kv)
             if 'target_stamp' in kv:
                 sec, nsec = kv['target_stamp'].split('.')
                 rec.status[int(sec) * 1_000_000_000 + int(nsec)] = (
@@ -230,25 +217,14 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def stop_processes(procs: list, timeout: float = 5.0) -> None:
-    """Send SIGINT to every process still running, wait for each, kill the ones that hang."""
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGINT)
-    for p in procs:
-        try:
-            p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            p.kill()
-
-
 def report(rec: Record, segments: list[Segment], t_begin: float, output: str) -> int:
     """Print tracking error and latency, save the plot; return the exit code."""
     sent = [s for s in rec.sent if s[3] >= 0]
     t_sent = np.array([s[0] for s in sent])
     seg_of = np.array([s[3] for s in sent])
     targets = np.array([s[2] for s in sent])
-    lat = np.array([1e3 * (rec.commands[s[1]] - s[0]) for s in sent if s[1] in rec.commands])
+    answered = rec.answers.answered
+    lat = np.array([1e3 * (answered[s[1]] - s[0]) for s in sent if s[1] in answered])
     arm_t = np.array([a[0] for a in rec.arm if a[0] >= t_begin])
     arm_p = np.array([a[1] for a in rec.arm if a[0] >= t_begin])
     # The target in force when each joint_states sample was taken.

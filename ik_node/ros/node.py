@@ -10,73 +10,50 @@ interactive marker when the ``interactive_markers`` package is installed, and th
 with the URDF joint names, optionally trajectory_msgs/JointTrajectory, a
 diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
 
-Every callback converts messages to arrays, calls :class:`ik_node.tracking.IKTracker`, and
-converts back. The parameters, their documentation and their validation live in
-:mod:`ik_node.params`; ``ros2 param set`` changes take effect at once, also the solver, the
-topics and the robot model, and an invalid value is refused with the reason.
+Every callback converts messages to arrays (:mod:`ik_node.ros.conversions`), calls
+:class:`ik_node.tracking.IKTracker`, and converts back. The parameters, their documentation
+and their validation live in :mod:`ik_node.ros.params`; ``ros2 param set`` changes take effect
+at once, also the solver, the topics and the robot model, and an invalid value is refused with
+the reason. Every time the node reasons about comes from its clock, so ``use_sim_time`` works.
+
+Command stamps are the node-clock time each command was computed for, strictly increasing:
+a subscriber can put commands in publish order by their stamps. The status of a target gives
+its ``target_stamp`` and, when a command answered it at once, that ``command_stamp``.
 """
 
 import functools
 import math
 import sys
-import time
 from typing import Any
 
-from builtin_interfaces.msg import Duration
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Point, PointStamped, Pose, PoseStamped, Quaternion
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
-from ik_node.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
-                            solver_options, TOPIC_PARAMETERS)
-from ik_node.pose import pose_from_xyz_quat, quat_xyzw_from_matrix
 from ik_node.robot_tree import RobotTree
-from ik_node.ros_common import (declare_parameters, parameter_value, RobotDescriptionSource,
-                                spin_until_shutdown)
+from ik_node.ros import conversions as conv
+from ik_node.ros.description import RobotDescriptionSource
+from ik_node.ros.interactive import MarkerTarget
+from ik_node.ros.parameters import changed_values, declare_parameters
+from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
+                                solver_options, TOPIC_PARAMETERS, velocity_limits)
+from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
+from ik_node.ros.runtime import run_node
 from ik_node.safety import StepReport
-import ik_node.solvers  # noqa: F401  (registers the solver methods)
 from ik_node.tracking import IKTracker, SolveOutcome
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-import rclpy
-from rclpy.logging import get_logger
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
-from visualization_msgs.msg import Marker, MarkerArray
+from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import MarkerArray
 
-__all__ = ['IKNode', 'main', 'velocity_limits']
+__all__ = ['IKNode', 'main']
 
-# Depth 1: a burst of targets is served latest-first, older ones are dropped, never queued.
-_TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
-# Best effort matches both reliable and best-effort joint_states publishers.
-_FEEDBACK_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 _MARKER_PERIOD = 0.05       # [s] markers are throttled to 20 Hz
-_WARN_PERIOD = 2.0          # [s] repeated warnings of one kind are throttled
-_TOPIC_PARAMETERS_BY_ROLE = ('target_topic', 'goal_pose_topic', 'clicked_point_topic',
-                             'joint_states_topic', 'command_topic', 'trajectory_topic',
-                             'status_topic', 'marker_topic', 'robot_description_topic')
-
-
-def velocity_limits(chain: Chain, values: dict[str, Any]) -> np.ndarray:
-    """Return (n,) command velocity limits: URDF limits (default where none) x velocity_scale."""
-    v = np.array(chain.velocity, dtype=float)
-    v[~np.isfinite(v)] = float(values['default_velocity_limit'])
-    return v * float(values['velocity_scale'])
-
-
-def _pose_to_matrix(pose: Pose) -> np.ndarray:
-    p, o = pose.position, pose.orientation
-    return pose_from_xyz_quat((p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
-
-
-def _matrix_to_pose(T: np.ndarray) -> Pose:
-    x, y, z, w = (float(v) for v in quat_xyzw_from_matrix(T))
-    return Pose(position=Point(x=float(T[0, 3]), y=float(T[1, 3]), z=float(T[2, 3])),
-                orientation=Quaternion(x=x, y=y, z=z, w=w))
+_LOG_PERIOD = 2.0           # [s] a repeated warning of one kind is logged once per period
 
 
 def _guarded(what: str):
@@ -87,17 +64,11 @@ def _guarded(what: str):
             try:
                 return method(self, *args)
             except Exception as exc:  # noqa: B902  (one bad message must not stop the node)
-                self._warn(f'internal {what}', f'{what} failed and was skipped: '
-                           f'{type(exc).__name__}: {exc}', error=True)
+                self._error(f'internal {what}', f'{what} failed and was skipped: '
+                            f'{type(exc).__name__}: {exc}')
             return None
         return guarded
     return wrap
-
-
-def _kv(key: str, value: Any) -> KeyValue:
-    if isinstance(value, float):
-        value = f'{value:.6g}'
-    return KeyValue(key=key, value=str(value))
 
 
 class IKNode(Node):
@@ -105,7 +76,7 @@ class IKNode(Node):
 
     def __init__(self, node_name: str = 'ik_node', **kwargs):
         super().__init__(node_name, **kwargs)
-        self._warned: dict[str, tuple[float, int]] = {}
+        self._loggers: dict[str, Any] = {}
         self._values = declare_parameters(self, IK_NODE_PARAMETERS)
         reason = (check_values(IK_NODE_PARAMETERS, self._values)
                   or self._topic_conflict(self._values))
@@ -113,18 +84,18 @@ class IKNode(Node):
             raise ValueError(f'invalid parameter: {reason}')
         self._tree: RobotTree | None = None
         self._tracker: IKTracker | None = None
-        self._pubs: dict[str, Any] = {}
-        self._subs: dict[str, Any] = {}
-        self._timer = None
-        # The last joint_states message: (names, positions, monotonic receive time [s]).
+        self._pubs: dict[str, tuple[Any, str]] = {}
+        self._subs: dict[str, tuple[Any, str]] = {}
+        self._timer: Any = None
+        # The last joint_states message: (names, positions, receive time [s], node clock).
         self._feedback: tuple[tuple[str, ...], tuple[float, ...], float] | None = None
         # Last published command per joint name, across model changes.
         self._last_command: dict[str, float] = {}
+        self._last_stamp_ns = 0
         self._last_marker = -math.inf
         self._tf_buffer = None
         self._tf_listener = None
-        self._im_server = None
-        self._im_offered = False
+        self._marker: MarkerTarget | None = None
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._setup_tf()
         self._make_io(self._values)
@@ -134,6 +105,29 @@ class IKNode(Node):
         if text:
             self._install(self._build(text, self._values))
         self.add_on_set_parameters_callback(self._on_set_parameters)
+
+    # Time and logging -----------------------------------------------------------------------
+
+    def _now(self) -> float:
+        """Return the node clock's time [s] (ROS time: simulated with use_sim_time)."""
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _log_for(self, kind: str):
+        # One child logger per kind: rclpy throttles per logger and call site, so each kind of
+        # problem gets its own 2 s budget.
+        logger = self._loggers.get(kind)
+        if logger is None:
+            name = ''.join(c if c.isalnum() else '_' for c in kind)
+            logger = self._loggers[kind] = self.get_logger().get_child(name)
+        return logger
+
+    def _warn(self, kind: str, text: str) -> None:
+        """Log a warning, at most once per 2 s for each ``kind``."""
+        self._log_for(kind).warning(text, throttle_duration_sec=_LOG_PERIOD)
+
+    def _error(self, kind: str, text: str) -> None:
+        """Log an error, at most once per 2 s for each ``kind``."""
+        self._log_for(kind).error(text, throttle_duration_sec=_LOG_PERIOD)
 
     # Model and configuration ------------------------------------------------------------
 
@@ -150,8 +144,8 @@ class IKNode(Node):
                 raise URDFError(f'robot {chain.robot_name!r}: the chain {base} -> {tip} gives '
                                 'a non-finite pose (check the origins and mimic factors)')
         tracker = IKTracker(chain, values['solver'], solver_options(values, chain),
-                            velocity_limits(chain, values), 1.0 / values['output_rate'],
-                            values['joint_states_timeout'])
+                            velocity_limits(chain.velocity, values),
+                            1.0 / values['output_rate'], values['joint_states_timeout'])
         initial = values['initial_positions']
         if initial and len(initial) != chain.n:
             raise ValueError(f'initial_positions must have {chain.n} values (one per joint of '
@@ -172,30 +166,38 @@ class IKNode(Node):
         tree, tracker = built
         self._check_carry_over(tracker)
         old = self._tracker
-        now = time.monotonic()
+        now = self._now()
         if old is not None and old.names == tracker.names and old.command is not None:
             # Same joints: continue from the last command so the published stream stays
-            # velocity limited across the model change.
+            # velocity limited across the model change, with the feedback as it was.
             tracker.start_at(old.command, now)
+            tracker.inherit_feedback(old)
         elif all(name in self._last_command for name in tracker.names):
             # These joints were commanded under an earlier model (say A -> B -> A): continue
             # from what was last published for them, not from a lagging arm reading.
             last = np.array([self._last_command[name] for name in tracker.names])
             if not tracker.outside_limits(last):
                 tracker.start_at(last, now)
-        self.get_logger().info('preparing the solver kernels (the first start after an '
-                               'install compiles them, 10-30 s; later starts load them from '
-                               "numba's cache)")
+        self.get_logger().info(f'preparing the {tracker.method} solver kernels (the first '
+                               'start after an install compiles them, 10-30 s; later starts '
+                               "load them from numba's cache in about a second)")
         tracker.warm_up()
         self._tree, self._tracker = tree, tracker
-        if self._feedback is not None and now - self._feedback[2] <= tracker.joint_states_timeout:
+        if (not tracker.ready and self._feedback is not None
+                and now - self._feedback[2] <= tracker.joint_states_timeout):
             tracker.update_feedback(*self._feedback)
         self._start_without_feedback(tracker, now)
         chain = tracker.chain
         self.get_logger().info(
-            f'robot {chain.robot_name!r}: chain {chain.base_link} -> {chain.tip_link}, '
-            f'{chain.n} joints ({", ".join(chain.joint_names)}), solver {tracker.method}')
+            f'ready: robot {chain.robot_name!r}, chain {chain.base_link} -> {chain.tip_link}, '
+            f'{chain.n} joints ({", ".join(chain.joint_names)}), solver {tracker.method}; '
+            f'targets on {self._topic_list()}')
         self._offer_interactive_marker()
+
+    def _topic_list(self) -> str:
+        names = [self._subs[key][0].topic_name for key in ('target', 'goal_pose',
+                                                           'clicked_point') if key in self._subs]
+        return ', '.join(names)
 
     def _start_without_feedback(self, tracker: IKTracker, now: float) -> None:
         if tracker.ready or self._values['require_joint_states']:
@@ -204,21 +206,21 @@ class IKNode(Node):
         q = np.array(initial, dtype=float) if initial else tracker.chain.mid.copy()
         tracker.start_at(q, now)
         self.get_logger().info('require_joint_states is false: assuming the arm at '
-                               f'{np.round(tracker.command, 4).tolist()} until joint_states '
-                               'arrive')
+                               f'{np.round(tracker.chain.clip(q), 4).tolist()} until '
+                               'joint_states arrive')
 
     @_guarded('robot_description callback')
     def _on_robot_description(self, text: str) -> None:
         try:
             self._install(self._build(text, self._values))
         except (IKError, ValueError) as exc:
-            self._warn('robot_description', 'robot_description from topic not usable, the '
-                       f'previous model stays: {exc}', error=True)
+            self._error('robot_description', 'robot_description from topic not usable, the '
+                        f'previous model stays: {exc}')
 
     def _topic_conflict(self, values: dict[str, Any]) -> str | None:
         """Return why two topic parameters name the same topic, or None."""
         seen: dict[str, str] = {}
-        for name in _TOPIC_PARAMETERS_BY_ROLE:
+        for name in TOPIC_PARAMETERS:
             topic = values[name]
             if not topic:
                 continue
@@ -241,11 +243,7 @@ class IKNode(Node):
                                        reason=f'internal error: {type(exc).__name__}: {exc}')
 
     def _set_parameters(self, params: list) -> SetParametersResult:
-        new = dict(self._values)
-        for p in params:
-            if p.name not in new:
-                continue
-            new[p.name] = parameter_value(p)
+        new = changed_values(self._values, params)
         reason = check_values(IK_NODE_PARAMETERS, new) or self._topic_conflict(new)
         if reason is not None:
             return SetParametersResult(successful=False, reason=reason)
@@ -261,8 +259,8 @@ class IKNode(Node):
             elif self._tracker is not None:
                 chain = self._tracker.chain
                 self._tracker.configure(new['solver'], solver_options(new, chain),
-                                        velocity_limits(chain, new), 1.0 / new['output_rate'],
-                                        new['joint_states_timeout'])
+                                        velocity_limits(chain.velocity, new),
+                                        1.0 / new['output_rate'], new['joint_states_timeout'])
                 if 'solver' in changed:
                     self._tracker.warm_up()
         except (IKError, ValueError) as exc:
@@ -279,7 +277,7 @@ class IKNode(Node):
         if built is not None:
             self._install(built)
         elif self._tracker is not None and 'require_joint_states' in changed:
-            self._start_without_feedback(self._tracker, time.monotonic())
+            self._start_without_feedback(self._tracker, self._now())
         self.get_logger().info('parameters changed: ' + ', '.join(
             f'{name}={new[name]!r}' if name != 'robot_description' else name
             for name in sorted(changed)) + ('' if old['solver'] == new['solver']
@@ -306,12 +304,12 @@ class IKNode(Node):
             if topic:
                 self._pubs[key] = (self.create_publisher(msg_type, topic, depth), topic)
         wanted_subs = {
-            'target': (PoseStamped, values['target_topic'], self._on_pose, _TARGET_QOS),
-            'goal_pose': (PoseStamped, values['goal_pose_topic'], self._on_pose, _TARGET_QOS),
+            'target': (PoseStamped, values['target_topic'], self._on_pose, TARGET_QOS),
+            'goal_pose': (PoseStamped, values['goal_pose_topic'], self._on_pose, TARGET_QOS),
             'clicked_point': (PointStamped, values['clicked_point_topic'], self._on_point,
-                              _TARGET_QOS),
+                              TARGET_QOS),
             'joint_states': (JointState, values['joint_states_topic'], self._on_joint_states,
-                             _FEEDBACK_QOS),
+                             FEEDBACK_QOS),
         }
         for key, (msg_type, topic, callback, qos) in wanted_subs.items():
             old = self._subs.get(key)
@@ -342,33 +340,31 @@ class IKNode(Node):
 
     def _offer_interactive_marker(self) -> None:
         if not self._values['interactive_marker']:
-            if self._im_server is not None:
-                self._im_server.clear()
-                self._im_server.applyChanges()
+            if self._marker is not None:
+                self._marker.clear()
             return
         if self._tracker is None:
             return
-        if self._im_server is None:
-            try:
-                from interactive_markers import InteractiveMarkerServer
-            except ImportError:
-                if not self._im_offered:
-                    self.get_logger().info('interactive_markers is not installed: no 6-DOF '
-                                           'marker (use target_pose, /goal_pose or '
-                                           '/clicked_point)')
-                self._im_offered = True
-                return
-            self._im_server = InteractiveMarkerServer(self, self.get_name() + '_target')
-        self._im_offered = True
-        marker = _interactive_marker(self._tracker, time.monotonic())
-        self._im_server.insert(marker, feedback_callback=self._on_marker_feedback)
-        self._im_server.applyChanges()
+        if self._marker is None:
+            self._marker = MarkerTarget(self, self._on_marker_pose)
+            if self._marker.available:
+                self.get_logger().info('interactive marker offered: add an InteractiveMarkers '
+                                       'display in RViz on '
+                                       f'{self.get_name()}_target/update')
+            else:
+                self.get_logger().info('interactive_markers is not installed: no 6-DOF '
+                                       'marker (use target_pose, /goal_pose or '
+                                       '/clicked_point)')
+        tracker = self._tracker
+        T = tracker.tip_pose(self._now())
+        self._marker.offer(tracker.chain.base_link,
+                           T if T is not None else tracker.chain.fk(tracker.chain.mid))
 
     # Callbacks ------------------------------------------------------------------------------
 
     @_guarded('joint_states callback')
     def _on_joint_states(self, msg: JointState) -> None:
-        now = time.monotonic()
+        now = self._now()
         self._feedback = (tuple(msg.name), tuple(msg.position), now)
         tracker = self._tracker
         if tracker is None:
@@ -380,9 +376,13 @@ class IKNode(Node):
                 self.get_logger().info('arm position known from joint_states')
                 self._offer_interactive_marker()
             elif tracker.resync_distance is not None:
+                # The arm is not where the commands were: hold it where it is, at once, in
+                # every output mode (a position-controlled arm would otherwise keep going
+                # to the last command it got).
+                self._step_and_publish()
                 self._warn('resync', f'joint_states came back {tracker.resync_distance:.3g} '
                            'rad or m away from the last command (arm restarted or moved?): '
-                           'the commands restart where the arm is, the goal is dropped')
+                           'holding the arm where it is, the goal is dropped')
             return
         problem = tracker.feedback_problem
         # Several publishers may share joint_states, each with some joints (a gripper, say):
@@ -402,9 +402,8 @@ class IKNode(Node):
         self._handle_target(msg.header, pose, point_only=True)
 
     @_guarded('interactive marker callback')
-    def _on_marker_feedback(self, feedback) -> None:
-        if feedback.event_type == feedback.POSE_UPDATE:
-            self._handle_target(feedback.header, feedback.pose, point_only=False)
+    def _on_marker_pose(self, header: Header, pose: Pose) -> None:
+        self._handle_target(header, pose, point_only=False)
 
     @_guarded('command timer')
     def _on_timer(self) -> None:
@@ -412,30 +411,31 @@ class IKNode(Node):
         if tracker is None or not tracker.ready:
             return
         if self._values['output_mode'] == 'timer' or tracker.moving:
-            report = tracker.step(time.monotonic())
-            self._publish_command(report, None)
+            self._step_and_publish()
 
     def _handle_target(self, header: Header, pose: Pose, point_only: bool) -> None:
-        now = time.monotonic()
+        now = self._now()
         tracker = self._tracker
         if tracker is None:
-            self._refuse('no model', 'no robot model yet', header.frame_id)
+            self._refuse('no model', 'no robot model yet', header)
             return
         if not tracker.ready:
             problem = tracker.feedback_problem
             self._refuse('not ready', 'arm position unknown: waiting for joint_states on '
                          f'{self._values["joint_states_topic"]}'
                          + (f' (last one ignored: {problem.message})' if problem else ''),
-                         header.frame_id)
+                         header)
             return
-        T_base_frame = self._frame_to_base(header.frame_id, now)
+        T_base_frame = self._frame_to_base(header, now)
         if T_base_frame is None:
             return
         try:
-            T = T_base_frame @ _pose_to_matrix(pose)
+            T = T_base_frame @ conv.pose_to_matrix(pose)
             if point_only or self._values['position_only']:
                 if point_only and not self._values['position_only']:
-                    T[:3, :3] = tracker.tip_pose(now)[:3, :3]
+                    T_tip = tracker.tip_pose(now)
+                    assert T_tip is not None    # the tracker is ready
+                    T[:3, :3] = T_tip[:3, :3]
                     target = T
                 else:
                     target = T[:3, 3].copy()
@@ -443,188 +443,130 @@ class IKNode(Node):
                 target = T
             outcome = tracker.solve(target, now)
         except IKError as exc:
-            self._refuse('target', f'target refused: {exc}', header.frame_id)
+            self._refuse('target', f'target refused: {exc}', header)
             return
-        report = None
+        report, command_stamp = None, None
         if self._values['output_mode'] == 'immediate':
-            report = tracker.step(time.monotonic())
-            stamp = header.stamp if (header.stamp.sec or header.stamp.nanosec) else None
-            self._publish_command(report, stamp)
-        self._publish_status(outcome, report, header)
+            report, command_stamp = self._step_and_publish()
+        self._publish_status(outcome, report, header, command_stamp)
         self._publish_markers(outcome, now)
 
-    def _frame_to_base(self, frame: str, now: float) -> np.ndarray | None:
-        """Return the (4, 4) pose of ``frame`` in the base frame, or None (refused, logged)."""
-        tracker = self._tracker
-        frame = frame.lstrip('/')
+    def _frame_to_base(self, header: Header, now: float) -> np.ndarray | None:
+        """Return the (4, 4) pose of the header's frame in the base frame, or None (refused)."""
+        tracker, tree = self._tracker, self._tree
+        assert tracker is not None and tree is not None
+        frame = header.frame_id.lstrip('/')
         base = tracker.chain.base_link
         if frame in ('', base):
             return np.eye(4)
-        if frame in self._tree.links:
+        if frame in tree.links:
             positions = {name: float(v) for name, v in zip(*self._feedback[:2])
                          if math.isfinite(v)} if self._feedback else {}
             q = tracker.current_q(now)
-            positions.update(zip(tracker.names, q.tolist()))
-            return self._tree.link_pose(base, frame, positions)
+            if q is not None:
+                positions.update(zip(tracker.names, q.tolist()))
+            return tree.link_pose(base, frame, positions)
         if self._tf_buffer is None:
             self._refuse('frame', f'frame {frame!r} is neither the base frame {base!r} nor a '
-                         'link of the robot, and tf2_ros is not installed to look it up', frame)
+                         'link of the robot, and tf2_ros is not installed to look it up', header)
             return None
         try:
             tf = self._tf_buffer.lookup_transform(base, frame, Time())
-        except Exception as exc:  # tf2 raises several unrelated exception types
-            self._refuse('frame', f'no transform from {frame!r} to {base!r}: {exc}', frame)
+        except Exception as exc:  # noqa: B902  (tf2 raises several unrelated exception types)
+            self._refuse('frame', f'no transform from {frame!r} to {base!r}: {exc}', header)
             return None
-        t, r = tf.transform.translation, tf.transform.rotation
-        return pose_from_xyz_quat((t.x, t.y, t.z), (r.x, r.y, r.z, r.w))
+        return conv.transform_to_matrix(tf.transform)
 
     # Output -------------------------------------------------------------------------------
 
-    def _publish_command(self, report: StepReport, stamp) -> None:
-        names = list(self._tracker.names)
-        positions = [float(v) for v in report.q]
-        self._last_command.update(zip(names, positions))
+    def _step_and_publish(self) -> tuple[StepReport | None, Any]:
+        """
+        Step the command toward the goal for the time since the last step and publish it.
+
+        The command's stamp is the clock time the step was sized for (made strictly
+        increasing, even if a simulated clock stands still). Returns (report, stamp), both
+        None while the arm position is unknown.
+        """
+        tracker = self._tracker
+        assert tracker is not None
+        now_ns = max(self.get_clock().now().nanoseconds, self._last_stamp_ns + 1)
+        report = tracker.step(now_ns * 1e-9)
+        if report is None:
+            return None, None
+        self._last_stamp_ns = now_ns
+        stamp = conv.stamp_from_ns(now_ns)
+        names = tracker.names
+        self._last_command.update(zip(names, (float(v) for v in report.q)))
         if 'command' in self._pubs:
-            msg = JointState()
-            msg.header.stamp = stamp if stamp is not None else self.get_clock().now().to_msg()
-            msg.name = names
-            msg.position = positions
-            self._pubs['command'][0].publish(msg)
+            self._pubs['command'][0].publish(conv.joint_state(names, report.q, stamp))
         if 'trajectory' in self._pubs:
-            # A zero stamp tells joint_trajectory_controller to start at once.
-            period = max(report.dt, 1.0 / self._values['output_rate'])
-            secs = int(period)
-            point = JointTrajectoryPoint(
-                positions=positions,
-                time_from_start=Duration(sec=secs, nanosec=int((period - secs) * 1e9)))
-            self._pubs['trajectory'][0].publish(JointTrajectory(joint_names=names,
-                                                                points=[point]))
+            # Sized so that no joint needs more than its velocity limit to get there from
+            # where the arm is measured (a lagging arm gets more time, not a faster move).
+            duration = max(report.dt, 1.0 / self._values['output_rate'],
+                           tracker.time_to_reach(report.q, self._now()))
+            self._pubs['trajectory'][0].publish(conv.joint_trajectory(names, report.q,
+                                                                      duration))
+        return report, stamp
 
-    def _warn(self, kind: str, text: str, error: bool = False) -> None:
-        """
-        Log ``text`` unless a message of the same ``kind`` was logged in the last 2 s.
-
-        The next one logged says how many were suppressed, so a flood of bad messages gives
-        a bounded number of log lines per kind and still tells how many there were.
-        """
-        now = time.monotonic()
-        last, suppressed = self._warned.get(kind, (-math.inf, 0))
-        if now - last < _WARN_PERIOD:
-            self._warned[kind] = (last, suppressed + 1)
-            return
-        self._warned[kind] = (now, 0)
-        if suppressed:
-            text += f' ({suppressed} more like this in the last {now - last:.1f} s)'
-        # rclpy ties a severity to the calling line: one line per severity.
-        if error:
-            self.get_logger().error(text)
-        else:
-            self.get_logger().warning(text)
-
-    def _refuse(self, kind: str, reason: str, frame: str) -> None:
+    def _refuse(self, kind: str, reason: str, header: Header) -> None:
         self._warn(kind, reason)
         if 'status' not in self._pubs:
             return
-        status = DiagnosticStatus(level=DiagnosticStatus.ERROR, name=f'{self.get_name()}: ik',
-                                  message=reason,
-                                  values=[_kv('success', False), _kv('target_frame', frame)])
-        self._send_status(status)
+        self._pubs['status'][0].publish(conv.status_array(
+            f'{self.get_name()}: ik', 'ERROR', reason,
+            {'success': False, 'target_frame': header.frame_id,
+             'target_stamp': conv.stamp_text(header.stamp)},
+            self.get_clock().now().to_msg()))
 
     def _publish_status(self, outcome: SolveOutcome, report: StepReport | None,
-                        header: Header) -> None:
+                        header: Header, command_stamp: Any) -> None:
+        tracker = self._tracker
+        assert tracker is not None
         r = outcome.result
         if r.success:
-            level, message = DiagnosticStatus.OK, 'target reached'
+            level, message = 'OK', 'target reached'
         else:
-            level = DiagnosticStatus.WARN
+            level = 'WARN'
             message = (f'target unreachable: moving to the best reachable pose '
                        f'(position error {r.position_error:.4f} m)')
             self._warn('unreachable', message)
         if 'status' not in self._pubs:
             return
-        values = [
-            _kv('success', bool(r.success)),
-            _kv('reachable', bool(r.success)),
-            _kv('position_error', float(r.position_error)),
-            _kv('orientation_error', float(r.orientation_error)),
-            _kv('iterations', int(r.iterations)),
-            _kv('attempts', int(r.attempts)),
-            _kv('solve_time_ms', 1e3 * outcome.solve_time),
-            _kv('solver', r.method),
-            _kv('seed', outcome.seed_source),
-            _kv('target_frame', header.frame_id),
-            _kv('target_stamp', f'{header.stamp.sec}.{header.stamp.nanosec:09d}'),
-        ]
+        values = {
+            'success': bool(r.success),
+            'reachable': bool(r.success),
+            'position_error': float(r.position_error),
+            'orientation_error': float(r.orientation_error),
+            'iterations': int(r.iterations),
+            'attempts': int(r.attempts),
+            'solve_time_ms': 1e3 * outcome.solve_time,
+            'solver': r.method,
+            'seed': outcome.seed_source,
+            'target_frame': header.frame_id,
+            'target_stamp': conv.stamp_text(header.stamp),
+        }
         if report is not None:
-            values.append(_kv('clamped', report.describe(self._tracker.names) or 'none'))
-        status = DiagnosticStatus(level=level, name=f'{self.get_name()}: ik', message=message,
-                                  hardware_id=self._tracker.chain.robot_name, values=values)
-        self._send_status(status)
-
-    def _send_status(self, status: DiagnosticStatus) -> None:
-        msg = DiagnosticArray(status=[status])
-        msg.header.stamp = self.get_clock().now().to_msg()
-        self._pubs['status'][0].publish(msg)
+            values['clamped'] = report.describe(tracker.names) or 'none'
+        if command_stamp is not None:
+            values['command_stamp'] = conv.stamp_text(command_stamp)
+        self._pubs['status'][0].publish(conv.status_array(
+            f'{self.get_name()}: ik', level, message, values, self.get_clock().now().to_msg(),
+            hardware_id=tracker.chain.robot_name))
 
     def _publish_markers(self, outcome: SolveOutcome, now: float) -> None:
         if 'markers' not in self._pubs or now - self._last_marker < _MARKER_PERIOD:
             return
         self._last_marker = now
+        assert self._tracker is not None
         chain = self._tracker.chain
-        target = outcome.target
-        if target.shape == (3,):
-            T_target = np.eye(4)
-            T_target[:3, 3] = target
-        else:
-            T_target = target
-        T_reached = chain.fk(outcome.result.q)
-        stamp = self.get_clock().now().to_msg()
-        reached_color = (0.1, 0.4, 1.0) if outcome.result.success else (1.0, 0.5, 0.0)
-        markers = []
-        for ns, T, color in (('target', T_target, (0.1, 0.9, 0.2)),
-                             ('reached', T_reached, reached_color)):
-            pose = _matrix_to_pose(T)
-            for mid, mtype, scale in ((0, Marker.SPHERE, (0.03, 0.03, 0.03)),
-                                      (1, Marker.ARROW, (0.1, 0.01, 0.01))):
-                m = Marker(ns=ns, id=mid, type=mtype, action=Marker.ADD, pose=pose)
-                m.header.frame_id = chain.base_link
-                m.header.stamp = stamp
-                m.scale.x, m.scale.y, m.scale.z = scale
-                m.color.r, m.color.g, m.color.b = color
-                m.color.a = 0.8
-                markers.append(m)
-        self._pubs['markers'][0].publish(MarkerArray(markers=markers))
-
-
-def _interactive_marker(tracker: IKTracker, now: float):
-    """Return a 6-DOF InteractiveMarker at the current tip pose."""
-    from visualization_msgs.msg import InteractiveMarker, InteractiveMarkerControl
-    T = tracker.tip_pose(now) if tracker.ready else tracker.chain.fk(tracker.chain.mid)
-    im = InteractiveMarker(name='ik_target', description='IK target', scale=0.2,
-                           pose=_matrix_to_pose(T))
-    im.header.frame_id = tracker.chain.base_link
-    for axis, (x, y, z) in (('x', (1.0, 0.0, 0.0)), ('y', (0.0, 0.0, 1.0)),
-                            ('z', (0.0, 1.0, 0.0))):
-        s = 1.0 / math.sqrt(2.0)
-        orientation = Quaternion(w=s, x=x * s, y=y * s, z=z * s)
-        for mode, prefix in ((InteractiveMarkerControl.ROTATE_AXIS, 'rotate_'),
-                             (InteractiveMarkerControl.MOVE_AXIS, 'move_')):
-            im.controls.append(InteractiveMarkerControl(
-                name=prefix + axis, orientation=orientation, interaction_mode=mode))
-    return im
+        self._pubs['markers'][0].publish(conv.target_markers(
+            chain.base_link, outcome.target, chain.fk(outcome.result.q),
+            bool(outcome.result.success), self.get_clock().now().to_msg()))
 
 
 def main(args: list[str] | None = None) -> int:
     """Run the ik_node node until shutdown; return the process exit code."""
-    rclpy.init(args=args)
-    try:
-        node = IKNode()
-    except (URDFError, ValueError, IKError) as exc:
-        get_logger('ik_node').fatal(str(exc))
-        rclpy.try_shutdown()
-        return 1
-    spin_until_shutdown(node)
-    return 0
+    return run_node('ik_node', IKNode, args)
 
 
 if __name__ == '__main__':

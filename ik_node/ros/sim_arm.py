@@ -13,24 +13,21 @@ follow their leader. It publishes sensor_msgs/JointState of every moving joint o
 
 import sys
 
-from ik_node.errors import IKError
-from ik_node.params import check_values, SIM_ARM_PARAMETERS
 from ik_node.robot_tree import RobotTree
-from ik_node.ros_common import (declare_parameters, parameter_value, RobotDescriptionSource,
-                                spin_until_shutdown)
+from ik_node.ros.description import RobotDescriptionSource
+from ik_node.ros.parameters import changed_values, declare_parameters
+from ik_node.ros.params import check_values, SIM_ARM_PARAMETERS, velocity_limits
+from ik_node.ros.qos import COMMAND_QOS
+from ik_node.ros.runtime import run_node
 from ik_node.safety import CommandStepper
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-import rclpy
-from rclpy.logging import get_logger
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 __all__ = ['SimArm', 'main']
 
 _RUNTIME = ('velocity_scale', 'default_velocity_limit')
-_COMMAND_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 
 
 class SimArm(Node):
@@ -50,7 +47,7 @@ class SimArm(Node):
         self._period = 1.0 / self._values['rate']
         self._pub = self.create_publisher(JointState, self._values['joint_states_topic'], 10)
         self._sub = self.create_subscription(JointState, self._values['command_topic'],
-                                             self._on_command, _COMMAND_QOS)
+                                             self._on_command, COMMAND_QOS)
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._source.update(self._values)
         text = self._source.text_from(self._values)
@@ -60,9 +57,7 @@ class SimArm(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
     def _velocities(self, tree: RobotTree, values) -> np.ndarray:
-        v = np.array([j.velocity for j in tree.actuated_joints], dtype=float)
-        v[~np.isfinite(v)] = float(values['default_velocity_limit'])
-        return v * float(values['velocity_scale'])
+        return velocity_limits([j.velocity for j in tree.actuated_joints], values)
 
     def _load(self, text: str) -> None:
         tree = RobotTree.from_urdf(text)
@@ -93,13 +88,12 @@ class SimArm(Node):
                 raise ValueError(f'initial_positions must have {len(joints)} values (joints '
                                  f'{", ".join(names)}), got {len(initial)}')
             q0[:] = initial
-        stepper.reset(q0)
         self._tree, self._stepper, self._names = tree, stepper, names
         self._index = {name: i for i, name in enumerate(names)}
-        self._goal = stepper.q
+        self._goal = stepper.reset(q0)
         self.get_logger().info(f'simulating {tree.name!r}: {len(names)} joints at '
                                f'{1.0 / self._period:g} Hz, start '
-                               f'{np.round(stepper.q, 4).tolist()}')
+                               f'{np.round(self._goal, 4).tolist()}')
 
     def _on_robot_description(self, text: str) -> None:
         try:
@@ -109,10 +103,7 @@ class SimArm(Node):
                                     f'model stays: {type(exc).__name__}: {exc}')
 
     def _on_set_parameters(self, params: list) -> SetParametersResult:
-        new = dict(self._values)
-        for p in params:
-            if p.name in new:
-                new[p.name] = parameter_value(p)
+        new = changed_values(self._values, params)
         changed = [name for name in new if new[name] != self._values[name]]
         fixed = [name for name in changed if name not in _RUNTIME]
         if fixed:
@@ -123,12 +114,12 @@ class SimArm(Node):
         if reason is not None:
             return SetParametersResult(successful=False, reason=reason)
         self._values = new
-        if self._stepper is not None:
+        if self._stepper is not None and self._tree is not None:
             self._stepper.v_max = self._velocities(self._tree, new)
         return SetParametersResult(successful=True)
 
     def _on_command(self, msg: JointState) -> None:
-        if self._stepper is None:
+        if self._goal is None:
             return
         if len(msg.position) != len(msg.name):
             self.get_logger().warning('command ignored: name and position differ in length',
@@ -147,13 +138,14 @@ class SimArm(Node):
         self._goal = goal
 
     def _on_timer(self) -> None:
-        if self._stepper is None:
+        stepper, tree, goal = self._stepper, self._tree, self._goal
+        if stepper is None or tree is None or goal is None:
             return
-        prev = self._stepper.q
-        report = self._stepper.step(self._goal, self._period)
+        prev = stepper.q
+        report = stepper.step(goal, self._period)
         positions = dict(zip(self._names, report.q.tolist()))
         velocities = dict(zip(self._names, ((report.q - prev) / self._period).tolist()))
-        full = self._tree.complete_positions(positions)
+        full = tree.complete_positions(positions)
         msg = JointState()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.name = list(full)
@@ -164,15 +156,7 @@ class SimArm(Node):
 
 def main(args: list[str] | None = None) -> int:
     """Run the sim_arm node until shutdown; return the process exit code."""
-    rclpy.init(args=args)
-    try:
-        node = SimArm()
-    except (IKError, ValueError) as exc:
-        get_logger('sim_arm').fatal(str(exc))
-        rclpy.try_shutdown()
-        return 1
-    spin_until_shutdown(node)
-    return 0
+    return run_node('sim_arm', SimArm, args)
 
 
 if __name__ == '__main__':

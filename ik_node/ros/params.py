@@ -14,9 +14,14 @@ from dataclasses import dataclass
 import math
 from typing import Any, Callable, Mapping
 
+from ik_node.ros import topics
+from ik_node.safety import command_velocity_limits
+import numpy as np
+from numpy.typing import ArrayLike
+
 __all__ = ['ParamSpec', 'IK_NODE_PARAMETERS', 'SIM_ARM_PARAMETERS', 'OUTPUT_MODES',
            'MODEL_PARAMETERS', 'TOPIC_PARAMETERS', 'JACOBIAN_METHODS', 'check_value',
-           'check_values', 'defaults', 'solver_options']
+           'check_values', 'defaults', 'solver_options', 'velocity_limits']
 
 OUTPUT_MODES = ('immediate', 'timer')
 
@@ -134,7 +139,7 @@ _MAX_OPTION = 1e6
 _MODEL = (
     ParamSpec('robot_description', '',
               'URDF XML of the robot. Empty: read urdf_file, else the robot_description_topic.'),
-    ParamSpec('robot_description_topic', 'robot_description',
+    ParamSpec('robot_description_topic', topics.ROBOT_DESCRIPTION,
               'std_msgs/String topic (TRANSIENT_LOCAL, as robot_state_publisher publishes it) '
               'read when neither robot_description nor urdf_file is set.', _required_topic),
     ParamSpec('urdf_file', '',
@@ -207,23 +212,23 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               kind='double_array'),
     ParamSpec('joint_states_timeout', 0.5,
               'joint_states older than this [s] no longer seed the solver.', _positive),
-    ParamSpec('target_topic', 'target_pose',
+    ParamSpec('target_topic', topics.TARGET_POSE,
               'geometry_msgs/PoseStamped targets.', _required_topic),
-    ParamSpec('goal_pose_topic', '/goal_pose',
+    ParamSpec('goal_pose_topic', topics.GOAL_POSE,
               'PoseStamped targets from RViz 2D Goal Pose (empty: off).', _topic),
-    ParamSpec('clicked_point_topic', '/clicked_point',
+    ParamSpec('clicked_point_topic', topics.CLICKED_POINT,
               'geometry_msgs/PointStamped position-only targets from RViz Publish Point; the '
               'current tip orientation is kept (empty: off).', _topic),
-    ParamSpec('joint_states_topic', 'joint_states',
+    ParamSpec('joint_states_topic', topics.JOINT_STATES,
               'sensor_msgs/JointState feedback of the arm.', _required_topic),
-    ParamSpec('command_topic', 'joint_commands',
+    ParamSpec('command_topic', topics.JOINT_COMMANDS,
               'sensor_msgs/JointState commands (URDF joint names).', _required_topic),
     ParamSpec('trajectory_topic', '',
               'trajectory_msgs/JointTrajectory commands for a joint_trajectory_controller, '
               'e.g. /joint_trajectory_controller/joint_trajectory (empty: off).', _topic),
-    ParamSpec('status_topic', 'ik_status',
+    ParamSpec('status_topic', topics.IK_STATUS,
               'diagnostic_msgs/DiagnosticArray status of each solve.', _required_topic),
-    ParamSpec('marker_topic', 'ik_markers',
+    ParamSpec('marker_topic', topics.IK_MARKERS,
               'visualization_msgs/MarkerArray of the target and reached poses (empty: off).',
               _topic),
     ParamSpec('interactive_marker', True,
@@ -244,9 +249,9 @@ SIM_ARM_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               _in_range(1e-3, 1.0)),
     ParamSpec('default_velocity_limit', 1.0,
               'Velocity limit [rad/s or m/s] for joints whose URDF gives none.', _positive),
-    ParamSpec('command_topic', 'joint_commands',
+    ParamSpec('command_topic', topics.JOINT_COMMANDS,
               'sensor_msgs/JointState position commands followed by the arm.', _required_topic),
-    ParamSpec('joint_states_topic', 'joint_states',
+    ParamSpec('joint_states_topic', topics.JOINT_STATES,
               'sensor_msgs/JointState of every moving joint, published at rate.',
               _required_topic),
 )
@@ -305,7 +310,7 @@ def solver_options(values: Mapping[str, Any], chain=None) -> dict[str, Any]:
     if values['solver'] not in JACOBIAN_METHODS:
         return opts
     from ik_node.objectives import JointLimitAvoidance, Manipulability, RestPosture
-    objectives = []
+    objectives: list[Any] = []
     if values['nullspace_limit_avoidance'] > 0.0:
         objectives.append(JointLimitAvoidance(weight=float(values['nullspace_limit_avoidance'])))
     if values['nullspace_rest_posture'] > 0.0 and chain is not None:
@@ -320,3 +325,14 @@ def solver_options(values: Mapping[str, Any], chain=None) -> dict[str, Any]:
     opts.update(damping=float(values['damping']), restarts=attempts > 1,
                 objectives=tuple(objectives), null_space_gain=float(values['null_space_gain']))
     return opts
+
+
+def velocity_limits(velocity: ArrayLike, values: Mapping[str, Any]) -> np.ndarray:
+    """
+    Return (n,) velocity limits from URDF limits ``velocity`` and a node's parameter values.
+
+    Joints without a URDF limit take ``default_velocity_limit``; all are scaled by
+    ``velocity_scale``. Both nodes (ik_node's commands, sim_arm's motion) use this.
+    """
+    return command_velocity_limits(velocity, values['default_velocity_limit'],
+                                   values['velocity_scale'])

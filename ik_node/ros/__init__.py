@@ -1,0 +1,19 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The ROS 2 layer of ik_node: everything that talks to rclpy lives here, nothing else does.
+
+- :mod:`ik_node.ros.node`: the ``ik_node`` node (pose targets in, safe joint commands out);
+- :mod:`ik_node.ros.sim_arm`: the simulated position-controlled arm;
+- :mod:`ik_node.ros.conversions`: messages <-> numpy arrays, status and marker messages;
+- :mod:`ik_node.ros.params`: the parameter tables of both nodes and their validation (plain
+  Python, no rclpy: unit-tested without ROS);
+- :mod:`ik_node.ros.topics`: default topic names and QoS profiles, one source for both nodes;
+- :mod:`ik_node.ros.parameters`, :mod:`ik_node.ros.description`, :mod:`ik_node.ros.runtime`:
+  parameter declaration, the robot model source and the spin/shutdown loop;
+- :mod:`ik_node.ros.interactive`: the RViz interactive marker target;
+- :mod:`ik_node.ros.processes`: start and stop nodes as processes without ``ros2 launch``.
+
+The math core (``ik_node`` outside this subpackage) never imports this package. Importing
+``ik_node.ros`` itself does not import rclpy either, so the parameter tables work without ROS.
+"""

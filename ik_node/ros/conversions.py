@@ -1,0 +1,161 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+ROS messages <-> numpy arrays, and the status and marker messages of the IK node.
+
+Plain functions, no node state: the callbacks of :mod:`ik_node.ros.node` call them to turn a
+message into arrays for the core and the core's arrays back into messages. Poses are (4, 4)
+homogeneous matrices [m], joint positions (n,) arrays [rad or m], times seconds or
+``builtin_interfaces`` messages.
+"""
+
+from typing import Any, Mapping, Sequence
+
+from builtin_interfaces.msg import Duration, Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Point, Pose, Quaternion, Transform
+from ik_node.pose import pose_from_xyz_quat, quat_xyzw_from_matrix
+import numpy as np
+from numpy.typing import ArrayLike
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from visualization_msgs.msg import Marker, MarkerArray
+
+__all__ = ['pose_to_matrix', 'matrix_to_pose', 'transform_to_matrix', 'point_to_array',
+           'stamp_ns', 'stamp_text', 'stamp_from_ns', 'duration', 'joint_state',
+           'joint_trajectory', 'float64_array', 'status_array', 'target_markers', 'LEVELS']
+
+# DiagnosticStatus levels by name (the message constants are bytes).
+LEVELS = {'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
+          'ERROR': DiagnosticStatus.ERROR}
+
+
+def pose_to_matrix(pose: Pose) -> np.ndarray:
+    """
+    Return the (4, 4) matrix of a geometry_msgs/Pose.
+
+    Raises IKInputError for a non-finite position or quaternion, or a quaternion of norm ~0
+    (an unnormalised quaternion is normalised, as ROS tools do).
+    """
+    p, o = pose.position, pose.orientation
+    return pose_from_xyz_quat((p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
+
+
+def matrix_to_pose(T: ArrayLike) -> Pose:
+    """Return the geometry_msgs/Pose of a (4, 4) matrix."""
+    T = np.asarray(T, dtype=float)
+    x, y, z, w = (float(v) for v in quat_xyzw_from_matrix(T))
+    return Pose(position=Point(x=float(T[0, 3]), y=float(T[1, 3]), z=float(T[2, 3])),
+                orientation=Quaternion(x=x, y=y, z=z, w=w))
+
+
+def transform_to_matrix(transform: Transform) -> np.ndarray:
+    """Return the (4, 4) matrix of a geometry_msgs/Transform (as tf2 lookups give it)."""
+    t, r = transform.translation, transform.rotation
+    return pose_from_xyz_quat((t.x, t.y, t.z), (r.x, r.y, r.z, r.w))
+
+
+def point_to_array(point: Point) -> np.ndarray:
+    """Return a geometry_msgs/Point as a (3,) array [m]."""
+    return np.array([point.x, point.y, point.z], dtype=float)
+
+
+def stamp_ns(stamp: Time) -> int:
+    """Return a stamp as integer nanoseconds (0 for the zero stamp)."""
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+def stamp_from_ns(ns: int) -> Time:
+    """Return the builtin_interfaces/Time of ``ns`` nanoseconds."""
+    return Time(sec=int(ns // 1_000_000_000), nanosec=int(ns % 1_000_000_000))
+
+
+def stamp_text(stamp: Time) -> str:
+    """Return a stamp as 'sec.nanosec' text (nine digits after the point)."""
+    return f'{stamp.sec}.{stamp.nanosec:09d}'
+
+
+def duration(seconds: float) -> Duration:
+    """Return the builtin_interfaces/Duration of ``seconds`` (>= 0)."""
+    ns = int(round(max(seconds, 0.0) * 1e9))
+    return Duration(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def joint_state(names: Sequence[str], q: ArrayLike, stamp: Time) -> JointState:
+    """Return a sensor_msgs/JointState with positions ``q`` (n,) for ``names``."""
+    msg = JointState(name=list(names), position=[float(v) for v in np.asarray(q).reshape(-1)])
+    msg.header.stamp = stamp
+    return msg
+
+
+def joint_trajectory(names: Sequence[str], q: ArrayLike, time_from_start: float,
+                     stamp: Time | None = None) -> JointTrajectory:
+    """
+    Return a one-point trajectory_msgs/JointTrajectory reaching ``q`` after ``time_from_start``.
+
+    A zero header stamp (the default) tells joint_trajectory_controller to start at once.
+    """
+    point = JointTrajectoryPoint(positions=[float(v) for v in np.asarray(q).reshape(-1)],
+                                 time_from_start=duration(time_from_start))
+    msg = JointTrajectory(joint_names=list(names), points=[point])
+    if stamp is not None:
+        msg.header.stamp = stamp
+    return msg
+
+
+def float64_array(q: ArrayLike) -> Float64MultiArray:
+    """Return ``q`` as std_msgs/Float64MultiArray (forward_command_controller's input)."""
+    return Float64MultiArray(data=[float(v) for v in np.asarray(q).reshape(-1)])
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float):
+        return f'{value:.6g}'
+    return str(value)
+
+
+def status_array(name: str, level: str, message: str, values: Mapping[str, Any],
+                 stamp: Time, hardware_id: str = '') -> DiagnosticArray:
+    """
+    Return a diagnostic_msgs/DiagnosticArray with one status.
+
+    level: 'OK', 'WARN' or 'ERROR'. values: key -> value (floats as 6 significant digits,
+    the rest with ``str``; booleans read 'True'/'False').
+    """
+    status = DiagnosticStatus(level=LEVELS[level], name=name, message=message,
+                              hardware_id=hardware_id,
+                              values=[KeyValue(key=k, value=_text(v)) for k, v in values.items()])
+    msg = DiagnosticArray(status=[status])
+    msg.header.stamp = stamp
+    return msg
+
+
+def target_markers(frame: str, T_target: ArrayLike, T_reached: ArrayLike, success: bool,
+                   stamp: Time) -> MarkerArray:
+    """
+    Return markers of a target and the reached tip pose: a sphere and an x-axis arrow each.
+
+    Green: the target. Blue: the reached pose when the target was met, orange when not.
+    A (3,) target is drawn at that position with the identity orientation.
+    """
+    T_target = np.asarray(T_target, dtype=float)
+    if T_target.shape == (3,):
+        position = T_target
+        T_target = np.eye(4)
+        T_target[:3, 3] = position
+    reached_color = (0.1, 0.4, 1.0) if success else (1.0, 0.5, 0.0)
+    markers = []
+    for ns, T, color in (('target', T_target, (0.1, 0.9, 0.2)),
+                         ('reached', np.asarray(T_reached, dtype=float), reached_color)):
+        pose = matrix_to_pose(T)
+        for mid, mtype, scale in ((0, Marker.SPHERE, (0.03, 0.03, 0.03)),
+                                  (1, Marker.ARROW, (0.1, 0.01, 0.01))):
+            m = Marker(ns=ns, id=mid, type=mtype, action=Marker.ADD, pose=pose)
+            m.header.frame_id = frame
+            m.header.stamp = stamp
+            m.scale.x, m.scale.y, m.scale.z = scale
+            m.color.r, m.color.g, m.color.b = color
+            m.color.a = 0.8
+            markers.append(m)
+    return MarkerArray(markers=markers)

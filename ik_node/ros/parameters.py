@@ -1,0 +1,61 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""Declare the parameters of a table (:mod:`ik_node.ros.params`) on a node, read them back."""
+
+from typing import Any
+
+from ik_node.ros.params import ParamSpec
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+__all__ = ['declare_parameters', 'parameter_value', 'changed_values']
+
+_TYPES = {
+    'bool': Parameter.Type.BOOL,
+    'int': Parameter.Type.INTEGER,
+    'double': Parameter.Type.DOUBLE,
+    'string': Parameter.Type.STRING,
+    'double_array': Parameter.Type.DOUBLE_ARRAY,
+    'string_array': Parameter.Type.STRING_ARRAY,
+}
+
+
+def parameter_value(param: Parameter) -> Any:
+    """Return a parameter's value as plain Python (arrays become lists)."""
+    value = param.value
+    if param.type_ in (Parameter.Type.DOUBLE_ARRAY, Parameter.Type.STRING_ARRAY,
+                       Parameter.Type.INTEGER_ARRAY, Parameter.Type.BOOL_ARRAY):
+        return list(value)
+    return value
+
+
+def declare_parameters(node: Node, specs: tuple[ParamSpec, ...]) -> dict[str, Any]:
+    """
+    Declare every parameter of ``specs`` on ``node``; return {name: current value}.
+
+    Empty-list defaults are declared by type (a ROS parameter cannot hold an untyped empty
+    list) and read back as [] until set.
+    """
+    values = {}
+    for spec in specs:
+        descriptor = ParameterDescriptor(description=spec.description)
+        is_empty_list = isinstance(spec.default, list) and not spec.default
+        default = _TYPES[spec.type_name] if is_empty_list else spec.default
+        param = node.declare_parameter(spec.name, default, descriptor)
+        try:
+            values[spec.name] = parameter_value(node.get_parameter(spec.name))
+        except ParameterUninitializedException:
+            values[spec.name] = []
+        del param
+    return values
+
+
+def changed_values(current: dict[str, Any], params: list[Parameter]) -> dict[str, Any]:
+    """Return a copy of ``current`` with the values of ``params`` (unknown names skipped)."""
+    new = dict(current)
+    for p in params:
+        if p.name in new:
+            new[p.name] = parameter_value(p)
+    return new

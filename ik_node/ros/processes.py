@@ -1,0 +1,69 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Start the package's nodes as processes without ``ros2 launch``, and stop them cleanly.
+
+For scripts, benchmarks and tests on machines with the ROS 2 client wheels but no ROS
+install. Discovery stays on the loopback interface (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``)
+in the domain given. Nothing here imports rclpy.
+"""
+
+import os
+from pathlib import Path
+import signal
+import subprocess
+import sys
+from typing import Mapping, Sequence
+
+__all__ = ['ros_environment', 'start_node', 'stop_processes', 'NODE_MODULES']
+
+# Executable name -> module run with ``python -m``.
+NODE_MODULES = {'ik_node': 'ik_node.ros.node', 'sim_arm': 'ik_node.ros.sim_arm'}
+
+
+def ros_environment(domain_id: int, ros_home: str | os.PathLike | None = None,
+                    base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """
+    Return a process environment for ROS domain ``domain_id`` with loopback-only discovery.
+
+    base: the environment to start from (default: this process's). ros_home: where ROS logs
+    go (default: kept from ``base``).
+    """
+    env = dict(os.environ if base is None else base)
+    env.update(ROS_DOMAIN_ID=str(int(domain_id)), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
+               PYTHONUNBUFFERED='1')
+    env.pop('ROS_LOCALHOST_ONLY', None)
+    if ros_home is not None:
+        env['ROS_HOME'] = str(ros_home)
+    return env
+
+
+def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
+               log_path: str | os.PathLike, extra_ros_args: Sequence[str] = ()
+               ) -> subprocess.Popen:
+    """
+    Start node ``executable`` ('ik_node' or 'sim_arm') with ``-p`` parameters ``params``.
+
+    Its output (stdout and stderr) goes to ``log_path``; the returned Popen has ``log_path``
+    set. extra_ros_args: more arguments after ``--ros-args`` (e.g. ``['-r', '__ns:=/arm1']``).
+    """
+    args = [sys.executable, '-m', NODE_MODULES[executable], '--ros-args', *extra_ros_args]
+    for p in params:
+        args += ['-p', p]
+    with open(log_path, 'w') as log:
+        proc = subprocess.Popen(args, env=dict(env), stdout=log, stderr=subprocess.STDOUT)
+    setattr(proc, 'log_path', Path(log_path))  # noqa: B010  (a Popen has no such field)
+    return proc
+
+
+def stop_processes(procs: Sequence[subprocess.Popen], timeout: float = 5.0) -> None:
+    """Send SIGINT to every process still running, wait for each, kill the ones that hang."""
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+    for p in procs:
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

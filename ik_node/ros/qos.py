@@ -1,0 +1,23 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""QoS profiles of the ik_node and sim_arm subscriptions and the robot model topic."""
+
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+__all__ = ['TARGET_QOS', 'FEEDBACK_QOS', 'COMMAND_QOS', 'ROBOT_DESCRIPTION_QOS']
+
+# Depth 1: a burst of targets is served latest-first, older ones are dropped, never queued.
+TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+
+# Best effort matches both reliable and best-effort joint_states publishers. The depth keeps
+# the arm's message when another publisher (a gripper, a second driver) shares the topic: with
+# depth 1 the gripper's message would overwrite the arm's before the node reads it. Every
+# message is read in order; the newest complete one wins.
+FEEDBACK_QOS = QoSProfile(depth=20, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+# A position-controlled arm follows the newest command; older ones are obsolete.
+COMMAND_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+
+# The robot_state_publisher convention: late subscribers get the last model.
+ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                   reliability=ReliabilityPolicy.RELIABLE)

@@ -1,0 +1,344 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+One harness for the tests that run the nodes as real processes.
+
+- :func:`fresh_domain`: a ROS domain of this test run (see conftest: each run holds a lock on a
+  block of domains, so concurrent runs on one machine never see each other);
+- :class:`Procs`: node processes in one domain, stopped at the end;
+- :class:`Probe`: an rclpy node in the test process that publishes targets and records what the
+  node sends, every command with its header stamp;
+- :class:`WatchedProbe`: a Probe whose commands and arm readings are judged by a
+  :class:`ik_node.watcher.CommandWatcher` in stamp order (publish order), never arrival order.
+
+Tests wait for conditions with deadlines (:meth:`Probe.spin_until`), never for a fixed time.
+"""
+
+import itertools
+import os
+from pathlib import Path
+import time
+
+from conftest import URDF_DIR
+from ik_node import Chain
+from ik_node.pose import pose_error, quat_xyzw_from_matrix
+from ik_node.ros.processes import ros_environment, start_node, stop_processes
+from ik_node.watcher import CommandWatcher, StampedLog
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip('rclpy')
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402, I100
+from geometry_msgs.msg import PointStamped, PoseStamped  # noqa: E402
+from rcl_interfaces.srv import SetParameters  # noqa: E402
+from rclpy.context import Context  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+URDF = URDF_DIR / 'ur5.urdf'
+Q0 = np.array([0.0, -1.2, 1.3, -1.6, -1.57, 0.0])
+V_MAX = 3.15            # [rad/s] every UR5 joint
+PERIOD = 0.01           # [s] the node's default output_rate is 100 Hz
+STEP = V_MAX * PERIOD   # [rad] the most one command may move a UR5 joint at 100 Hz
+# Bounds waits for a node to come up: loading the compiled kernels takes about a second, a
+# busy machine may take several. Only a bound: tests go on as soon as the node answers.
+STARTUP_TIMEOUT = 60.0
+# Given to every ik_node the tests start (later -p values override them). A loaded test
+# machine must not turn a reachable target into a timed-out solve: the node's own 5 ms
+# budget is the benchmarks' business. The marker server is not installed here.
+NODE_TEST_PARAMS = {'timeout': 0.5, 'interactive_marker': False}
+
+_domains = itertools.count()
+
+
+def fresh_domain() -> int:
+    """Return the next ROS domain of this run's block (see conftest.ros_domain_block)."""
+    base, size = (int(v) for v in os.environ['IK_NODE_TEST_DOMAIN_BLOCK'].split(':'))
+    return base + next(_domains) % size
+
+
+def stamp_ns(stamp) -> int:
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
+def stamp_text(stamp) -> str:
+    return f'{stamp.sec}.{stamp.nanosec:09d}'
+
+
+class Procs:
+    """Node processes in one domain; :meth:`close` stops them all."""
+
+    def __init__(self, domain: int, tmp: Path):
+        self.domain, self.tmp, self.procs = domain, tmp, []
+        self.env = ros_environment(domain, ros_home=tmp)
+
+    def start(self, executable: str, *params: str, name: str = '', ros_args=()):
+        """Start 'ik_node' or 'sim_arm' with parameters ``params``; log to tmp/<name>.log."""
+        count = sum(1 for p in self.procs if p.executable == executable)
+        name = name or (executable if not count else f'{executable}_{count}')
+        if executable == 'ik_node':
+            params = tuple(f'{k}:={str(v).lower() if isinstance(v, bool) else v}'
+                           for k, v in NODE_TEST_PARAMS.items()) + tuple(params)
+        proc = start_node(executable, params, self.env, self.tmp / f'{name}.log', ros_args)
+        proc.executable = executable
+        self.procs.append(proc)
+        return proc
+
+    def logs(self) -> str:
+        return '\n'.join(f'--- {p.log_path.name}\n{p.log_path.read_text()}' for p in self.procs)
+
+    def close(self) -> None:
+        stop_processes(self.procs)
+
+
+class Probe:
+    """An rclpy node in the test process: publishes targets, records what the node sends."""
+
+    def __init__(self, domain: int, namespace: str = ''):
+        self.ctx = Context()
+        rclpy.init(context=self.ctx, domain_id=domain)
+        self.node = rclpy.create_node('probe', context=self.ctx, namespace=namespace or None)
+        self.executor = SingleThreadedExecutor(context=self.ctx)
+        self.executor.add_node(self.node)
+        # (receive time, message); a deep queue, so that nothing is lost while the test works.
+        self.commands: list[tuple[float, JointState]] = []
+        self.statuses: list[DiagnosticStatus] = []
+        self.arm: list[tuple[float, np.ndarray]] = []
+        deep = QoSProfile(depth=10_000)
+        self.command_sub = self.node.create_subscription(JointState, 'joint_commands',
+                                                         self._on_command, deep)
+        self.node.create_subscription(DiagnosticArray, 'ik_status',
+                                      lambda m: self.statuses.extend(m.status), deep)
+        self.targets = self.node.create_publisher(PoseStamped, 'target_pose', 10)
+        self.goal_pose = self.node.create_publisher(PoseStamped, '/goal_pose', 10)
+        self.clicked_point = self.node.create_publisher(PointStamped, '/clicked_point', 10)
+        self.joint_states = self.node.create_publisher(JointState, 'joint_states', 10)
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+        self.description = self.node.create_publisher(String, 'robot_description', latched)
+
+    def _on_command(self, msg: JointState) -> None:
+        self.commands.append((time.monotonic(), msg))
+
+    def now_ns(self) -> int:
+        return self.node.get_clock().now().nanoseconds
+
+    def spin_until(self, predicate, timeout: float, every=None, period: float = 0.2) -> bool:
+        """Spin until predicate() holds or ``timeout`` [s] passed; call every() meanwhile."""
+        end = time.monotonic() + timeout
+        next_call = 0.0
+        while time.monotonic() < end:
+            if predicate():
+                return True
+            if every is not None and time.monotonic() >= next_call:
+                every()
+                next_call = time.monotonic() + period
+            self.executor.spin_once(timeout_sec=0.01)
+        return bool(predicate())
+
+    def spin_for(self, seconds: float) -> None:
+        """Spin for ``seconds``: for paced publishing (a stream of targets), never as a wait."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=0.005)
+
+    def last_command(self, chain: Chain) -> np.ndarray:
+        """Return the newest command by stamp."""
+        msg = max((m for _, m in self.commands), key=lambda m: stamp_ns(m.header.stamp))
+        return q_of(msg, chain)
+
+    def commands_by_stamp(self, chain: Chain, since: int = 0, after_ns: int = 0
+                          ) -> tuple[np.ndarray, np.ndarray]:
+        """
+        Return (stamps [s] (k,), q (k, n)) of commands in stamp (publish) order.
+
+        since: only commands received from this index on; after_ns: only commands stamped
+        later than this [ns] (commands in flight when it was taken arrive later but are older).
+        """
+        msgs = sorted((m for _, m in self.commands[since:]
+                       if stamp_ns(m.header.stamp) > after_ns),
+                      key=lambda m: stamp_ns(m.header.stamp))
+        return (np.array([stamp_ns(m.header.stamp) * 1e-9 for m in msgs]),
+                np.array([q_of(m, chain) for m in msgs]).reshape(-1, chain.n))
+
+    def publish_pose(self, T: np.ndarray, frame: str = 'base_link', topic=None) -> PoseStamped:
+        msg = pose_msg(T, frame)
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        (topic or self.targets).publish(msg)
+        return msg
+
+    def publish_joint_states(self, names, q) -> None:
+        msg = JointState(name=list(names), position=[float(v) for v in q])
+        msg.header.stamp = self.node.get_clock().now().to_msg()
+        self.joint_states.publish(msg)
+
+    def set_parameters(self, node_name: str, **values) -> list:
+        return self.set_parameter_list(node_name, [Parameter(name, value=value)
+                                                   for name, value in values.items()])
+
+    def set_parameter_list(self, node_name: str, params: list) -> list:
+        """Set rclpy Parameters on a node through its service; return the results."""
+        client = self.node.create_client(SetParameters, f'/{node_name}/set_parameters')
+        assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
+        future = client.call_async(SetParameters.Request(
+            parameters=[p.to_parameter_msg() for p in params]))
+        self.executor.spin_until_future_complete(future, timeout_sec=30.0)
+        self.node.destroy_client(client)
+        assert future.result() is not None, 'set_parameters got no answer: the node hangs'
+        return future.result().results
+
+    def answer(self, publish, n_before: int, refusal: bool = False,
+               timeout: float = STARTUP_TIMEOUT):
+        """
+        Publish (again every 0.2 s) until the node answers; return the answering status.
+
+        Refusals while the node is starting (no model, no joint_states yet) do not count,
+        unless ``refusal`` is True. Returns None if no answer came within ``timeout``.
+        """
+        def found():
+            for s in self.statuses[n_before:]:
+                if refusal or s.level != DiagnosticStatus.ERROR:
+                    return s
+            return None
+
+        self.spin_until(lambda: found() is not None, timeout, publish)
+        return found()
+
+    def answer_to(self, publish_once, timeout: float = STARTUP_TIMEOUT, refusal: bool = False):
+        """
+        Publish a target (again every 0.2 s) until a status answers that very message.
+
+        ``publish_once()`` publishes one target and returns the message; the answer is the
+        status whose ``target_stamp`` matches one of the messages sent. Returns it or None.
+        """
+        sent = set()
+        n_before = len(self.statuses)
+
+        def send():
+            sent.add(stamp_text(publish_once().header.stamp))
+
+        def found():
+            for s in self.statuses[n_before:]:
+                if (status_values(s).get('target_stamp') in sent
+                        and (refusal or s.level != DiagnosticStatus.ERROR)):
+                    return s
+            return None
+
+        self.spin_until(lambda: found() is not None, timeout, send)
+        return found()
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.ctx)
+
+
+class WatchedProbe(Probe):
+    """
+    A Probe whose commands and the arm's joint_states go through a CommandWatcher by stamp.
+
+    Only the simulated arm publishes joint_states here (the tests' own bad messages carry
+    other joints or go through :meth:`publish_raw_joint_states`), so the watcher may trust
+    them. :meth:`assert_safe` replays everything in stamp order and fails on any violation.
+    """
+
+    def __init__(self, domain: int, chain: Chain, v_max: float = V_MAX,
+                 period: float = PERIOD):
+        super().__init__(domain)
+        self.chain = chain
+        self.v_max, self.period = v_max, period
+        self.log = StampedLog()
+        self.trusted_arm = True
+        self.arm_stamped: list[tuple[int, np.ndarray]] = []
+        deep = QoSProfile(depth=10_000)
+        self.node.create_subscription(
+            JointState, 'joint_commands',
+            lambda m: self.log.command(stamp_ns(m.header.stamp), m.name, m.position), deep)
+        self.node.create_subscription(JointState, 'joint_states', self._on_arm, deep)
+
+    def _on_arm(self, msg: JointState) -> None:
+        if not self.trusted_arm or list(msg.name)[:self.chain.n] != list(self.chain.joint_names):
+            return
+        stamp = stamp_ns(msg.header.stamp)
+        self.log.arm(stamp, msg.name, msg.position)
+        self.arm.append((time.monotonic(), np.array(msg.position[:self.chain.n])))
+        self.arm_stamped.append((stamp, self.arm[-1][1]))
+
+    def watcher(self) -> CommandWatcher:
+        """Return a fresh watcher fed with everything so far, in stamp order."""
+        # Joint by joint: a tip_link change legitimately commands fewer joints.
+        w = CommandWatcher.for_chain(self.chain, np.full(self.chain.n, self.v_max),
+                                     self.period, require_all=False, speed_slack=0.002)
+        return self.log.replay(w)
+
+    def assert_safe(self) -> CommandWatcher:
+        """Fail with the first violations if any command was unsafe; return the watcher."""
+        w = self.watcher()
+        summary = w.summary()
+        assert w.messages > 0, 'no command was judged'
+        assert w.total_violations == 0, '\n'.join(
+            [f'{summary["violations"]} unsafe command(s) of {summary["messages"]}:']
+            + summary['first'])
+        return w
+
+    def arm_reached(self, T: np.ndarray, tol: float = 1e-3) -> bool:
+        """Return True once the simulated arm's tip is within ``tol`` m and 10*tol rad of T."""
+        if not self.arm:
+            return False
+        pe, oe = pose_error(T, self.chain.fk(self.arm[-1][1]))
+        return pe < tol and oe < 10 * tol
+
+    def arm_before(self, t: float) -> np.ndarray:
+        """Return the newest arm reading stamped before ``t`` [s] (by its header stamp)."""
+        before = [(s, q) for s, q in self.arm_stamped if s < t * 1e9]
+        assert before, f'no arm reading before {t}'
+        return max(before, key=lambda e: e[0])[1]
+
+    def arm_settled_at(self, q: np.ndarray, atol: float = 1e-6) -> bool:
+        return bool(self.arm) and np.allclose(self.arm[-1][1], q, atol=atol)
+
+    def commanded(self, T: np.ndarray) -> bool:
+        """Return True once the newest command puts the tip within 1 mm and 0.01 rad of T."""
+        if not self.commands:
+            return False
+        pe, oe = pose_error(T, self.chain.fk(self.last_command(self.chain)))
+        return pe < 1e-3 and oe < 1e-2
+
+    def serve_good_target(self, dq: np.ndarray, timeout: float = 20.0) -> DiagnosticStatus:
+        """
+        Publish the reachable target FK(Q0 + dq) until it is solved and commanded.
+
+        Returns the OK status of its solve; fails the test if it is not served.
+        """
+        T = self.chain.fk(Q0 + dq)
+        status = self.answer_to(lambda: self.publish_pose(T), timeout)
+        assert status is not None and status.level == DiagnosticStatus.OK, status
+        # Sent until answered, then left alone: the commands approach that one solution.
+        if not self.spin_until(lambda: self.commanded(T), timeout):
+            q = self.last_command(self.chain)
+            pytest.fail(f'a good target was not commanded: the newest command is '
+                        f'{pose_error(T, self.chain.fk(q))} (m, rad) from it; status {status}')
+        return status
+
+
+def pose_msg(T: np.ndarray, frame: str) -> PoseStamped:
+    msg = PoseStamped()
+    msg.header.frame_id = frame
+    p = msg.pose.position
+    p.x, p.y, p.z = (float(v) for v in T[:3, 3])
+    o = msg.pose.orientation
+    o.x, o.y, o.z, o.w = (float(v) for v in quat_xyzw_from_matrix(T))
+    return msg
+
+
+def status_values(status: DiagnosticStatus) -> dict:
+    return {kv.key: kv.value for kv in status.values}
+
+
+def q_of(msg: JointState, chain: Chain) -> np.ndarray:
+    assert list(msg.name) == list(chain.joint_names)
+    return np.array(msg.position)
