@@ -5,6 +5,9 @@
 # Run the whole test suite on a fresh machine: make a venv, install the ROS 2 (Kilted)
 # client wheels, the package and its test tools, then run pytest with loopback-only DDS.
 # Usage: bash scripts/test.sh [extra pytest args]
+#
+# ROS domains: each run locks a block of 24 domain ids for itself (test/conftest.py), so two
+# runs on one machine never see each other; ROS_DOMAIN_ID only picks the preferred block.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,15 +16,23 @@ PYTHON="${PYTHON:-python3}"
 
 # DDS discovery stays on this machine; each run gets its own domain and scratch ROS_HOME.
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 100) + 100 ))}"
-export ROS_HOME="${ROS_HOME:-$(mktemp -d)}"
+export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 8 + 1) * 24 ))}"
+unset ROS_LOCALHOST_ONLY
+SCRATCH="$(mktemp -d)"
+trap 'rm -rf "$SCRATCH"' EXIT
+export ROS_HOME="${ROS_HOME:-$SCRATCH/ros_home}"
 
 if [ ! -x "$VENV/bin/python" ]; then
+    echo "test.sh: creating $VENV"
     "$PYTHON" -m venv "$VENV"
 fi
+echo "test.sh: installing the test requirements into $VENV (about a minute on a fresh machine)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    -r "$ROOT/requirements-test.txt"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT"
+    -r "$ROOT/requirements-test.txt" 2> >(grep -v "^WARNING: Location" >&2)
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT" \
+    2> >(grep -v "^WARNING: Location" >&2)
 
 cd "$ROOT"
-exec "$VENV/bin/python" -m pytest test "$@"
+echo "test.sh: running pytest (the first test compiles the solver kernels, about 30 s on a" \
+     "fresh checkout)"
+"$VENV/bin/python" -m pytest test "$@"

@@ -1,7 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-The ament linters a ROS build farm runs (flake8, pep257) and the copyright header.
+The ament linters a ROS build farm runs (flake8, pep257), the copyright header, and mypy.
 
 They run here through the ros-ament-flake8 / ros-ament-pep257 wheels, so `colcon test` on a
 ROS install stays green too.
@@ -28,6 +28,14 @@ def test_pep257():
     main = pytest.importorskip('ament_pep257.main').main
     rc = main(argv=[str(p) for p in SOURCES])
     assert rc == 0, 'pep257 errors: see the report above'
+
+
+@pytest.mark.linter
+def test_mypy():
+    api = pytest.importorskip('mypy.api')
+    out, err, rc = api.run(['--config-file', str(ROOT / 'mypy.ini'),
+                            '--cache-dir', str(ROOT / '.mypy_cache'), str(ROOT / 'ik_node')])
+    assert rc == 0, out + err
 
 
 @pytest.mark.linter

@@ -269,7 +269,7 @@ def test_interactive_marker_message_is_a_6dof_marker_with_a_free_drag_handle(cha
     assert_allclose([p.x, p.y, p.z], chain.fk(Q0)[:3, 3], atol=1e-12)
 
 
-@pytest.mark.parametrize('params, words', [
+INVALID_START = [
     (['command_topic:=joint_states'], 'must name different topics'),
     (['status_topic:=/target_pose'], 'must name different topics'),
     (['solver:=newton'], 'solver must be one of'),
@@ -281,16 +281,22 @@ def test_interactive_marker_message_is_a_6dof_marker_with_a_free_drag_handle(cha
     (['robot_description:=/etc/hostname'], 'is not URDF XML'),
     (['require_joint_states:=false', 'initial_positions:=[0.1]'], 'initial_positions must'),
     (['tip_link:=base_link'], 'no actuated joint'),
-])
-def test_invalid_start_parameters_exit_cleanly_with_the_reason(tmp_path, params, words):
+]
+
+
+def test_invalid_start_parameters_exit_cleanly_with_the_reason(tmp_path):
     from ik_node.ros.processes import ros_environment
     env = ros_environment(fresh_domain(), ros_home=tmp_path)
-    args = [sys.executable, '-m', 'ik_node.ros.node', '--ros-args', '-p', f'urdf_file:={URDF}',
-            '-p', 'interactive_marker:=false']
-    for p in params:
-        args += ['-p', p]
-    done = subprocess.run(args, env=env, capture_output=True, text=True,
-                          timeout=STARTUP_TIMEOUT)
-    out = done.stdout + done.stderr
-    assert done.returncode == 1, out
-    assert words in out and 'Traceback' not in out, out
+    # All at once (each process only starts and exits): the reasons must not mix.
+    runs = []
+    for params, words in INVALID_START:
+        args = [sys.executable, '-m', 'ik_node.ros.node', '--ros-args', '-p',
+                f'urdf_file:={URDF}', '-p', 'interactive_marker:=false']
+        for p in params:
+            args += ['-p', p]
+        runs.append((params, words, subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
+                                                     stderr=subprocess.STDOUT, text=True)))
+    for params, words, proc in runs:
+        out, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
+        assert proc.returncode == 1, (params, out)
+        assert words in out and 'Traceback' not in out, (params, out)
