@@ -9,11 +9,13 @@ messages to arrays, calls :meth:`IKTracker.solve` and :meth:`IKTracker.step`, an
 results back. Times are seconds of a monotonic clock supplied by the caller.
 """
 
+from collections import deque
 from dataclasses import dataclass
 import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
+from ik_node.pose import pose_error
 from ik_node.result import IKResult
 from ik_node.safety import CommandStepper, StepReport, wrap_angle
 from ik_node.solve import solve
@@ -31,6 +33,9 @@ RESYNC_STEPS = 5.0
 # following it, not restarted (at a high output rate five steps are only a few ms of motion,
 # less than an arm driver's own latency).
 RESYNC_LAG = 0.1
+# A reading is compared with the commands of this long before it [s]: an arm that matches
+# any of them is following, if late.
+ARM_LATENCY = 0.2
 
 
 @dataclass(frozen=True)
@@ -74,12 +79,72 @@ class IKTracker:
         self.configure(method, options, velocity, output_period, joint_states_timeout)
         self._q_meas: np.ndarray | None = None
         self._t_meas = -np.inf
+        # Commands as stepped: (time [s], q); readings are judged against the one in force.
+        self._history: deque[tuple[float, np.ndarray]] = deque(maxlen=512)
+        self._lag = np.zeros(chain.n)   # |command in force - reading| of the last reading
         self._goal: np.ndarray | None = None
         self._t_cmd = 0.0
         self._reached = True
         self._index_cache: tuple[tuple[str, ...], np.ndarray] | None = None
         self.feedback_problem: FeedbackProblem | None = None
         self.resync_distance: float | None = None
+        self._following_error = np.full(chain.n, np.inf)
+        self._singularity: tuple[float, float, float] | None = None
+        self.condition = 1.0          # Jacobian condition number at the last command
+        self._target: np.ndarray | None = None
+        self._arrival_reported = True
+        # Why the last step held the arm instead of moving it ('' when it did not).
+        self.stall = ''
+
+    def set_singularity_thresholds(self, slow: float, stop: float,
+                                   min_scale: float = 0.0) -> None:
+        """
+        Slow down near singularities, with MoveIt Servo's condition-number thresholds.
+
+        A step that raises the condition number kappa of the Jacobian (sigma_max / sigma_min)
+        beyond ``slow`` is scaled by (stop - kappa) / (stop - slow), down to ``min_scale`` at
+        ``stop`` and beyond: the commanded speed falls smoothly toward a singularity. Steps
+        that lower kappa (away from the singularity) are never scaled. With ``min_scale`` 0
+        motion toward the singularity stops at ``stop`` (Servo's hard stop); above 0 the arm
+        creeps through it. ``slow`` = inf turns this off.
+        """
+        if not (1.0 <= slow < stop) and not (slow == np.inf):
+            raise ValueError(f'need 1 <= slow < stop, got slow={slow}, stop={stop}')
+        if not 0.0 <= min_scale <= 1.0:
+            raise ValueError(f'min_scale must be in [0, 1], got {min_scale}')
+        self._singularity = None if slow == np.inf else (float(slow), float(stop),
+                                                         float(min_scale))
+
+    def _condition(self, q: np.ndarray) -> float:
+        s = np.linalg.svd(self.chain.jacobian(q), compute_uv=False)
+        return float(s[0] / s[-1]) if s[-1] > 0.0 else np.inf
+
+    def _singularity_scale(self, q_prev: np.ndarray, q_new: np.ndarray) -> float:
+        """Return the factor in [0, 1] for the step q_prev -> q_new (see the thresholds)."""
+        if self._singularity is None or np.array_equal(q_prev, q_new):
+            return 1.0
+        slow, stop, min_scale = self._singularity
+        k_prev, k_new = self._condition(q_prev), self._condition(q_new)
+        self.condition = k_new
+        if k_new <= slow or k_new <= k_prev:
+            return 1.0
+        return float(np.clip((stop - k_new) / (stop - slow), min_scale, 1.0))
+
+    def set_following_error(self, limit: ArrayLike) -> None:
+        """
+        Set the largest following error [rad or m] (n,) (inf: off).
+
+        Two guards use it. A step never takes the command farther than ``limit`` from the
+        arm's last measured position (it waits there instead: the arm lags, or its readings
+        stopped). And each reading is compared with the command in force when it was taken
+        (by its stamp): an arm that many commands later is still more than ``limit`` from
+        where it was told to be is not following (stalled, an e-stop, a fault). The next step
+        then holds at the measured position, drops the goal and says why in :attr:`stall`.
+        """
+        limit = np.array(limit, dtype=float).reshape(-1)
+        if limit.shape != (self.chain.n,) or np.any(np.isnan(limit)) or np.any(limit <= 0.0):
+            raise ValueError(f'following error limits must be {self.chain.n} numbers > 0')
+        self._following_error = limit
 
     def configure(self, method: str, options: Mapping[str, Any], velocity: ArrayLike,
                   output_period: float, joint_states_timeout: float) -> None:
@@ -96,7 +161,7 @@ class IKTracker:
     # Feedback ---------------------------------------------------------------------------
 
     def update_feedback(self, names: Sequence[str], positions: Sequence[float],
-                        now: float) -> bool:
+                        now: float, stamp: float | None = None) -> bool:
         """
         Record measured positions (by joint name); True if every chain joint was given.
 
@@ -147,11 +212,31 @@ class IKTracker:
         was_fresh = self.measured(now) is not None
         self._q_meas = q
         self._t_meas = now
+        self._lag = self._following_lag(q, now if stamp is None else stamp)
         if self._stepper.q is None:
             self.start_at(q, now)
         elif not was_fresh:
             self._resync(q, now)
         return True
+
+    def _following_lag(self, q: np.ndarray, t: float) -> np.ndarray:
+        """
+        Return how far (n,) a reading ``q`` taken at time ``t`` is from its commands.
+
+        The distance to the nearest of the commands in force during the :data:`ARM_LATENCY`
+        before ``t`` (a command takes a while to reach the arm, and the arm a while to move),
+        joint by joint; 0 without a command then.
+        """
+        lag = None
+        for t_cmd, q_cmd in reversed(self._history):
+            if t_cmd > t:
+                continue
+            diff = q_cmd - q
+            d = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
+            lag = d if lag is None else np.minimum(lag, d)
+            if t_cmd < t - ARM_LATENCY:
+                break
+        return np.zeros(self.chain.n) if lag is None else lag
 
     def inherit_feedback(self, other: 'IKTracker') -> None:
         """
@@ -202,6 +287,10 @@ class IKTracker:
         self._t_cmd = now
         self._goal = None
         self._reached = True
+        self._history.clear()
+        self._lag = np.zeros(self.chain.n)
+        self._target = None
+        self._arrival_reported = True
 
     @property
     def ready(self) -> bool:
@@ -272,6 +361,8 @@ class IKTracker:
         if q.shape == (self.chain.n,) and np.all(np.isfinite(q)):
             self._goal = self.chain.clip(q)
             self._reached = False
+            self._target = np.array(target, dtype=float)
+            self._arrival_reported = False
         return SolveOutcome(result=result, target=np.asarray(target, dtype=float),
                             seed_source=source, solve_time=elapsed)
 
@@ -298,8 +389,82 @@ class IKTracker:
         command = self._stepper.q
         if command is None:
             return None
+        self.stall = ''
         goal = self._goal if self._goal is not None else command
         report = self._stepper.step(goal, now - self._t_cmd)
         self._t_cmd = now
         self._reached = report.reached
+        scale = self._singularity_scale(command, report.q)
+        if scale < 1.0:
+            q = command + scale * (report.q - command)
+            self._stepper.reset(q)
+            self.condition = self._condition(q)
+            self._reached = False
+            report = StepReport(q=self._stepper.q, dt=report.dt, nonfinite=report.nonfinite,
+                                position_clamped=report.position_clamped,
+                                velocity_clamped=report.velocity_clamped | (scale < 1.0),
+                                reached=False)
+        report = self._follow(command, report, now)
+        self._history.append((now, report.q.copy()))
         return report
+
+    def _follow(self, command: np.ndarray, report: StepReport, now: float) -> StepReport:
+        """Apply the following-error guards (see :meth:`set_following_error`) to a step."""
+        limit = self._following_error
+        if self._q_meas is None or not np.any(np.isfinite(limit)):
+            return report
+        # A reading still a full limit from the command in force when it was taken: the
+        # command was already held at the limit ahead of the arm, and the arm did not follow.
+        over = self._lag >= limit * (1.0 - 1e-9)
+        if np.any(over):
+            # The arm does not follow: hold it where it was last measured, drop the goal.
+            self.stall = ('arm not following the commands: ' + ', '.join(
+                f'{name} {lag:.3g} from its command (limit {lim:.3g})' for name, lag, lim, o
+                in zip(self.names, self._lag, limit, over) if o)
+                + '; holding at the measured position, send a new target to go on')
+            self.start_at(self.chain.clip(self._q_meas), now)
+            q = self._stepper.q
+            assert q is not None
+            return StepReport(q=q, dt=report.dt, nonfinite=report.nonfinite,
+                              position_clamped=report.position_clamped,
+                              velocity_clamped=report.velocity_clamped, reached=True)
+        # Never farther than the limit ahead of the last reading; never back either (a step
+        # that would go back toward an old reading waits instead).
+        meas = command + np.where(self.chain.continuous,
+                                  wrap_angle(self._q_meas - command), self._q_meas - command)
+        lo = np.minimum(command, meas - limit)
+        hi = np.maximum(command, meas + limit)
+        q = np.clip(report.q, lo, hi)
+        if np.array_equal(q, report.q):
+            return report
+        self._stepper.reset(q)
+        self._reached = False
+        return StepReport(q=self._stepper.q, dt=report.dt, nonfinite=report.nonfinite,
+                          position_clamped=report.position_clamped,
+                          velocity_clamped=report.velocity_clamped | (q != report.q),
+                          reached=False)
+
+    def arrived(self, now: float, position_tolerance: float,
+                orientation_tolerance: float) -> bool:
+        """
+        Return True once (and only once per target) the measured arm reached the target.
+
+        The target is the last one solved successfully or not; the measured position must be
+        fresh and the tip within the tolerances [m, rad] of it (position only for a (3,)
+        target).
+        """
+        if self._arrival_reported or self._target is None:
+            return False
+        q = self.measured(now)
+        if q is None:
+            return False
+        T = self.chain.fk(q)
+        target = self._target
+        if target.shape == (3,):
+            ok = float(np.linalg.norm(T[:3, 3] - target)) <= position_tolerance
+        else:
+            pe, oe = pose_error(target, T)
+            ok = pe <= position_tolerance and oe <= orientation_tolerance
+        if ok:
+            self._arrival_reported = True
+        return ok

@@ -30,7 +30,7 @@ fi
 if ! "$VENV/bin/python" -c 'import rclpy, diagnostic_msgs, matplotlib, ik_node' 2>/dev/null; then
   echo "installing ROS 2 wheels and ik_node into $VENV (about a minute)"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs \
+  "$VENV/bin/python" -m pip install --quiet ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs ros-std-srvs \
     ros-sensor-msgs ros-geometry-msgs ros-trajectory-msgs ros-visualization-msgs \
     ros-diagnostic-msgs numpy scipy numba urdfdom-py matplotlib
   "$VENV/bin/python" -m pip install --quiet -e "$ROOT"

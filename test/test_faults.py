@@ -78,6 +78,7 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     n = len(probe.commands)
     assert probe.spin_until(lambda: len(probe.commands) > n + 5, 5.0)
     stop(arm, signal.SIGKILL)
+    q_dead = probe.arm[-1][1]
     # Once the feedback is stale (joint_states_timeout 0.5 s), the last goal seeds the solver.
     deadline_status = [None]
 
@@ -89,8 +90,12 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     assert probe.spin_until(solved_from_solution, 20.0), deadline_status[0]
     status = deadline_status[0]
     assert status.level == DiagnosticStatus.OK
-    assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), Q0 + FAR - 0.1,
-                                                atol=0.05), 10.0)
+    # Without readings the commands never get more than max_following_error (0.25 rad)
+    # ahead of the last one: they wait there instead of running away.
+    n = len(probe.commands)
+    assert probe.spin_until(lambda: len(probe.commands) > n + 20, 5.0)
+    lead = np.abs(probe.commands_by_stamp(chain)[1] - q_dead).max()
+    assert lead <= 0.25 + STEP + 1e-9, lead
     # The driver restarts with the arm held where it was last commanded.
     q_held = probe.last_command(chain)
     arm = start_arm(procs, q_held)
@@ -111,10 +116,9 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     start_arm(procs, Q0)
     assert probe.spin_until(lambda: node_log.read_text().count('joint_states came back')
                             > resyncs, STARTUP_TIMEOUT), procs.logs()
-    # The hold at the arm is published at once, without a new target.
-    assert probe.spin_until(lambda: len(probe.commands) > n, 5.0)
-    stamps, qs = probe.commands_by_stamp(chain, n)
-    assert np.max(np.abs(qs[0] - Q0)) <= STEP + 1e-9, qs[0]
+    # A hold at the arm is published at once, without a new target.
+    assert probe.spin_until(lambda: np.max(np.abs(probe.last_command(chain) - Q0))
+                            <= STEP + 1e-9, 5.0)
     # Service resumes: the arm reaches the next goal.
     T = chain.fk(Q0 + np.array([0.1, -0.1, 0.1, 0.1, 0.0, 0.1]))
     probe.serve_good_target(np.array([0.1, -0.1, 0.1, 0.1, 0.0, 0.1]))

@@ -106,17 +106,13 @@ def test_feedback_seeds_the_solver_and_commands_start_from_the_arm(ros, chain):
 
 def test_commands_respect_the_velocity_limit_and_stay_finite(ros, chain):
     procs, probe = ros()
+    procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}')
     procs.start('ik_node', *ik_params('velocity_scale:=0.5', 'output_rate:=100.0'))
     v = V_MAX * 0.5
     q_far = Q0 + np.array([1.2, -0.6, -0.9, 0.8, 1.0, -1.5])
     T = chain.fk(q_far)
-    # The arm is at Q0 (fed by the test) when the node first answers.
-
-    def feed_and_target():
-        probe.publish_joint_states(chain.joint_names, Q0)
-        return probe.publish_pose(chain.fk(Q0))
-
-    assert probe.answer_to(feed_and_target) is not None, procs.logs()
+    assert probe.answer_to(lambda: probe.publish_pose(chain.fk(Q0))) is not None, \
+        procs.logs()
     n = len(probe.commands)
     status = probe.answer_to(lambda: probe.publish_pose(T))
     assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
@@ -136,15 +132,11 @@ def test_commands_respect_the_velocity_limit_and_stay_finite(ros, chain):
 
 def test_unreachable_target_moves_to_the_best_pose_and_says_so(ros, chain):
     procs, probe = ros()
+    procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}')
     node = procs.start('ik_node', *ik_params())
     T = np.eye(4)
     T[:3, 3] = [2.0, 1.0, 0.5]              # the UR5 reaches about 0.95 m
-
-    def feed_and_target():
-        probe.publish_joint_states(chain.joint_names, Q0)
-        return probe.publish_pose(T)
-
-    status = probe.answer_to(feed_and_target)
+    status = probe.answer_to(lambda: probe.publish_pose(T))
     assert status is not None, procs.logs()
     values = status_values(status)
     assert status.level == DiagnosticStatus.WARN and 'unreachable' in status.message
@@ -156,8 +148,7 @@ def test_unreachable_target_moves_to_the_best_pose_and_says_so(ros, chain):
         q = probe.last_command(chain)
         return np.linalg.norm(chain.fk(q)[:3, 3] - T[:3, 3]) < start - 0.3
 
-    assert probe.spin_until(nearer, 10.0, lambda: probe.publish_joint_states(
-        chain.joint_names, probe.last_command(chain)))
+    assert probe.spin_until(nearer, 10.0)
     q = probe.last_command(chain)
     assert np.all(np.isfinite(q)) and chain.within_limits(q)
     assert probe.spin_until(lambda: 'unreachable' in node.log_path.read_text(), 5.0)

@@ -120,3 +120,87 @@ def test_configure_switches_the_solver_and_keeps_the_state(rng):
     assert outcome.result.method == 'pinv'
     with pytest.raises(ValueError):
         tracker.configure('dls', {}, np.zeros(chain.n), PERIOD, 0.5)
+
+
+def ur5_start() -> np.ndarray:
+    q = np.zeros(6)
+    q[1], q[2], q[3], q[4] = -1.2, 1.3, -1.6, -1.2
+    return q
+
+
+def test_a_stalled_arm_is_held_at_its_measured_position_once_the_lead_reaches_the_limit():
+    tracker = make_tracker()
+    chain = tracker.chain
+    q_arm = ur5_start()
+    tracker.set_following_error(np.full(chain.n, 0.25))
+    tracker.update_feedback(tracker.names, q_arm, now=0.0)
+    tracker.solve(chain.fk(q_arm + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0])), now=0.0)
+    # The arm does not move (an e-stop) but keeps reporting where it is.
+    t, leads = 0.0, []
+    for _ in range(100):
+        t += PERIOD
+        tracker.update_feedback(tracker.names, q_arm, now=t)
+        report = tracker.step(t)
+        leads.append(np.max(np.abs(report.q - q_arm)))
+        if tracker.stall:
+            break
+    assert tracker.stall and 'not following' in tracker.stall and 'shoulder_pan_joint' \
+        in tracker.stall
+    # The lead never exceeded the limit by more than one step, and the hold is at the arm.
+    assert max(leads[:-1]) <= 0.25 + 1e-12
+    assert_allclose(report.q, q_arm)
+    assert not tracker.moving
+    # Held from then on, without a new target.
+    tracker.update_feedback(tracker.names, q_arm, now=t + PERIOD)
+    assert_allclose(tracker.step(t + PERIOD).q, q_arm) and not tracker.stall
+
+
+def test_a_following_arm_never_trips_the_following_error():
+    tracker = make_tracker()
+    chain = tracker.chain
+    q_arm = ur5_start()
+    tracker.set_following_error(np.full(chain.n, 0.25))
+    tracker.update_feedback(tracker.names, q_arm, now=0.0)
+    q_goal = q_arm + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0])
+    tracker.solve(chain.fk(q_goal), now=0.0)
+    commands = [q_arm]
+    t = 0.0
+    while tracker.moving:
+        t += PERIOD
+        # The arm is two periods behind the commands (driver latency).
+        tracker.update_feedback(tracker.names, commands[max(0, len(commands) - 3)], now=t)
+        commands.append(tracker.step(t).q)
+        assert not tracker.stall
+        assert t < 5.0
+    assert tracker.arrived(t, 1e-3, 1e-2) is False     # the arm is still behind
+    tracker.update_feedback(tracker.names, commands[-1], now=t + PERIOD)
+    assert tracker.arrived(t + PERIOD, 1e-3, 1e-2)
+    assert not tracker.arrived(t + 2 * PERIOD, 1e-3, 1e-2)   # said once per target
+
+
+def test_steps_toward_a_wrist_singularity_slow_down_and_stop_short_of_it():
+    tracker = make_tracker()
+    tracker.set_singularity_thresholds(17.0, 30.0)
+    q = ur5_start()
+    q[4] = 0.6                       # wrist_2: the UR wrist is singular at 0
+    tracker.start_at(q, now=0.0)
+    goal = q.copy()
+    goal[4] = -0.6                   # straight through the singularity
+    tracker._goal, tracker._reached = goal, False
+    t, speeds, conds = 0.0, [], []
+    for _ in range(400):
+        t += PERIOD
+        prev = tracker.command
+        report = tracker.step(t)
+        speeds.append(abs(report.q[4] - prev[4]) / PERIOD)
+        conds.append(tracker.condition)
+    v = tracker._stepper.v_max[4]
+    assert speeds[0] == pytest.approx(v)                   # far from it: full speed
+    assert max(conds) < 30.0                               # never reaches the stop threshold
+    assert tracker.command[4] > 0.0                        # and never crosses the singularity
+    slowed = [s for s, c in zip(speeds, conds) if c > 17.0]
+    assert slowed and max(slowed) < v and slowed[-1] < 0.05 * v
+    # Moving away from it is never slowed.
+    tracker._goal, tracker._reached = q.copy(), False
+    prev = tracker.command
+    assert abs(tracker.step(t + PERIOD).q[4] - prev[4]) == pytest.approx(v * PERIOD)

@@ -30,6 +30,8 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
+from ik_node.history import JointHistory
+from ik_node.pose import pose_from_xyz_quat
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
 from ik_node.ros.description import RobotDescriptionSource
@@ -46,7 +48,8 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Header
+from std_msgs.msg import Float64MultiArray, Header
+from std_srvs.srv import SetBool
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
@@ -92,6 +95,12 @@ class IKNode(Node):
         # Last published command per joint name, across model changes.
         self._last_command: dict[str, float] = {}
         self._last_stamp_ns = 0
+        # Measured joint positions by joint_states stamp: link frames at a target's stamp.
+        self._history = JointHistory(window=2.0,
+                                     slack=self._values['joint_states_timeout'])
+        self._paused = False
+        self._goal_stamp = ''       # target_stamp of the goal being approached
+        self._forward_index: np.ndarray | None = None
         self._last_marker = -math.inf
         self._tf_buffer = None
         self._tf_listener = None
@@ -100,6 +109,7 @@ class IKNode(Node):
         self._setup_tf()
         self._make_io(self._values)
         self._make_timer()
+        self.create_service(SetBool, '~/hold', self._on_hold)
         self._source.update(self._values)
         text = self._source.text_from(self._values)
         if text:
@@ -146,11 +156,33 @@ class IKNode(Node):
         tracker = IKTracker(chain, values['solver'], solver_options(values, chain),
                             velocity_limits(chain.velocity, values),
                             1.0 / values['output_rate'], values['joint_states_timeout'])
+        self._configure_guards(tracker, values)
+        self._forward_order(chain, values)
         initial = values['initial_positions']
         if initial and len(initial) != chain.n:
             raise ValueError(f'initial_positions must have {chain.n} values (one per joint of '
                              f'{", ".join(chain.joint_names)}), got {len(initial)}')
         return tree, tracker
+
+    @staticmethod
+    def _configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
+        """Set the following-error limits and singularity thresholds of ``tracker``."""
+        chain = tracker.chain
+        tracker.set_following_error(np.where(chain.prismatic,
+                                             values['max_following_error_linear'],
+                                             values['max_following_error']))
+        tracker.set_singularity_thresholds(values['singularity_slowdown'],
+                                           values['singularity_stop'],
+                                           values['singularity_min_speed'])
+
+    @staticmethod
+    def _forward_order(chain: Chain, values: dict[str, Any]) -> np.ndarray:
+        """Return the chain indices in forward_command_joints order; ValueError if unusable."""
+        names = list(values['forward_command_joints']) or list(chain.joint_names)
+        if sorted(names) != sorted(chain.joint_names):
+            raise ValueError(f'forward_command_joints must name each chain joint once '
+                             f'({", ".join(chain.joint_names)}), got {names}')
+        return np.array([chain.joint_names.index(name) for name in names], dtype=int)
 
     def _check_carry_over(self, tracker: IKTracker) -> None:
         """Raise ValueError if a new model's limits exclude the command being published."""
@@ -183,6 +215,7 @@ class IKNode(Node):
                                "load them from numba's cache in about a second)")
         tracker.warm_up()
         self._tree, self._tracker = tree, tracker
+        self._forward_index = self._forward_order(tracker.chain, self._values)
         if (not tracker.ready and self._feedback is not None
                 and now - self._feedback[2] <= tracker.joint_states_timeout):
             tracker.update_feedback(*self._feedback)
@@ -258,9 +291,12 @@ class IKNode(Node):
                 self._check_carry_over(built[1])
             elif self._tracker is not None:
                 chain = self._tracker.chain
+                self._forward_order(chain, new)
                 self._tracker.configure(new['solver'], solver_options(new, chain),
                                         velocity_limits(chain.velocity, new),
                                         1.0 / new['output_rate'], new['joint_states_timeout'])
+                self._configure_guards(self._tracker, new)
+                self._forward_index = self._forward_order(chain, new)
                 if 'solver' in changed:
                     self._tracker.warm_up()
         except (IKError, ValueError) as exc:
@@ -293,6 +329,7 @@ class IKNode(Node):
             'trajectory': (JointTrajectory, values['trajectory_topic'], 10),
             'status': (DiagnosticArray, values['status_topic'], 10),
             'markers': (MarkerArray, values['marker_topic'], 1),
+            'forward': (Float64MultiArray, values['forward_command_topic'], 10),
         }
         for key, (msg_type, topic, depth) in wanted_pubs.items():
             old = self._pubs.get(key)
@@ -305,7 +342,8 @@ class IKNode(Node):
                 self._pubs[key] = (self.create_publisher(msg_type, topic, depth), topic)
         wanted_subs = {
             'target': (PoseStamped, values['target_topic'], self._on_pose, TARGET_QOS),
-            'goal_pose': (PoseStamped, values['goal_pose_topic'], self._on_pose, TARGET_QOS),
+            'goal_pose': (PoseStamped, values['goal_pose_topic'], self._on_goal_pose,
+                          TARGET_QOS),
             'clicked_point': (PointStamped, values['clicked_point_topic'], self._on_point,
                               TARGET_QOS),
             'joint_states': (JointState, values['joint_states_topic'], self._on_joint_states,
@@ -366,12 +404,22 @@ class IKNode(Node):
     def _on_joint_states(self, msg: JointState) -> None:
         now = self._now()
         self._feedback = (tuple(msg.name), tuple(msg.position), now)
+        if len(msg.name) == len(msg.position) and conv.stamp_ns(msg.header.stamp):
+            self._history.add(conv.stamp_ns(msg.header.stamp) * 1e-9,
+                              {n: float(v) for n, v in zip(msg.name, msg.position)
+                               if math.isfinite(v)})
         tracker = self._tracker
         if tracker is None:
             return
         was_ready = tracker.ready
         fresh = tracker.measured(now) is not None
-        if tracker.update_feedback(msg.name, msg.position, now):
+        # The reading is judged against the command in force at its stamp (same clock on one
+        # machine); a stamp far from the node's clock (another, unsynchronised clock) is not
+        # used, the receive time is.
+        stamp = conv.stamp_ns(msg.header.stamp) * 1e-9
+        if not -1.0 < now - stamp < 1.0:
+            stamp = now
+        if tracker.update_feedback(msg.name, msg.position, now, stamp):
             if not was_ready:
                 self.get_logger().info('arm position known from joint_states')
                 self._offer_interactive_marker()
@@ -396,6 +444,11 @@ class IKNode(Node):
     def _on_pose(self, msg: PoseStamped) -> None:
         self._handle_target(msg.header, msg.pose, point_only=False)
 
+    @_guarded('goal_pose callback')
+    def _on_goal_pose(self, msg: PoseStamped) -> None:
+        self._handle_target(msg.header, msg.pose, point_only=False,
+                            planar=self._values['goal_pose_mode'] == 'planar')
+
     @_guarded('clicked_point callback')
     def _on_point(self, msg: PointStamped) -> None:
         pose = Pose(position=msg.point, orientation=Quaternion(w=1.0))
@@ -405,6 +458,24 @@ class IKNode(Node):
     def _on_marker_pose(self, header: Header, pose: Pose) -> None:
         self._handle_target(header, pose, point_only=False)
 
+    def _on_hold(self, request: SetBool.Request, response: SetBool.Response
+                 ) -> SetBool.Response:
+        """Hold (data=true: the arm stays where it is, targets are refused) or resume."""
+        self._paused = bool(request.data)
+        tracker = self._tracker
+        if self._paused and tracker is not None and tracker.command is not None:
+            # Where the arm was last told to be: no command jumps, the goal is dropped.
+            tracker.start_at(tracker.command, self._now())
+            self._step_and_publish()
+        response.success = True
+        response.message = ('holding: targets are refused until resumed' if self._paused
+                            else 'resumed: targets are served')
+        if self._paused:
+            self.get_logger().warning(response.message)
+        else:
+            self.get_logger().info(response.message)
+        return response
+
     @_guarded('command timer')
     def _on_timer(self) -> None:
         tracker = self._tracker
@@ -412,12 +483,27 @@ class IKNode(Node):
             return
         if self._values['output_mode'] == 'timer' or tracker.moving:
             self._step_and_publish()
+        now = self._now()
+        if tracker.moving and tracker.measured(now) is None and \
+                self._values['require_joint_states']:
+            self._warn('feedback lost', f'no joint_states on {self._values["joint_states_topic"]}'
+                       f' for over {tracker.joint_states_timeout:g} s: the commands go no '
+                       'farther than max_following_error from the last reading')
+        if tracker.arrived(now, self._values['position_tolerance'],
+                           self._values['orientation_tolerance']):
+            self._send_status('OK', 'target reached: the measured arm is there',
+                              {'reached': True, 'target_stamp': self._goal_stamp})
 
-    def _handle_target(self, header: Header, pose: Pose, point_only: bool) -> None:
+    def _handle_target(self, header: Header, pose: Pose, point_only: bool,
+                       planar: bool = False) -> None:
         now = self._now()
         tracker = self._tracker
         if tracker is None:
             self._refuse('no model', 'no robot model yet', header)
+            return
+        if self._paused:
+            self._refuse('paused', 'holding (the hold service was called): target refused '
+                         'until resumed', header)
             return
         if not tracker.ready:
             problem = tracker.feedback_problem
@@ -431,6 +517,8 @@ class IKNode(Node):
             return
         try:
             T = T_base_frame @ conv.pose_to_matrix(pose)
+            if planar:
+                T = self._planar_goal(T, now)
             if point_only or self._values['position_only']:
                 if point_only and not self._values['position_only']:
                     T_tip = tracker.tip_pose(now)
@@ -442,6 +530,7 @@ class IKNode(Node):
             else:
                 target = T
             outcome = tracker.solve(target, now)
+            self._goal_stamp = conv.stamp_text(header.stamp)
         except IKError as exc:
             self._refuse('target', f'target refused: {exc}', header)
             return
@@ -451,31 +540,85 @@ class IKNode(Node):
         self._publish_status(outcome, report, header, command_stamp)
         self._publish_markers(outcome, now)
 
+    def _planar_goal(self, T_click: np.ndarray, now: float) -> np.ndarray:
+        """
+        Return the tool pose a 2D Goal Pose click means: x, y and yaw from the click.
+
+        RViz's tool sends z = 0 (the grid) and a rotation about z only. The tool keeps its
+        height and its tilt: its current orientation turned about the base z axis by the
+        difference between the clicked yaw and the tool's current heading.
+        """
+        tracker = self._tracker
+        assert tracker is not None
+        T_tip = tracker.tip_pose(now)
+        assert T_tip is not None
+        yaw_click = math.atan2(T_click[1, 0], T_click[0, 0])
+        x_tool = T_tip[:3, 0]
+        # The heading of the tool: its x axis projected on the floor (its z axis if x points
+        # straight up or down).
+        axis = x_tool if math.hypot(x_tool[0], x_tool[1]) > 1e-6 else T_tip[:3, 2]
+        yaw_tool = math.atan2(axis[1], axis[0])
+        turn = pose_from_xyz_quat((0.0, 0.0, 0.0), (0.0, 0.0, math.sin(0.5 * (yaw_click
+                                  - yaw_tool)), math.cos(0.5 * (yaw_click - yaw_tool))))
+        T = np.eye(4)
+        T[:3, :3] = turn[:3, :3] @ T_tip[:3, :3]
+        T[:3, 3] = (T_click[0, 3], T_click[1, 3], T_tip[2, 3])
+        return T
+
     def _frame_to_base(self, header: Header, now: float) -> np.ndarray | None:
         """Return the (4, 4) pose of the header's frame in the base frame, or None (refused)."""
         tracker, tree = self._tracker, self._tree
         assert tracker is not None and tree is not None
         frame = header.frame_id.lstrip('/')
+        prefix = self._values['frame_prefix'].lstrip('/')
+        if prefix and frame.startswith(prefix):
+            frame = frame[len(prefix):]
         base = tracker.chain.base_link
         if frame in ('', base):
             return np.eye(4)
         if frame in tree.links:
-            positions = {name: float(v) for name, v in zip(*self._feedback[:2])
-                         if math.isfinite(v)} if self._feedback else {}
-            q = tracker.current_q(now)
-            if q is not None:
-                positions.update(zip(tracker.names, q.tolist()))
+            positions = self._positions_at(header, now)
+            if positions is None:
+                return None
             return tree.link_pose(base, frame, positions)
         if self._tf_buffer is None:
             self._refuse('frame', f'frame {frame!r} is neither the base frame {base!r} nor a '
                          'link of the robot, and tf2_ros is not installed to look it up', header)
             return None
         try:
-            tf = self._tf_buffer.lookup_transform(base, frame, Time())
+            tf = self._tf_buffer.lookup_transform(base, frame, Time.from_msg(header.stamp))
         except Exception as exc:  # noqa: B902  (tf2 raises several unrelated exception types)
             self._refuse('frame', f'no transform from {frame!r} to {base!r}: {exc}', header)
             return None
         return conv.transform_to_matrix(tf.transform)
+
+    def _positions_at(self, header: Header, now: float) -> dict[str, float] | None:
+        """
+        Return joint positions at the header's stamp (None: refused, said why).
+
+        A target in a frame that moves with the arm means that frame at the target's stamp;
+        a zero stamp means now. Outside the last 2 s of joint_states the target is refused:
+        resolving it at another time would put it somewhere else.
+        """
+        tracker = self._tracker
+        assert tracker is not None
+        stamp = conv.stamp_ns(header.stamp) * 1e-9
+        if stamp and len(self._history):
+            positions = self._history.at(stamp)
+            if positions is None:
+                oldest, newest = self._history.span() or (0.0, 0.0)
+                self._refuse('stamp', f'target in frame {header.frame_id!r} stamped {stamp:.3f} '
+                             f'is outside the joint_states history [{oldest:.3f}, '
+                             f'{newest:.3f}]: where that frame was then is not known '
+                             '(stamp it now, or 0 for "now")', header)
+                return None
+            return positions
+        positions = {name: float(v) for name, v in zip(*self._feedback[:2])
+                     if math.isfinite(v)} if self._feedback else {}
+        q = tracker.current_q(now)
+        if q is not None:
+            positions.update(zip(tracker.names, q.tolist()))
+        return positions
 
     # Output -------------------------------------------------------------------------------
 
@@ -499,6 +642,8 @@ class IKNode(Node):
         self._last_command.update(zip(names, (float(v) for v in report.q)))
         if 'command' in self._pubs:
             self._pubs['command'][0].publish(conv.joint_state(names, report.q, stamp))
+        if 'forward' in self._pubs and self._forward_index is not None:
+            self._pubs['forward'][0].publish(conv.float64_array(report.q[self._forward_index]))
         if 'trajectory' in self._pubs:
             # Sized so that no joint needs more than its velocity limit to get there from
             # where the arm is measured (a lagging arm gets more time, not a faster move).
@@ -506,7 +651,18 @@ class IKNode(Node):
                            tracker.time_to_reach(report.q, self._now()))
             self._pubs['trajectory'][0].publish(conv.joint_trajectory(names, report.q,
                                                                       duration))
+        if tracker.stall:
+            self._error('stall', tracker.stall)
+            self._send_status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
         return report, stamp
+
+    def _send_status(self, level: str, message: str, values: dict[str, Any]) -> None:
+        """Publish a status that answers no particular target (arrival, stall)."""
+        if 'status' not in self._pubs or self._tracker is None:
+            return
+        self._pubs['status'][0].publish(conv.status_array(
+            f'{self.get_name()}: ik', level, message, values, self.get_clock().now().to_msg(),
+            hardware_id=self._tracker.chain.robot_name))
 
     def _refuse(self, kind: str, reason: str, header: Header) -> None:
         self._warn(kind, reason)
@@ -524,7 +680,7 @@ class IKNode(Node):
         assert tracker is not None
         r = outcome.result
         if r.success:
-            level, message = 'OK', 'target reached'
+            level, message = 'OK', 'target solved: commanding the arm there'
         else:
             level = 'WARN'
             message = (f'target unreachable: moving to the best reachable pose '

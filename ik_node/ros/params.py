@@ -24,6 +24,7 @@ __all__ = ['ParamSpec', 'IK_NODE_PARAMETERS', 'SIM_ARM_PARAMETERS', 'OUTPUT_MODE
            'check_values', 'defaults', 'solver_options', 'velocity_limits']
 
 OUTPUT_MODES = ('immediate', 'timer')
+GOAL_POSE_MODES = ('planar', 'full')
 
 Check = Callable[[Any], 'str | None']
 
@@ -212,10 +213,30 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               kind='double_array'),
     ParamSpec('joint_states_timeout', 0.5,
               'joint_states older than this [s] no longer seed the solver.', _positive),
+    ParamSpec('max_following_error', 0.25,
+              'Largest lead [rad] of a revolute joint command over the measured arm. Beyond '
+              'it the arm is not following (stalled, e-stop): the node holds at the measured '
+              'position and reports ERROR.', _positive_at_most(100.0)),
+    ParamSpec('max_following_error_linear', 0.05,
+              'The same for prismatic joints [m].', _positive_at_most(100.0)),
+    ParamSpec('singularity_slowdown', 17.0,
+              'Jacobian condition number from which steps toward a singularity are slowed '
+              '(MoveIt Servo: 17).', _in_range(1.0, 1e6)),
+    ParamSpec('singularity_stop', 30.0,
+              'Condition number at which motion toward a singularity is slowest (Servo stops '
+              'there).', _in_range(1.0, 1e6)),
+    ParamSpec('singularity_min_speed', 0.1,
+              'Fraction of the velocity limits left at singularity_stop and beyond (0: stop, '
+              'as Servo does; above 0 the arm creeps through instead of being stranded).',
+              _in_range(0.0, 1.0)),
     ParamSpec('target_topic', topics.TARGET_POSE,
               'geometry_msgs/PoseStamped targets.', _required_topic),
     ParamSpec('goal_pose_topic', topics.GOAL_POSE,
               'PoseStamped targets from RViz 2D Goal Pose (empty: off).', _topic),
+    ParamSpec('goal_pose_mode', 'planar',
+              'planar: a 2D Goal Pose sets the tool x, y and yaw, keeping its height and tilt '
+              '(RViz sends z = 0 and a yaw-only orientation); full: the pose as sent.',
+              _one_of(GOAL_POSE_MODES)),
     ParamSpec('clicked_point_topic', topics.CLICKED_POINT,
               'geometry_msgs/PointStamped position-only targets from RViz Publish Point; the '
               'current tip orientation is kept (empty: off).', _topic),
@@ -226,6 +247,15 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('trajectory_topic', '',
               'trajectory_msgs/JointTrajectory commands for a joint_trajectory_controller, '
               'e.g. /joint_trajectory_controller/joint_trajectory (empty: off).', _topic),
+    ParamSpec('forward_command_topic', '',
+              'std_msgs/Float64MultiArray commands for a forward_command_controller, e.g. '
+              '/forward_position_controller/commands (empty: off).', _topic),
+    ParamSpec('forward_command_joints', [],
+              'Joint order of forward_command_topic, as in the controller configuration '
+              '(empty: the chain order).', kind='string_array'),
+    ParamSpec('frame_prefix', '',
+              "Prefix of the model's frame names in target headers, as robot_state_publisher "
+              'gives them (e.g. arm1/ makes arm1/base_link the base frame).'),
     ParamSpec('status_topic', topics.IK_STATUS,
               'diagnostic_msgs/DiagnosticArray status of each solve.', _required_topic),
     ParamSpec('marker_topic', topics.IK_MARKERS,
@@ -247,6 +277,13 @@ SIM_ARM_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('velocity_scale', 1.0,
               'Fraction of the URDF velocity limits the simulated joints move at.',
               _in_range(1e-3, 1.0)),
+    ParamSpec('follow', 'velocity',
+              'velocity: move toward each command within the velocity limits; instant: jump '
+              'to each command (a position-controlled arm that executes whatever it gets, '
+              'for testing what the IK node sends).', _one_of(('velocity', 'instant'))),
+    ParamSpec('stalled', False,
+              'Stop moving but keep publishing joint_states, as an arm on an e-stop does '
+              '(settable at run time).'),
     ParamSpec('default_velocity_limit', 1.0,
               'Velocity limit [rad/s or m/s] for joints whose URDF gives none.', _positive),
     ParamSpec('command_topic', topics.JOINT_COMMANDS,
@@ -285,6 +322,9 @@ def check_values(specs: tuple[ParamSpec, ...], values: Mapping[str, Any]) -> str
     base, tip = values.get('base_link'), values.get('tip_link')
     if base and tip and base == tip:
         return f'base_link and tip_link must differ, both are {base!r}'
+    slow, stop = values.get('singularity_slowdown'), values.get('singularity_stop')
+    if slow is not None and stop is not None and not slow < stop:
+        return f'singularity_slowdown ({slow}) must be below singularity_stop ({stop})'
     return None
 
 

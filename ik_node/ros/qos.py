@@ -12,8 +12,8 @@ TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 # Best effort matches both reliable and best-effort joint_states publishers. The depth keeps
 # the arm's message when another publisher (a gripper, a second driver) shares the topic: with
 # depth 1 the gripper's message would overwrite the arm's before the node reads it. Every
-# message is read in order; the newest complete one wins.
-FEEDBACK_QOS = QoSProfile(depth=20, reliability=ReliabilityPolicy.BEST_EFFORT)
+# message is read in order; each reading is judged by its stamp (see IKTracker).
+FEEDBACK_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 # A position-controlled arm follows the newest command; older ones are obsolete.
 COMMAND_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)

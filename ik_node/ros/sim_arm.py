@@ -3,6 +3,10 @@
 """
 sim_arm: a simulated arm that follows joint position commands within the URDF limits.
 
+With ``follow: instant`` it jumps to each command instead (as a position-controlled arm
+executes whatever it gets), and ``stalled: true`` freezes it while it keeps publishing (an
+e-stop): both for testing what the IK node sends.
+
 It loads the URDF (``robot_description`` parameter, ``urdf_file``, or the
 ``robot_description`` topic), starts at ``initial_positions``, and at a fixed ``rate`` moves
 every actuated joint toward its last commanded position (sensor_msgs/JointState on
@@ -27,7 +31,7 @@ from sensor_msgs.msg import JointState
 
 __all__ = ['SimArm', 'main']
 
-_RUNTIME = ('velocity_scale', 'default_velocity_limit')
+_RUNTIME = ('velocity_scale', 'default_velocity_limit', 'stalled', 'follow')
 
 
 class SimArm(Node):
@@ -142,6 +146,10 @@ class SimArm(Node):
         if stepper is None or tree is None or goal is None:
             return
         prev = stepper.q
+        if self._values['stalled']:
+            goal = prev
+        elif self._values['follow'] == 'instant':
+            stepper.reset(goal)
         report = stepper.step(goal, self._period)
         positions = dict(zip(self._names, report.q.tolist()))
         velocities = dict(zip(self._names, ((report.q - prev) / self._period).tolist()))
