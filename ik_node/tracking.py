@@ -36,6 +36,9 @@ RESYNC_LAG = 0.1
 # A reading is compared with the commands of this long before it [s]: an arm that matches
 # any of them is following, if late.
 ARM_LATENCY = 0.2
+# Only a reading this recent [s, by its stamp] can declare the arm stalled: one read late
+# (a backlog of messages) shows where the arm was, and holding there would be a jump back.
+STALL_READING_AGE = 0.05
 
 
 @dataclass(frozen=True)
@@ -167,9 +170,9 @@ class IKTracker:
 
         A message is ignored (False, the reason in :attr:`feedback_problem`) when its name and
         position arrays differ in length, when it misses a chain joint or names one twice, or
-        when a chain joint's position is not finite. The first valid message also starts the
-        command from the measured position, unless the arm stands outside the joint limits by
-        more than one velocity-limited step (commanding the nearest limit would be a jump).
+        when a chain joint's position is not finite, and when the arm stands outside the joint
+        limits by more than one velocity-limited step (garbage, or a position the commands
+        could only reach by a jump). The first valid message starts the command there.
         Feedback that is fresh again after a gap (or the first after :meth:`start_at`) and
         farther from the command than :data:`RESYNC_STEPS` steps and :data:`RESYNC_LAG` seconds
         of motion restarts the command there and
@@ -203,16 +206,19 @@ class IKTracker:
         if np.any(bad):
             return self._refuse_feedback('nonfinite', 'non-finite position of ' + ', '.join(
                 name for name, b in zip(self.names, bad) if b))
-        if self._stepper.q is None:
-            outside = self.outside_limits(q)
-            if outside:
-                return self._refuse_feedback(
-                    'limits', f'arm outside the joint limits ({outside}): no command until it '
-                              'is back within one step of them')
+        outside = self.outside_limits(q)
+        if outside:
+            # Garbage, or an arm beyond its limits: either way not a position to seed from,
+            # hold at, or judge the commands by.
+            return self._refuse_feedback(
+                'limits', f'arm outside the joint limits ({outside}): reading not used until '
+                          'it is back within one step of them')
         was_fresh = self.measured(now) is not None
         self._q_meas = q
         self._t_meas = now
-        self._lag = self._following_lag(q, now if stamp is None else stamp)
+        t_reading = now if stamp is None else stamp
+        self._lag = (self._following_lag(q, t_reading) if now - t_reading <= STALL_READING_AGE
+                     else np.zeros(self.chain.n))
         if self._stepper.q is None:
             self.start_at(q, now)
         elif not was_fresh:
@@ -396,11 +402,10 @@ class IKTracker:
         self._reached = report.reached
         scale = self._singularity_scale(command, report.q)
         if scale < 1.0:
-            q = command + scale * (report.q - command)
-            self._stepper.reset(q)
+            q = self._stepper.reset(command + scale * (report.q - command))
             self.condition = self._condition(q)
             self._reached = False
-            report = StepReport(q=self._stepper.q, dt=report.dt, nonfinite=report.nonfinite,
+            report = StepReport(q=q, dt=report.dt, nonfinite=report.nonfinite,
                                 position_clamped=report.position_clamped,
                                 velocity_clamped=report.velocity_clamped | (scale < 1.0),
                                 reached=False)
@@ -422,9 +427,8 @@ class IKTracker:
                 f'{name} {lag:.3g} from its command (limit {lim:.3g})' for name, lag, lim, o
                 in zip(self.names, self._lag, limit, over) if o)
                 + '; holding at the measured position, send a new target to go on')
-            self.start_at(self.chain.clip(self._q_meas), now)
-            q = self._stepper.q
-            assert q is not None
+            q = self._stepper.reset(self._q_meas)
+            self.start_at(q, now)
             return StepReport(q=q, dt=report.dt, nonfinite=report.nonfinite,
                               position_clamped=report.position_clamped,
                               velocity_clamped=report.velocity_clamped, reached=True)
@@ -437,9 +441,9 @@ class IKTracker:
         q = np.clip(report.q, lo, hi)
         if np.array_equal(q, report.q):
             return report
-        self._stepper.reset(q)
+        q = self._stepper.reset(q)
         self._reached = False
-        return StepReport(q=self._stepper.q, dt=report.dt, nonfinite=report.nonfinite,
+        return StepReport(q=q, dt=report.dt, nonfinite=report.nonfinite,
                           position_clamped=report.position_clamped,
                           velocity_clamped=report.velocity_clamped | (q != report.q),
                           reached=False)

@@ -10,15 +10,20 @@ Demo: robot_state_publisher, the simulated arm, the IK node and RViz for one arm
 
 With a namespace, every topic (also /tf, /goal_pose and /clicked_point of RViz) is moved into
 it, so each arm has its own nodes, TF tree and RViz window.
+
+Before anything starts, the launch checks what it needs: without robot_state_publisher it
+stops with one line saying how to install it; without rviz2 it starts without RViz and says
+so. ik_node and sim_arm are required: if either exits, the whole launch shuts down.
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from ik_node.robot_tree import RobotTree
+from ik_node.ros.launch_checks import missing_package, parse_bool
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction
-from launch.conditions import IfCondition
+from launch.actions import (DeclareLaunchArgument, GroupAction, LogInfo, OpaqueFunction,
+                            Shutdown)
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushRosNamespace
 
@@ -36,20 +41,28 @@ RVIZ_REMAPPINGS = REMAPPINGS + [
 
 def launch_setup(context):
     """Read the URDF and return the nodes, in the namespace when one is given."""
+    # Everything is checked before any node is returned: a launch that cannot start one
+    # of its parts must not leave the others running.
     urdf_path = LaunchConfiguration('robot').perform(context)
-    with open(urdf_path) as f:
-        robot_description = f.read()
+    try:
+        with open(urdf_path) as f:
+            robot_description = f.read()
+    except OSError as exc:
+        raise RuntimeError(f'robot:={urdf_path}: cannot read the URDF ({exc})') from exc
     namespace = LaunchConfiguration('namespace').perform(context)
-    # Checked before any node is returned: a bad value must not leave the others running.
-    start_rviz = IfCondition(LaunchConfiguration('rviz')).evaluate(context)
+    start_rviz = parse_bool('rviz', LaunchConfiguration('rviz').perform(context))
+    problem = missing_package('robot_state_publisher')
+    if problem:
+        raise RuntimeError(f'the demo needs robot_state_publisher: {problem}')
+    notes = []
+    if start_rviz and missing_package('rviz2'):
+        start_rviz = False
+        notes.append(LogInfo(msg='rviz2 is not installed: starting without RViz (drive the '
+                                 'arm with target_pose, or install ros-$ROS_DISTRO-rviz2)'))
     base_link = LaunchConfiguration('base_link').perform(context)
     # RViz's fixed frame: the chain base, else the URDF root (demo.rviz names base_link).
     fixed_frame = base_link or RobotTree.from_urdf(robot_description).root
-    ik_overrides = {
-        'solver': LaunchConfiguration('solver').perform(context),
-        'goal_pose_topic': 'goal_pose',
-        'clicked_point_topic': 'clicked_point',
-    }
+    ik_overrides = {'solver': LaunchConfiguration('solver').perform(context)}
     for name in ('base_link', 'tip_link'):
         value = LaunchConfiguration(name).perform(context)
         if value:
@@ -62,19 +75,20 @@ def launch_setup(context):
              remappings=REMAPPINGS, output='screen'),
         Node(package='ik_node', executable='sim_arm',
              parameters=[LaunchConfiguration('sim_params'), {'urdf_file': urdf_path}],
-             output='screen'),
+             output='screen', on_exit=Shutdown(reason='sim_arm exited')),
         # The IK node reads the model from the robot_description topic of
         # robot_state_publisher (TRANSIENT_LOCAL), as it would on a real robot.
         Node(package='ik_node', executable='ik_node',
              parameters=[LaunchConfiguration('ik_params'), ik_overrides],
-             remappings=REMAPPINGS, output='screen'),
+             remappings=REMAPPINGS, output='screen',
+             on_exit=Shutdown(reason='ik_node exited')),
     ]
     if start_rviz:
         actions.append(Node(package='rviz2', executable='rviz2',
                             arguments=['-d', LaunchConfiguration('rviz_config'),
                                        '-f', fixed_frame],
                             remappings=RVIZ_REMAPPINGS, output='screen'))
-    return [GroupAction(actions)]
+    return notes + [GroupAction(actions)]
 
 
 def generate_launch_description():

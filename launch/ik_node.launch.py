@@ -16,7 +16,7 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushRosNamespace
 
@@ -30,6 +30,7 @@ OVERRIDES = {
     'trajectory_topic': 'trajectory_topic',
     'goal_pose_topic': 'goal_pose_topic',
     'clicked_point_topic': 'clicked_point_topic',
+    'frame_prefix': 'frame_prefix',
 }
 
 
@@ -41,16 +42,13 @@ def launch_setup(context):
         if value:
             overrides[parameter] = value
     namespace = LaunchConfiguration('namespace').perform(context)
-    if namespace:
-        # RViz's tools publish on absolute /goal_pose and /clicked_point: with several arms
-        # side by side, each listens inside its own namespace unless told otherwise.
-        for parameter in ('goal_pose_topic', 'clicked_point_topic'):
-            overrides.setdefault(parameter, parameter[:-len('_topic')])
+    # The RViz tool topics (goal_pose, clicked_point) are relative: in a namespace the node
+    # listens on <namespace>/goal_pose, so one RViz click never moves two arms.
     actions = [] if not namespace else [PushRosNamespace(namespace)]
     actions.append(Node(package='ik_node', executable='ik_node',
                         parameters=[LaunchConfiguration('params_file'), overrides],
                         remappings=[('/tf', 'tf'), ('/tf_static', 'tf_static')],
-                        output='screen'))
+                        output='screen', on_exit=Shutdown(reason='ik_node exited')))
     return [GroupAction(actions)]
 
 
@@ -69,7 +67,8 @@ def generate_launch_description():
                               description='IK method: dls, fabrik, hybrid, jt, pinv or ccd'),
     ]
     for name in ('base_link', 'tip_link', 'joint_states_topic', 'command_topic',
-                 'trajectory_topic', 'goal_pose_topic', 'clicked_point_topic'):
+                 'trajectory_topic', 'goal_pose_topic', 'clicked_point_topic',
+                 'frame_prefix'):
         arguments.append(DeclareLaunchArgument(name, default_value='',
                                                description=f'{name} parameter override'))
     return LaunchDescription(arguments + [OpaqueFunction(function=launch_setup)])

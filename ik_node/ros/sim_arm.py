@@ -146,6 +146,7 @@ class SimArm(Node):
         if stepper is None or tree is None or goal is None:
             return
         prev = stepper.q
+        assert prev is not None     # reset when the model was loaded
         if self._values['stalled']:
             goal = prev
         elif self._values['follow'] == 'instant':
