@@ -14,7 +14,7 @@ def test_booleans_are_read_as_ros2_launch_users_write_them(text, value):
 
 @pytest.mark.parametrize('text', ['banana', '', 'tru', '2'])
 def test_anything_else_is_refused_with_the_argument_named(text):
-    with pytest.raises(ValueError, match=r"launch argument rviz:=.* is not a boolean"):
+    with pytest.raises(ValueError, match=r'launch argument rviz:=.* is not a boolean'):
         parse_bool('rviz', text)
 
 

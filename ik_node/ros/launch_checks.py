@@ -1,8 +1,10 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-Checks the launch files run before they start anything, so a launch that cannot start one of
-its parts fails at once with one clear line, and never leaves the other parts running.
+Checks the launch files run before they start anything.
+
+A launch that cannot start one of its parts fails at once with one clear line, and never
+leaves the other parts running.
 
 No ``launch`` import here: the checks are plain functions, unit-tested without ROS.
 """
