@@ -128,6 +128,7 @@ class IKView:
         self.target_xyz.on_update(self._xyz_typed)
         self._worker = threading.Thread(target=self._run, name='ik-web-solver', daemon=True)
         self._worker.start()
+        self.request(T_tip)   # the readouts start filled, from a solve like every other
 
     # --- inputs -----------------------------------------------------------------------------
     def _gizmo_moved(self, event) -> None:

@@ -3,6 +3,7 @@
 """The robot as the web view needs it: the IK chain plus the URDF's visual geometry."""
 
 from dataclasses import dataclass
+from functools import partial
 import os
 from pathlib import Path
 import sys
@@ -114,14 +115,17 @@ def load_robot(path, base: Optional[str] = None, tip: Optional[str] = None) -> R
         bare = yourdfpy.URDF.load(str(path), build_scene_graph=False, load_meshes=False)
     except Exception as exc:  # noqa: B902  (yourdfpy raises many kinds for bad XML)
         raise URDFError(f'cannot read URDF {str(path)!r}: {exc}') from exc
-    base = base or _root_link(bare)
-    tip = tip or _default_tip(bare, base)
-    chain = Chain.from_urdf(str(path), base, tip)
+    try:
+        base = base or _root_link(bare)
+        tip = tip or _default_tip(bare, base)
+        chain = Chain.from_urdf(str(path), base, tip)
+    except URDFError as exc:
+        raise URDFError(f'{str(path)!r}: {exc}') from exc
     missing = _missing_meshes(bare, path)
     try:
         urdf = yourdfpy.URDF.load(
             str(path), build_scene_graph=True, load_meshes=True,
-            filename_handler=lambda f: yourdfpy.filename_handler_magic(f, dir=str(path.parent)))
+            filename_handler=partial(yourdfpy.filename_handler_magic, dir=str(path.parent)))
     except Exception as exc:  # noqa: B902
         raise URDFError(f'cannot build the visual model of {str(path)!r}: {exc}') from exc
     names = list(urdf.actuated_joint_names)
