@@ -92,6 +92,18 @@ def test_arm_follows_targets_and_says_when_one_is_out_of_reach(arm_app, rng):
         np.linalg.norm(far[:3, 3] - tip))
 
 
+def test_fast_arm_pose_matches_yourdfpy(arm_app, rng):
+    display, urdf = arm_app.view.display, arm_app.view.robot.urdf
+    assert display.frames is not None    # the fast path is in use
+    for _ in range(5):
+        cfg = rng.uniform(-3.0, 3.0, len(urdf.actuated_joint_names))
+        urdf.update_cfg(cfg)
+        joints = list(urdf.joint_map.values())
+        for i, T in display.transforms(cfg):
+            assert_allclose(T, urdf.get_transform(joints[i].child, joints[i].parent),
+                            atol=1e-12)
+
+
 def test_controls_change_the_solver_and_refuse_bad_values(arm_app):
     view = arm_app.view
     c = view.controls

@@ -19,11 +19,11 @@ from typing import Optional
 from ik_node.errors import IKError
 from ik_node.result import IKResult
 from ik_node.solve import solve, warm_up
+from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.controls import Settings, SolverControls
 from ik_node.web.robot import RobotModel
 import numpy as np
 import viser
-from viser.extras import ViserUrdf
 import viser.transforms as vtf
 
 __all__ = ['IKView', 'Drawn', 'home_pose']
@@ -38,7 +38,8 @@ class Drawn:
     One solve-and-draw.
 
     seq: number of the target request it answers; target (4, 4) in the base frame; result of
-    ``solve``; solve_time [s]; latency [s] from the request to the arm update being sent.
+    ``solve``; solve_time [s]; latency [s] from the request to the arm update being sent;
+    wait [s]: the part of it before the solve started (the worker was busy).
     """
 
     seq: int
@@ -47,6 +48,7 @@ class Drawn:
     settings: Settings
     solve_time: float
     latency: float
+    wait: float = 0.0
 
 
 def home_pose(chain) -> np.ndarray:
@@ -82,12 +84,13 @@ class IKView:
         self._seq = 0
         self._closed = False
         self.last: Optional[Drawn] = None
+        self.drawn_count = 0
         self.history: deque = deque(maxlen=PLOT_SAMPLES)
         self._plot_time = 0.0
 
         scene = server.scene
         scene.add_grid('/grid', width=2.0, height=2.0, cell_size=0.1, section_size=0.5)
-        self.display = ViserUrdf(server, robot.urdf, root_node_name='/robot')
+        self.display = ArmDisplay(server, robot)
         T_base = robot.urdf.get_transform(chain.base_link, robot.urdf.base_link)
         # Target and reached pose live in the chain's base frame, like ik_node.solve's.
         scene.add_frame('/base', show_axes=False, position=T_base[:3, 3], wxyz=_wxyz(T_base))
@@ -98,7 +101,7 @@ class IKView:
             wxyz=_wxyz(T_tip))
         self.reached = scene.add_frame('/base/reached', axes_length=0.08, axes_radius=0.006,
                                        position=T_tip[:3, 3], wxyz=_wxyz(T_tip))
-        self.display.update_cfg(robot.display_cfg(self.q))
+        self.display.update(robot.display_cfg(self.q))
         look = T_base[:3, :3] @ (0.5 * T_tip[:3, 3]) + T_base[:3, 3]
         server.initial_camera.look_at = look
         server.initial_camera.position = look + max(reach, 0.3) * np.array([0.9, -1.3, 0.8])
@@ -194,6 +197,7 @@ class IKView:
             with self._cv:
                 if drawn is not None:
                     self.last = drawn
+                    self.drawn_count += 1
                     self.history.append(drawn)
                 self._cv.notify_all()
             if drawn is not None:
@@ -209,11 +213,12 @@ class IKView:
         self.q = np.array(result.q)
         T_tip = self.chain.fk(self.q)
         with self.server.atomic():
-            self.display.update_cfg(self.robot.display_cfg(self.q))
+            self.display.update(self.robot.display_cfg(self.q))
             self.reached.position = T_tip[:3, 3]
             self.reached.wxyz = _wxyz(T_tip)
         self.server.flush()
-        return Drawn(seq, T, result, settings, t1 - t0, time.perf_counter() - t_request)
+        return Drawn(seq, T, result, settings, t1 - t0, time.perf_counter() - t_request,
+                     t0 - t_request)
 
     def _show(self, d: Drawn) -> None:
         r = d.result
