@@ -28,6 +28,9 @@ setup(
                       'urdfdom-py>=1.2'],
     extras_require={
         'test': ['pytest', 'hypothesis'],
+        # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and
+        # trimesh read the URDF's visual geometry.
+        'web': ['viser>=1.0', 'yourdfpy>=0.0.56', 'trimesh>=4.0'],
     },
     zip_safe=True,
     maintainer='ik_node maintainers',
@@ -39,6 +42,7 @@ setup(
     entry_points={
         'console_scripts': [
             'ik-solve = ik_node.cli:main',
+            'ik-web = ik_node.web.app:main',
             'ik_node = ik_node.node:main',
             'sim_arm = ik_node.sim_arm:main',
         ],

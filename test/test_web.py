@@ -163,7 +163,7 @@ def test_playground_tree_root_and_refused_settings(rng):
     assert s.length_error < 1e-9 and s.text in ('reached', 'stalled', 'max_iterations')
     with pytest.raises(IKInputError, match='single-pass'):
         pg.step('forward')
-    for bad in (dict(lengths=(-1.0,)), dict(n_links=0), dict(tolerance=-1.0),
-                dict(cone_angle=2.0), dict(constraint='glue')):
+    for bad in ({'lengths': (-1.0,)}, {'n_links': 0}, {'tolerance': -1.0},
+                {'cone_angle': 2.0}, {'constraint': 'glue'}):
         with pytest.raises(IKInputError):
             pg.with_config(**bad)

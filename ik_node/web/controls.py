@@ -79,15 +79,15 @@ class SolverControls:
         """Return the settings the inputs hold; IKError with the reason when one is refused."""
         iters = self.max_iterations.value
         attempts = self.max_attempts.value
-        options = dict(
-            position_tolerance=float(self.position_tolerance.value) * 1e-3,
-            orientation_tolerance=float(self.orientation_tolerance.value),
-            max_iterations=int(iters) if float(iters).is_integer() else iters,
-            timeout=float(self.timeout.value) * 1e-3,
-            damping=float(self.damping.value),
-            restarts=bool(self.restarts.value),
-            max_attempts=int(attempts) if float(attempts).is_integer() else attempts,
-        )
+        options = {
+            'position_tolerance': float(self.position_tolerance.value) * 1e-3,
+            'orientation_tolerance': float(self.orientation_tolerance.value),
+            'max_iterations': int(iters) if float(iters).is_integer() else iters,
+            'timeout': float(self.timeout.value) * 1e-3,
+            'damping': float(self.damping.value),
+            'restarts': bool(self.restarts.value),
+            'max_attempts': int(attempts) if float(attempts).is_integer() else attempts,
+        }
         SolveOptions.from_kwargs(**options)
         objectives = []
         for cls, h, extra in ((JointLimitAvoidance, self.limit_weight, {}),
