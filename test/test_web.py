@@ -167,3 +167,31 @@ def test_playground_tree_root_and_refused_settings(rng):
                 {'cone_angle': 2.0}, {'constraint': 'glue'}):
         with pytest.raises(IKInputError):
             pg.with_config(**bad)
+
+
+def test_command_reports_a_bad_urdf_in_the_terminal_and_keeps_serving(tmp_path):
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    bad = tmp_path / 'bad.urdf'
+    bad.write_text('<robot name="x"><link name="a"/></robot>')   # no joint: no chain
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, '-m', 'ik_node.web.app', '--urdf', str(bad),
+                             '--port', str(port)], stderr=subprocess.PIPE, text=True)
+    try:
+        line = ''
+        deadline = time.monotonic() + 60.0
+        while 'ik-web: error' not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+        assert 'ik-web: error' in line and 'bad.urdf' in line
+        with urllib.request.urlopen(f'http://127.0.0.1:{port}/', timeout=10) as r:
+            assert r.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_serves_on_localhost_by_default(arm_app):
+    assert arm_app.server.get_host() == '127.0.0.1'
+    assert arm_app.url.startswith('http://127.0.0.1:')
