@@ -43,6 +43,7 @@ setup(
         'console_scripts': [
             'ik-solve = ik_node.cli:main',
             'ik-web = ik_node.web.app:main',
+            'web_view = ik_node.web.ros_view:main',
             'ik_node = ik_node.node:main',
             'sim_arm = ik_node.sim_arm:main',
         ],

@@ -11,6 +11,7 @@ from typing import Optional
 
 from ik_node.chain import Chain
 from ik_node.errors import URDFError
+from ik_node.robot_tree import RobotTree
 import numpy as np
 
 __all__ = ['RobotModel', 'load_robot', 'demo_arm_path']
@@ -61,29 +62,6 @@ def demo_arm_path() -> Path:
                     f'{[str(c) for c in candidates]}; give --urdf FILE')
 
 
-def _default_tip(urdf, base: str) -> str:
-    """Follow the only child link from ``base`` down to a leaf; URDFError when it branches."""
-    children = {}
-    for j in urdf.robot.joints:
-        children.setdefault(j.parent, []).append(j.child)
-    link = base
-    while children.get(link):
-        kids = children[link]
-        if len(kids) > 1:
-            raise URDFError(f'link {link!r} has several children {kids}: give --tip')
-        link = kids[0]
-    return link
-
-
-def _root_link(urdf) -> str:
-    """Return the link that is no joint's child (the URDF's root)."""
-    children = {j.child for j in urdf.robot.joints}
-    roots = [link.name for link in urdf.robot.links if link.name not in children]
-    if len(roots) != 1:
-        raise URDFError(f'the URDF has {len(roots)} root links {roots}: give --base')
-    return roots[0]
-
-
 def _missing_meshes(urdf, path: Path) -> list:
     """Return the visual mesh file names of ``urdf`` that resolve to no file."""
     import yourdfpy
@@ -103,8 +81,8 @@ def load_robot(path, base: Optional[str] = None, tip: Optional[str] = None) -> R
     """
     Load a URDF file for the web view; URDFError with a clear message when it cannot be.
 
-    base defaults to the URDF's root link, tip to the leaf below it (when the tree does not
-    branch). A missing mesh is not fatal: the arm is drawn without it and ``warnings`` says
+    base defaults to the URDF's root link, tip to the leaf with the most actuated joints above
+    it (as for the ik_node node). A missing mesh is not fatal: the arm is drawn without it and ``warnings`` says
     which file is missing.
     """
     import yourdfpy
@@ -116,8 +94,10 @@ def load_robot(path, base: Optional[str] = None, tip: Optional[str] = None) -> R
     except Exception as exc:  # noqa: B902  (yourdfpy raises many kinds for bad XML)
         raise URDFError(f'cannot read URDF {str(path)!r}: {exc}') from exc
     try:
-        base = base or _root_link(bare)
-        tip = tip or _default_tip(bare, base)
+        if not (base and tip):
+            # the same defaults as the ik_node node: the root, and the deepest leaf
+            root, leaf = RobotTree.from_urdf(str(path)).default_chain()
+            base, tip = base or root, tip or leaf
         chain = Chain.from_urdf(str(path), base, tip)
     except URDFError as exc:
         raise URDFError(f'{str(path)!r}: {exc}') from exc
@@ -125,7 +105,8 @@ def load_robot(path, base: Optional[str] = None, tip: Optional[str] = None) -> R
     try:
         urdf = yourdfpy.URDF.load(
             str(path), build_scene_graph=True, load_meshes=True,
-            filename_handler=partial(yourdfpy.filename_handler_magic, dir=str(path.parent)))
+            filename_handler=partial(yourdfpy.filename_handler_magic,
+                                     dir=str(path.parent)))
     except Exception as exc:  # noqa: B902
         raise URDFError(f'cannot build the visual model of {str(path)!r}: {exc}') from exc
     names = list(urdf.actuated_joint_names)
