@@ -82,8 +82,8 @@ def load_robot(path, base: Optional[str] = None, tip: Optional[str] = None) -> R
     Load a URDF file for the web view; URDFError with a clear message when it cannot be.
 
     base defaults to the URDF's root link, tip to the leaf with the most actuated joints above
-    it (as for the ik_node node). A missing mesh is not fatal: the arm is drawn without it and ``warnings`` says
-    which file is missing.
+    it (as for the ik_node node). A missing mesh is not fatal: the arm is drawn without it
+    and ``warnings`` says which file is missing.
     """
     import yourdfpy
     path = Path(path)
