@@ -85,7 +85,7 @@ class FabrikPlayground:
                                (self.iteration_button, 'iteration')):
             button.on_click(lambda _, a=action: self.step(a))
         self.solve_button.on_click(lambda _: self.solve())
-        self.reset_button.on_click(lambda _: self._show(self.model.reset()))
+        self.reset_button.on_click(lambda _: self.reset())
         self.target_gizmos = []
         self.root_gizmo = None
         self._draw_gizmos()
@@ -161,13 +161,21 @@ class FabrikPlayground:
         if self.mode.value == 'live':
             self.solve()
         else:
-            self._show(self.model.status('moved: step the passes'))
+            with self._lock:
+                self._show(self.model.status('moved: step the passes'))
 
     def solve(self) -> Status:
         """Solve from the current pose and draw it."""
         with self._lock:
             status = self.model.solve()
-        self._show(status)
+            self._show(status)
+        return status
+
+    def reset(self) -> Status:
+        """Put the chain back in its rest pose and draw it."""
+        with self._lock:
+            status = self.model.reset()
+            self._show(status)
         return status
 
     def step(self, kind: str) -> Status:
@@ -175,12 +183,12 @@ class FabrikPlayground:
         try:
             with self._lock:
                 status = self.model.step(kind)
+                self._show(status)
         except IKError as exc:
             self.error.content = f'**Refused: {exc}**'
             self.error.visible = True
             return self.last
         self.error.visible = False
-        self._show(status)
         return status
 
     def move_target(self, k: int, position) -> Status:

@@ -11,6 +11,7 @@ backlog: the arm is at most one solve behind the gizmo.
 
 from collections import deque
 from dataclasses import dataclass
+import logging
 import math
 import threading
 import time
@@ -29,6 +30,7 @@ import viser.transforms as vtf
 __all__ = ['IKView', 'Drawn', 'home_pose']
 
 PLOT_SAMPLES = 200
+_LOG = logging.getLogger(__name__)
 PLOT_PERIOD = 0.1   # [s] between plot refreshes: the plots need not follow at 60 Hz
 
 
@@ -193,6 +195,10 @@ class IKView:
                 drawn = self._solve_and_draw(seq, T, t_request, settings)
             except IKError as exc:
                 self.readout.content = f'**Refused by the solver:** {exc}'
+                drawn = None
+            except Exception as exc:  # noqa: B902  (the page must say so, not go stale)
+                _LOG.exception('solve-and-draw failed')
+                self.readout.content = f'**Internal error:** {type(exc).__name__}: {exc}'
                 drawn = None
             with self._cv:
                 if drawn is not None:
