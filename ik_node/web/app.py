@@ -34,7 +34,8 @@ def _parser() -> argparse.ArgumentParser:
                                 '(viser): an arm following a gizmo, or the FABRIK playground')
     p.add_argument('--urdf', help='URDF file (default: the bundled demo arm)')
     p.add_argument('--base', help='base link of the chain (default: the URDF root link)')
-    p.add_argument('--tip', help='tip link of the chain (default: the leaf with the most joints above)')
+    p.add_argument('--tip',
+                   help='tip link of the chain (default: the leaf with the most joints above)')
     p.add_argument('--fabrik', action='store_true',
                    help='open the point-chain FABRIK playground instead of the arm view')
     p.add_argument('--host', default=DEFAULT_HOST,
