@@ -165,11 +165,12 @@ def test_fabrik_playground_steps_and_refuses(browser, tmp_path):
         page.get_by_text('passes stepped 2', exact=False).wait_for()
         type_into(field(page, 'link lengths [m]'), '0.2, -1')
         page.get_by_text('Refused: link lengths', exact=False).wait_for()
-        type_into(field(page, 'link lengths [m]'), '0.1')
-        assert wait_until(lambda: pg.model.config.lengths == (0.1,))
+        type_into(field(page, 'link lengths [m]'), '0.12')
+        assert wait_until(lambda: pg.model.config.lengths == (0.12,))
         page.get_by_role('button', name='solve', exact=True).click()
         assert wait_until(lambda: pg.last.text == 'reached')
         np.testing.assert_allclose(pg.model.points[-1], [0.3, -0.2, 0.5], atol=1e-3)
+        page.set_viewport_size({'width': 1200, 'height': 720})   # the chain beside the panel
         page.wait_for_timeout(3000)
         page.screenshot(path=str(tmp_path / 'fabrik_playground.png'))
     finally:
