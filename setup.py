@@ -28,6 +28,9 @@ setup(
                       'urdfdom-py>=1.2'],
     extras_require={
         'test': ['pytest', 'hypothesis'],
+        # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and
+        # trimesh read the URDF's visual geometry.
+        'web': ['viser>=1.0', 'yourdfpy>=0.0.56', 'trimesh>=4.0'],
     },
     zip_safe=True,
     maintainer='ik_node maintainers',
@@ -38,6 +41,8 @@ setup(
     entry_points={
         'console_scripts': [
             'ik-solve = ik_node.cli:main',
+            'ik-web = ik_node.web.app:main',
+            'web_view = ik_node.web.ros_view:main',
             'ik_node = ik_node.ros.node:main',
             'sim_arm = ik_node.ros.sim_arm:main',
         ],

@@ -22,6 +22,13 @@ SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
 export ROS_HOME="${ROS_HOME:-$SCRATCH/ros_home}"
 
+# The browser tests drive Debian's chromium headless (nothing downloads a browser).
+if ! command -v chromium >/dev/null; then
+    echo "test.sh: installing chromium for the browser tests (apt, about a minute)"
+    apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+export IK_NODE_REQUIRE_BROWSER=1
+
 if [ ! -x "$VENV/bin/python" ]; then
     echo "test.sh: creating $VENV"
     "$PYTHON" -m venv "$VENV"

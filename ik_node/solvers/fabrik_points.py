@@ -57,7 +57,8 @@ from ik_node.solvers.constraints import (best_angle_about, Constraint, KIND_HING
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['PointSolution', 'fabrik', 'check_points', 'STATUS_NAMES']
+__all__ = ['PointSolution', 'PassResult', 'fabrik', 'fabrik_pass', 'check_points',
+           'STATUS_NAMES']
 
 STATUS_REACHED = 0
 STATUS_STALLED = 1
@@ -456,3 +457,58 @@ def fabrik(points: ArrayLike, target: ArrayLike, *, root: Optional[ArrayLike] = 
         status = STATUS_UNREACHABLE
     return PointSolution(best, best_R, float(d), int(it), bool(d <= tolerance),
                          STATUS_NAMES[status])
+
+
+@dataclass(frozen=True)
+class PassResult:
+    """One FABRIK pass: points (n + 1, 3) [m] and, for constrained chains, frames (n, 3, 3)."""
+
+    points: np.ndarray
+    frames: Optional[np.ndarray]
+
+
+def fabrik_pass(points: ArrayLike, goal: ArrayLike, direction: str, *,
+                constraints: Optional[Sequence[Constraint]] = None,
+                frames: Optional[ArrayLike] = None,
+                root_frame: Optional[ArrayLike] = None) -> PassResult:
+    """
+    Run one FABRIK pass on a 3-D point chain, for watching the method step by step.
+
+    direction 'forward': the end goes to ``goal`` (the target) and every point is pulled
+    after it towards the root; 'backward': the root goes to ``goal`` (its anchor) and every
+    point is placed outwards. Link lengths are read from ``points`` (n + 1, 3) and kept.
+    A forward pass followed by a backward pass is one iteration of :func:`fabrik`; for a
+    constrained chain (``constraints``, ``frames`` (n, 3, 3), ``root_frame`` as there, frames
+    default to those transported from the root), :func:`fabrik` starts with one backward pass
+    that puts the start pose onto the constraints. The caller's arrays are not changed.
+    """
+    if direction not in ('forward', 'backward'):
+        raise IKInputError(f"direction must be 'forward' or 'backward', got {direction!r}")
+    p, g, _, dim = check_points(points, goal)
+    if dim != 3:
+        raise IKInputError('fabrik_pass needs 3-D points')
+    lengths = np.linalg.norm(np.diff(p, axis=0), axis=1)
+    n = lengths.shape[0]
+    if constraints is None:
+        out = p.copy()
+        order = range(n - 1, -1, -1) if direction == 'forward' else range(n)
+        out[n if direction == 'forward' else 0] = g
+        for j in order:
+            a, b = (j + 1, j) if direction == 'forward' else (j, j + 1)
+            out[b] = out[a] + lengths[j] * unit(out[b] - out[a])
+        return PassResult(out, None)
+    pc = pack_constraints(constraints, n)
+    P0 = np.eye(3) if root_frame is None else np.array(root_frame, dtype=float)
+    F0 = (transported_frames(p, P0) if frames is None
+          else np.array(frames, dtype=float))
+    if F0.shape != (n, 3, 3) or not np.all(np.isfinite(F0)):
+        raise IKInputError(f'frames must be ({n}, 3, 3), got {F0.shape}')
+    F0 = np.ascontiguousarray(F0)
+    out_p, out_F = p.copy(), F0.copy()
+    if direction == 'forward':
+        _forward_constrained(p, out_p, F0, out_F, lengths, g, pc.kind, pc.rest, pc.axis,
+                             pc.limits, pc.twist)
+    else:
+        _backward_constrained(out_p, p, out_F, F0, lengths, g, np.ascontiguousarray(P0),
+                              pc.kind, pc.rest, pc.axis, pc.limits, pc.twist)
+    return PassResult(out_p, out_F)

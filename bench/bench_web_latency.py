@@ -1,0 +1,132 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Solve-and-draw latency of the ``ik-web`` arm view while the target is dragged at 60 Hz.
+
+The demo arm's view runs in this process; a headless system chromium (when installed) is
+connected to the page, so every arm update is really serialised and sent over the websocket.
+The target gizmo is moved along a 10 cm circle around the start pose at 60 Hz through
+``IKView.set_target`` (it moves the gizmo on the page and posts the target to the solver
+thread, as a drag's update event does). Reported per method: the latency from the target
+being posted to the arm update being sent [ms] (median, p95, p99, max), the solve time alone,
+how many targets were superseded by a newer one before being solved, and the fraction of
+frames at which the drawn arm answered the previous frame's target or a newer one (the arm
+"within one frame" of the gizmo).
+
+    python bench/bench_web_latency.py                       # dls, fabrik, hybrid, 5 s each
+    python bench/bench_web_latency.py --methods dls --duration 3 --no-browser
+"""
+
+import argparse
+from collections import deque
+from datetime import date
+import json
+import os
+from pathlib import Path
+import platform
+import shutil
+import socket
+import time
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+RATE = 60.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def drag(view, method: str, duration: float) -> dict:
+    """Drag the target along a circle at RATE for ``duration`` s; return the figures."""
+    c = view.controls
+    c.method.value = method
+    assert c.apply() is None
+    T0 = view.chain.fk(view.q)
+    view.wait_for(view.set_target(T0))
+    first = view.last.seq
+    view.history = deque(maxlen=100000)   # keep every sample of this run
+    frames = int(duration * RATE)
+    within = 0
+    start = time.perf_counter()
+    seqs = []
+    for k in range(frames):
+        tick = start + k / RATE
+        time.sleep(max(0.0, tick - time.perf_counter()))
+        if k > 0 and view.last.seq >= seqs[-1]:
+            within += 1   # the arm shows the previous frame's target (or a newer one)
+        a = 2.0 * np.pi * k / (2.0 * RATE)          # one turn every 2 s
+        T = T0.copy()
+        T[:3, 3] += 0.1 * np.array([np.cos(a) - 1.0, np.sin(a), 0.0])
+        seqs.append(view.set_target(T))
+    view.wait_for(seqs[-1])
+    drawn = [d for d in view.history if d.seq > first]
+    lat = np.array([d.latency for d in drawn]) * 1e3
+    sol = np.array([d.solve_time for d in drawn]) * 1e3
+    wait = np.array([d.wait for d in drawn]) * 1e3
+    ok = np.mean([d.result.success for d in drawn])
+    return {
+        'method': method, 'frames': frames, 'solved': len(drawn),
+        'superseded': frames - len(drawn), 'reached_fraction': float(ok),
+        'within_one_frame': within / max(1, frames - 1),
+        'latency_ms': {q: float(np.percentile(lat, p)) for q, p in
+                       (('median', 50), ('p95', 95), ('p99', 99), ('max', 100))},
+        'wait_ms': {q: float(np.percentile(wait, p)) for q, p in
+                    (('median', 50), ('p99', 99), ('max', 100))},
+        'draw_ms_median': float(np.median(lat - sol - wait)),
+        'solve_ms': {q: float(np.percentile(sol, p)) for q, p in
+                     (('median', 50), ('p99', 99), ('max', 100))},
+    }
+
+
+def main() -> int:
+
+    ap = argparse.ArgumentParser(description=__doc__.strip().split('\n')[0])
+    ap.add_argument('--methods', nargs='+', default=['dls', 'fabrik', 'hybrid'])
+    ap.add_argument('--duration', type=float, default=5.0, help='[s] per method')
+    ap.add_argument('--no-browser', action='store_true', help='no chromium client')
+    ap.add_argument('--output', help='JSON file (default: bench/results/web_latency_<date>)')
+    args = ap.parse_args()
+    from ik_node.web.app import start
+    app = start(port=free_port())
+    browser = pw = None
+    chromium = shutil.which('chromium')
+    try:
+        if chromium and not args.no_browser:
+            from playwright.sync_api import sync_playwright
+            pw = sync_playwright().start()
+            browser = pw.chromium.launch(executable_path=chromium, args=[
+                '--use-angle=swiftshader', '--enable-unsafe-swiftshader'])
+            page = browser.new_page(viewport={'width': 960, 'height': 640})
+            page.goto(app.url)
+            page.get_by_text('REACHED', exact=True).wait_for(timeout=30000)
+        runs = [drag(app.view, m, args.duration) for m in args.methods]
+    finally:
+        if browser is not None:
+            browser.close()
+            pw.stop()
+        app.close()
+    out = {'date': str(date.today()), 'rate_hz': RATE, 'browser': bool(browser),
+           'machine': f'{platform.processor() or platform.machine()}, {os.cpu_count()} cpus, '
+                      f'load {os.getloadavg()[0]:.1f}', 'runs': runs}
+    path = Path(args.output) if args.output else (
+        ROOT / 'bench' / 'results' / f'web_latency_{date.today()}.json')
+    path.write_text(json.dumps(out, indent=2) + '\n')
+    print(f'{"method":8} {"solved":>7} {"superseded":>10} {"within 1 frame":>14} '
+          f'{"lat. median":>11} {"p95":>6} {"p99":>6} {"max":>6} {"solve med.":>10} '
+          f'{"wait med.":>9} {"draw med.":>9} [ms]')
+    for r in runs:
+        L, S = r['latency_ms'], r['solve_ms']
+        print(f'{r["method"]:8} {r["solved"]:7d} {r["superseded"]:10d} '
+              f'{100 * r["within_one_frame"]:13.1f}% {L["median"]:11.2f} {L["p95"]:6.2f} '
+              f'{L["p99"]:6.2f} {L["max"]:6.2f} {S["median"]:10.2f} '
+              f'{r["wait_ms"]["median"]:9.2f} {r["draw_ms_median"]:9.2f}')
+    print(f'written {path}')
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -1,0 +1,182 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The web view in a real browser: Debian's chromium, headless, driven by playwright.
+
+The page's own inputs are used (typed target, method list, a tolerance), and the server's
+state is checked against them: the arm's FK reaches the typed target, the solver used is the
+one picked, a refused value shows the library's reason on the page. Needs the system
+``chromium`` (apt-get install chromium); the tests are skipped, saying so, without it.
+Set IK_WEB_DOCS_SCREENSHOT=1 to also write docs/web_view.png (the README's picture).
+"""
+
+import os
+from pathlib import Path
+import shutil
+import socket
+import time
+
+from ik_node.web.app import start
+import numpy as np
+import pytest
+
+CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
+                 if p and os.path.exists(p)), None)
+# scripts/test.sh installs chromium and sets IK_NODE_REQUIRE_BROWSER: there, a missing browser
+# fails the run instead of skipping the browser tests.
+if CHROMIUM is None and os.environ.get('IK_NODE_REQUIRE_BROWSER'):
+    raise RuntimeError('chromium not found, but scripts/test.sh should have installed it')
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason='needs the system chromium browser (apt-get install chromium)')
+# Small pages render faster with software WebGL on a shared CI machine.
+VIEWPORT = {'width': 800, 'height': 560}
+DOCS_PNG = Path(__file__).resolve().parent.parent / 'docs' / 'web_view.png'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.fixture(scope='module')
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM,
+                              args=['--use-angle=swiftshader', '--enable-unsafe-swiftshader'])
+        yield b
+        b.close()
+
+
+def field(page, label: str):
+    """Return the input(s) of the row labelled ``label`` (viser's text inputs lack for=id)."""
+    return page.locator(f'xpath=//label[normalize-space()="{label}"]'
+                        '/ancestor::div[.//input][1]//input')
+
+
+def type_into(input_locator, text: str) -> None:
+    input_locator.fill(text)
+    input_locator.press('Enter')
+
+
+def test_arm_page_follows_typed_target_switches_solver_and_shows_refusals(browser, tmp_path):
+    app = start(port=free_port())
+    page = browser.new_page(viewport=VIEWPORT)
+    try:
+        view = app.view
+        page.goto(app.url)
+        page.get_by_text('REACHED', exact=True).wait_for(timeout=20000)
+
+        # Move the target through the page's target inputs.
+        xyz = field(page, 'target xyz [m]')
+        assert xyz.count() == 3
+        goal = np.array([-0.45, 0.25, 0.35])
+        seen = view.last.seq
+        for i, v in enumerate(goal):
+            type_into(xyz.nth(i), f'{v:.3f}')
+        assert wait_until(lambda: view.last.seq > seen and np.allclose(
+            view.last.target[:3, 3], goal, atol=1e-9))
+        assert view.last.result.success
+        np.testing.assert_allclose(view.chain.fk(view.q)[:3, 3], goal, atol=1e-3)
+        page.get_by_text('REACHED', exact=True).wait_for()
+
+        # Pick another method in the page's list: the next solve uses it.
+        page.get_by_label('method').click(force=True)
+        page.get_by_role('option', name='ccd', exact=True).click(force=True)
+        assert wait_until(lambda: view.last.result.method == 'ccd')
+        page.get_by_text('method ccd').wait_for()
+        assert view.controls.settings.method == 'ccd'
+
+        # A refused value: the library's reason on the page, the old settings kept.
+        type_into(field(page, 'pos. tolerance [mm]'), '0')
+        page.get_by_text('Refused: option position_tolerance', exact=False).wait_for()
+        assert view.controls.settings.options['position_tolerance'] == pytest.approx(1e-3)
+        type_into(field(page, 'pos. tolerance [mm]'), '1')
+        assert wait_until(lambda: not view.controls.error.visible)
+        page.get_by_label('method').click(force=True)
+        page.get_by_role('option', name='dls', exact=True).click(force=True)
+        assert wait_until(lambda: view.controls.settings.method == 'dls')
+
+        # Server-side gizmo move (what a drag sends ends in the same request): the page
+        # readout follows it.
+        T = view.chain.fk(view.q)
+        T[:3, 3] = [-0.55, -0.2, 0.3]
+        drawn = view.wait_for(view.set_target(T))
+        assert drawn.result.success
+        page.wait_for_function('v => document.querySelector("input[value=\\"" + v + "\\"]")',
+                               arg='-0.55')
+        page.wait_for_timeout(3000)   # the 3D canvas fades in with software WebGL
+        page.screenshot(path=str(tmp_path / 'web_view.png'))
+        if os.environ.get('IK_WEB_DOCS_SCREENSHOT'):
+            # the browser's own 'software WebGL' notice is not part of the picture
+            page.locator('.mantine-Notification-closeButton').first.click(force=True)
+            page.set_viewport_size({'width': 1200, 'height': 720})
+            page.wait_for_timeout(1500)
+            DOCS_PNG.parent.mkdir(exist_ok=True)
+            page.screenshot(path=str(DOCS_PNG))
+            from PIL import Image     # a palette PNG is a third of the size
+            Image.open(DOCS_PNG).convert('RGB').quantize(colors=128).save(DOCS_PNG,
+                                                                          optimize=True)
+    finally:
+        page.close()
+        app.close()
+
+
+def test_error_page_names_the_problem(browser, tmp_path):
+    bad = tmp_path / 'broken.urdf'
+    bad.write_text('<robot name="x"><link name="a"/><joint name="j" type="revolute">'
+                   '<parent link="a"/><child link="missing"/></joint></robot>')
+    app = start(urdf=str(bad), port=free_port())
+    page = browser.new_page()
+    try:
+        page.goto(app.url)
+        page.get_by_text('Could not load the robot').first.wait_for(timeout=20000)
+        page.get_by_text('broken.urdf').first.wait_for()
+    finally:
+        page.close()
+        app.close()
+
+
+def test_fabrik_playground_steps_and_refuses(browser, tmp_path):
+    from playwright.sync_api import expect
+    app = start(fabrik=True, port=free_port())
+    page = browser.new_page(viewport=VIEWPORT)
+    try:
+        pg = app.view
+        page.goto(app.url)
+        page.get_by_text('FABRIK playground').first.wait_for(timeout=20000)
+        page.get_by_label('mode', exact=True).click(force=True)
+        page.get_by_role('option', name='step', exact=True).click(force=True)
+        assert wait_until(lambda: not pg.forward_button.disabled)
+        pg.move_target(0, [0.3, -0.2, 0.5])
+        forward = page.get_by_role('button', name='forward pass')
+        expect(forward).to_be_enabled(timeout=10000)
+        forward.click()
+        assert wait_until(lambda: pg.model.wish is not None)
+        np.testing.assert_allclose(pg.model.wish.points[-1], [0.3, -0.2, 0.5], atol=1e-9)
+        page.get_by_role('button', name='backward pass').click()
+        assert wait_until(lambda: pg.model.wish is None and pg.model.passes == 2)
+        page.get_by_text('passes stepped 2', exact=False).wait_for()
+        type_into(field(page, 'link lengths [m]'), '0.2, -1')
+        page.get_by_text('Refused: link lengths', exact=False).wait_for()
+        type_into(field(page, 'link lengths [m]'), '0.12')
+        assert wait_until(lambda: pg.model.config.lengths == (0.12,))
+        page.get_by_role('button', name='solve', exact=True).click()
+        assert wait_until(lambda: pg.last.text == 'reached')
+        np.testing.assert_allclose(pg.model.points[-1], [0.3, -0.2, 0.5], atol=1e-3)
+        page.set_viewport_size({'width': 1200, 'height': 720})   # the chain beside the panel
+        page.wait_for_timeout(3000)
+        page.screenshot(path=str(tmp_path / 'fabrik_playground.png'))
+    finally:
+        page.close()
+        app.close()

@@ -1,0 +1,92 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""The web view's ROS mode against real ik_node and sim_arm processes (loopback DDS)."""
+
+import math
+from pathlib import Path
+import socket
+import threading
+import time
+
+from ik_node.chain import Chain
+import numpy as np
+import pytest
+from ros_harness import fresh_domain, Procs
+
+rclpy = pytest.importorskip('rclpy')
+
+from rclpy.context import Context  # noqa: E402, I100
+from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+
+URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
+Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
+
+
+def wait_until(predicate, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def ros_world(tmp_path):
+    """Start sim_arm and ik_node in a fresh domain of this run; yield the domain."""
+    domain = fresh_domain()
+    procs = Procs(domain, tmp_path)
+    procs.start('sim_arm', f'urdf_file:={URDF}',
+                'initial_positions:=[' + ','.join(map(str, Q0)) + ']')
+    procs.start('ik_node', f'urdf_file:={URDF}')
+    yield domain
+    procs.close()
+
+
+def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
+    import viser
+    from ik_node.web.ros_view import load_model, RosView, WebViewNode
+    ctx = Context()
+    rclpy.init(context=ctx, domain_id=ros_world)
+    node = WebViewNode(context=ctx, parameter_overrides=[
+        rclpy.parameter.Parameter('model_timeout', value=30.0)])
+    executor = MultiThreadedExecutor(num_threads=2, context=ctx)
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    server = viser.ViserServer(host='127.0.0.1', port=free_port(), verbose=False)
+    try:
+        robot, topics = load_model(node)
+        assert robot.chain.tip_link == 'tool0'
+        view = RosView(server, robot, node, topics)
+        chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
+        # the arm is drawn from joint_states
+        assert wait_until(lambda: view.arm_updates > 0 and np.allclose(view.q, Q0, atol=1e-6))
+        # a gizmo target goes to the node; the arm gets there; the status is matched
+        T = chain.fk(np.array(Q0) + 0.15)
+        wxyz = viser.transforms.SO3.from_matrix(T[:3, :3]).wxyz
+        view.publish_target(T[:3, 3], wxyz)
+        assert wait_until(lambda: any(math.isfinite(v) for v in view.latencies))
+        assert wait_until(lambda: np.linalg.norm(chain.fk(view.q)[:3, 3] - T[:3, 3]) < 2e-3)
+        # the node says so once the measured arm is there
+        assert wait_until(lambda: 'target reached' in view.readout.content)
+        # a parameter set through the page's path changes the solver the node uses
+        assert view.set_parameter('solver', 'string', 'pinv') is None
+        n = len(view.statuses)
+        view.publish_target(T[:3, 3] + [0.02, 0.0, 0.0], wxyz)
+        assert wait_until(lambda: len(view.statuses) > n)
+        assert view.statuses[-1]['solver'] == 'pinv'
+        # a value the node refuses: its reason on the page
+        reason = view.set_parameter('position_tolerance', 'double', -1.0)
+        assert reason and view.error.visible and 'position_tolerance' in view.error.content
+    finally:
+        server.stop()
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown(context=ctx)
