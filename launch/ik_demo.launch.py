@@ -7,6 +7,7 @@ Demo: robot_state_publisher, the simulated arm, the IK node and RViz for one arm
     ros2 launch ik_node ik_demo.launch.py solver:=fabrik rviz:=false
     ros2 launch ik_node ik_demo.launch.py robot:=/path/to/arm.urdf base_link:=base tip_link:=tool
     ros2 launch ik_node ik_demo.launch.py namespace:=arm1   # and arm2 ...: arms side by side
+    ros2 launch ik_node ik_demo.launch.py rviz:=false web:=true   # RViz-free: a browser view
 
 With a namespace, every topic (also /tf, /goal_pose and /clicked_point of RViz) is moved into
 it, so each arm has its own nodes, TF tree and RViz window.
@@ -51,6 +52,7 @@ def launch_setup(context):
         raise RuntimeError(f'robot:={urdf_path}: cannot read the URDF ({exc})') from exc
     namespace = LaunchConfiguration('namespace').perform(context)
     start_rviz = parse_bool('rviz', LaunchConfiguration('rviz').perform(context))
+    start_web = parse_bool('web', LaunchConfiguration('web').perform(context))
     problem = missing_package('robot_state_publisher')
     if problem:
         raise RuntimeError(f'the demo needs robot_state_publisher: {problem}')
@@ -83,6 +85,14 @@ def launch_setup(context):
              remappings=REMAPPINGS, output='screen',
              on_exit=Shutdown(reason='ik_node exited')),
     ]
+    if start_web:
+        # The browser view (needs the web extra: pip install ik_node[web]); it reads the
+        # model and topics from ik_node and serves on localhost.
+        actions.append(Node(package='ik_node', executable='web_view',
+                            parameters=[{'node_name': 'ik_node',
+                                         'port': int(LaunchConfiguration('web_port')
+                                                     .perform(context))}],
+                            output='screen'))
     if start_rviz:
         actions.append(Node(package='rviz2', executable='rviz2',
                             arguments=['-d', LaunchConfiguration('rviz_config'),
@@ -107,7 +117,12 @@ def generate_launch_description():
                               description='chain tip link (empty: the longest chain end)'),
         DeclareLaunchArgument('namespace', default_value='',
                               description='namespace of this arm (several arms side by side)'),
-        DeclareLaunchArgument('rviz', default_value='true', description='start RViz'),
+        DeclareLaunchArgument('rviz', default_value='true',
+                              description='start RViz (skipped, with a note, if not installed)'),
+        DeclareLaunchArgument('web', default_value='false',
+                              description='start the browser view (ik_node web_view)'),
+        DeclareLaunchArgument('web_port', default_value='8080',
+                              description='port of the browser view on localhost'),
         DeclareLaunchArgument('rviz_config', default_value=os.path.join(config, 'demo.rviz'),
                               description='RViz configuration file'),
         DeclareLaunchArgument('ik_params', default_value=os.path.join(config, 'ik_node.yaml'),
