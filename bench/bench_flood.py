@@ -24,13 +24,14 @@ own, and every 30 s a robot_description: garbage, or the same arm under a new na
 change mid-stream). Reported as for the flood, plus messages by kind, statuses by level and
 the number of warning lines the node logged.
 
-    python bench/bench_flood.py flood                      # 10 kHz, 60 s
-    python bench/bench_flood.py soak                       # 500 Hz mixed, 10 min
-    python bench/bench_flood.py flood --rate 1000 --duration 10 --output-dir /tmp/x
+    .venv-test/bin/python bench/bench_flood.py flood     # 10 kHz, 60 s
+    .venv-test/bin/python bench/bench_flood.py soak      # 500 Hz mixed, 10 min
+    .venv-test/bin/python bench/bench_flood.py flood --rate 1000 --duration 10
 
-Results go to ``bench/results/flood_10khz.json`` (``flood_<rate in kHz>khz``) or
-``flood_soak.json``, and the same with ``.md``. The ROS domain is
-``--domain-id`` (default 80 for flood, 81 for soak); discovery stays on loopback.
+Results go to new files ``<out-dir>/flood_<rate in kHz>khz_<date>_<machine>.json`` (or
+``flood_soak_...``) and ``.md`` (bench/common.py); node logs to ``<out-dir>/scratch/``. The ROS
+domain is ``--domain-id`` (default: $ROS_DOMAIN_ID, else random); discovery stays on
+loopback.
 """
 
 import argparse
@@ -43,9 +44,10 @@ import platform
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
+from common import (add_common_arguments, check_kernels, new_result_path, ros_domain,
+                    scratch_dir)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,10 +336,10 @@ def warm_up() -> tuple:
 def run(args) -> dict:
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     os.environ['ROS_DOMAIN_ID'] = str(args.domain_id)
-    os.environ.setdefault('ROS_HOME', str(Path(tempfile.gettempdir()) / 'ik_node_ros_home'))
+    work = scratch_dir(args.mode, args.out_dir)
+    os.environ.setdefault('ROS_HOME', str(work / 'ros_home'))
     os.environ.pop('ROS_LOCALHOST_ONLY', None)
     env = dict(os.environ, PYTHONUNBUFFERED='1')
-    work = Path(tempfile.mkdtemp(prefix=f'ik_node_{args.mode}_'))
     me = [sys.executable, str(Path(__file__).resolve())]
     sim = start([sys.executable, '-m', 'ik_node.ros.sim_arm', '--ros-args', '-p',
                  f'urdf_file:={URDF}', '-p', f'initial_positions:={Q0}'], env,
@@ -498,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
                         help='seconds of traffic (flood 60, soak 600)')
     parser.add_argument('--solver', default='dls')
     parser.add_argument('--domain-id', type=int, default=None)
-    parser.add_argument('--output-dir', default=str(ROOT / 'bench' / 'results'))
+    add_common_arguments(parser)
     parser.add_argument('--role', choices=('run', 'watch', 'send'), default='run',
                         help=argparse.SUPPRESS)
     parser.add_argument('--out', default='', help=argparse.SUPPRESS)
@@ -510,17 +512,17 @@ def main(argv: list[str] | None = None) -> int:
         return watch_main(args)
     if args.role == 'send':
         return send_main(args)
+    check_kernels(args)
     if args.domain_id is None:
-        args.domain_id = 80 if flood else 81
+        args.domain_id = ros_domain()
     result = run(args)
-    out = Path(args.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
     name = f'flood_{args.rate / 1000:g}khz' if flood else 'flood_soak'
-    (out / f'{name}.json').write_text(json.dumps(result, indent=2) + '\n')
+    json_path = new_result_path(name, 'json', args.out_dir)
+    json_path.write_text(json.dumps(result, indent=2) + '\n')
     text = markdown(result)
-    (out / f'{name}.md').write_text(text)
+    json_path.with_suffix('.md').write_text(text)
     print(text)
-    print(f'results written to {out}/{name}.json and .md')
+    print(f'results written to {json_path} and .md')
     safe = (result['violations'] == 0 and result['node_alive_at_end']
             and not result['node_traceback'])
     return 0 if safe else 1

@@ -15,8 +15,11 @@ backlog check (median latency of the last fifth of the stream against the first 
 the delay of the answer to the last target), and the CPU use of the node process [% of one
 core] from /proc.
 
-    python bench/bench_latency.py                       # 100 Hz and 1000 Hz, 10 s each
-    python bench/bench_latency.py --rates 1000 --duration 5 --output bench/results/latency.json
+    .venv-test/bin/python bench/bench_latency.py                 # 100 Hz and 1000 Hz, 10 s each
+    .venv-test/bin/python bench/bench_latency.py --rates 1000 --duration 5
+
+Results go to a new file ``<out-dir>/latency_<date>_<machine>.json`` (bench/common.py), node
+logs to ``<out-dir>/scratch/``.
 """
 
 import argparse
@@ -27,9 +30,10 @@ from pathlib import Path
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 
+from common import (add_common_arguments, check_kernels, new_result_path, ros_domain,
+                    scratch_dir)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,17 +120,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--rates', type=float, nargs='+', default=[100.0, 1000.0])
     parser.add_argument('--duration', type=float, default=10.0, help='seconds per rate')
     parser.add_argument('--solver', default='dls')
-    parser.add_argument('--domain-id', type=int,
-                        default=int(os.environ.get('ROS_DOMAIN_ID', '41') or 41))
-    parser.add_argument('--output', default='', help='write the results as JSON here')
+    parser.add_argument('--domain-id', type=int, default=None,
+                        help='ROS domain (default: $ROS_DOMAIN_ID, else random)')
+    add_common_arguments(parser)
     parser.add_argument('--relay', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.relay:
         return relay_main()
 
+    check_kernels(args)
+    logs = scratch_dir('latency', args.out_dir)
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    os.environ['ROS_DOMAIN_ID'] = str(args.domain_id)
-    os.environ.setdefault('ROS_HOME', str(Path(tempfile.gettempdir()) / 'ik_node_ros_home'))
+    os.environ['ROS_DOMAIN_ID'] = str(args.domain_id if args.domain_id is not None
+                                      else ros_domain())
+    os.environ.setdefault('ROS_HOME', str(logs / 'ros_home'))
     os.environ.pop('ROS_LOCALHOST_ONLY', None)
     env = dict(os.environ, PYTHONUNBUFFERED='1')
 
@@ -149,7 +156,6 @@ def main(argv: list[str] | None = None) -> int:
     from rclpy.qos import QoSProfile
     from sensor_msgs.msg import JointState
 
-    logs = Path(tempfile.mkdtemp(prefix='ik_node_bench_'))
     relay = start([sys.executable, __file__, '--relay'], env, logs / 'relay.log')
     sim = start([sys.executable, '-m', 'ik_node.ros.sim_arm', '--ros-args', '-p',
                  f'urdf_file:={URDF}', '-p', f'initial_positions:={Q0}'], env,
@@ -245,14 +251,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"{s['median_first_fifth_ms']:.3f} / {s['median_last_fifth_ms']:.3f} | "
                   f"{s['last_target_ms']:.3f} | "
                   f"{'' if math.isnan(cpu) else f'{cpu:.0f} %'} |")
-    if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({'solver': args.solver, 'duration_s': args.duration,
-                                   'machine': platform.machine(), 'cores': os.cpu_count(),
-                                   'python': platform.python_version(), 'results': results},
-                                  indent=2) + '\n')
-        print(f'results written to {out}')
+    out = new_result_path('latency', 'json', args.out_dir)
+    out.write_text(json.dumps({'solver': args.solver, 'duration_s': args.duration,
+                               'machine': platform.machine(), 'cores': os.cpu_count(),
+                               'python': platform.python_version(), 'results': results},
+                              indent=2) + '\n')
+    print(f'results written to {out}')
     return 0
 
 
