@@ -291,3 +291,17 @@ def test_invalid_start_parameters_exit_cleanly_with_the_reason(tmp_path):
         out, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
         assert proc.returncode == 1, (params, out)
         assert words in out and 'Traceback' not in out, (params, out)
+
+
+def test_the_marker_says_when_a_target_is_unreachable_or_refused(chain):
+    from ik_node.ros.interactive import STATES, target_marker
+    from visualization_msgs.msg import InteractiveMarkerControl as Control
+    colours = set()
+    for state, (description, rgba) in STATES.items():
+        im = target_marker('base_link', chain.fk(Q0), state=state)
+        assert im.description == description
+        (free,) = [c for c in im.controls if c.interaction_mode == Control.MOVE_3D]
+        c = free.markers[0].color
+        assert (c.r, c.g, c.b, c.a) == pytest.approx(rgba)
+        colours.add((c.r, c.g, c.b))
+    assert len(colours) == 3 and 'unreachable' in STATES['unreachable'][0]

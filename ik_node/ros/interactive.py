@@ -18,22 +18,33 @@ from geometry_msgs.msg import Quaternion
 from ik_node.ros.conversions import matrix_to_pose
 import numpy as np
 from rclpy.node import Node
+from rclpy.qos import QoSProfile
 from visualization_msgs.msg import (InteractiveMarker, InteractiveMarkerControl,
                                     InteractiveMarkerFeedback, Marker)
 
-__all__ = ['target_marker', 'MarkerTarget']
+__all__ = ['target_marker', 'MarkerTarget', 'STATES']
 
 MARKER_NAME = 'ik_target'
+# state -> (description shown in RViz, RGBA of the drag handle), as MoveIt colours its marker.
+STATES = {
+    'ok': ('IK target', (0.1, 0.9, 0.2, 0.6)),
+    'unreachable': ('IK target: unreachable, the arm goes to the nearest pose',
+                    (1.0, 0.5, 0.0, 0.8)),
+    'refused': ('IK target: refused (see ik_status)', (0.9, 0.1, 0.1, 0.8)),
+}
 
 
-def target_marker(frame: str, T: np.ndarray, scale: float = 0.2) -> InteractiveMarker:
+def target_marker(frame: str, T: np.ndarray, scale: float = 0.2,
+                  state: str = 'ok') -> InteractiveMarker:
     """
     Return a 6-DOF InteractiveMarker at pose ``T`` (4, 4) in ``frame``.
 
     Controls: move and rotate about each axis, and a free 3D drag of the marker's sphere
-    (as MoveIt's end-effector marker has).
+    (as MoveIt's end-effector marker has). ``state`` (see :data:`STATES`) sets the text and
+    the colour of the sphere: green, orange when unreachable, red when refused.
     """
-    im = InteractiveMarker(name=MARKER_NAME, description='IK target', scale=scale,
+    description, rgba = STATES[state]
+    im = InteractiveMarker(name=MARKER_NAME, description=description, scale=scale,
                            pose=matrix_to_pose(T))
     im.header.frame_id = frame
     s = 1.0 / math.sqrt(2.0)
@@ -49,7 +60,7 @@ def target_marker(frame: str, T: np.ndarray, scale: float = 0.2) -> InteractiveM
                                     always_visible=True)
     sphere = Marker(type=Marker.SPHERE)
     sphere.scale.x = sphere.scale.y = sphere.scale.z = 0.25 * scale
-    sphere.color.r, sphere.color.g, sphere.color.b, sphere.color.a = 0.1, 0.9, 0.2, 0.6
+    sphere.color.r, sphere.color.g, sphere.color.b, sphere.color.a = rgba
     free.markers.append(sphere)
     im.controls.append(free)
     return im
@@ -73,13 +84,21 @@ class MarkerTarget:
         except ImportError:
             self.available = False
             return
-        self._server = InteractiveMarkerServer(node, node.get_name() + '_target')
+        name = node.get_name() + '_target'
+        try:
+            # rviz2 sends the last drag update and the release back to back: a 1-deep queue
+            # (the server's default) can drop the release pose.
+            self._server = InteractiveMarkerServer(node, name,
+                                                   feedback_sub_qos=QoSProfile(depth=100))
+        except TypeError:   # an older server without the QoS arguments
+            self._server = InteractiveMarkerServer(node, name)
 
-    def offer(self, frame: str, T: np.ndarray) -> None:
-        """Place the marker at ``T`` (4, 4) in ``frame`` (also moves an existing one)."""
+    def offer(self, frame: str, T: np.ndarray, state: str = 'ok') -> None:
+        """Place the marker at ``T`` (4, 4) in ``frame`` in ``state`` (moves an existing one)."""
         if self._server is None:
             return
-        self._server.insert(target_marker(frame, T), feedback_callback=self._feedback)
+        self._server.insert(target_marker(frame, T, state=state),
+                            feedback_callback=self._feedback)
         self._server.applyChanges()
 
     def clear(self) -> None:

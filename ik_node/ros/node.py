@@ -105,6 +105,8 @@ class IKNode(Node):
         self._tf_buffer = None
         self._tf_listener = None
         self._marker: MarkerTarget | None = None
+        self._marker_pose: np.ndarray | None = None
+        self._marker_state = 'ok'
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._setup_tf()
         self._make_io(self._values)
@@ -456,7 +458,7 @@ class IKNode(Node):
 
     @_guarded('interactive marker callback')
     def _on_marker_pose(self, header: Header, pose: Pose) -> None:
-        self._handle_target(header, pose, point_only=False)
+        self._handle_target(header, pose, point_only=False, from_marker=True)
 
     def _on_hold(self, request: SetBool.Request, response: SetBool.Response
                  ) -> SetBool.Response:
@@ -495,7 +497,7 @@ class IKNode(Node):
                               {'reached': True, 'target_stamp': self._goal_stamp})
 
     def _handle_target(self, header: Header, pose: Pose, point_only: bool,
-                       planar: bool = False) -> None:
+                       planar: bool = False, from_marker: bool = False) -> None:
         now = self._now()
         tracker = self._tracker
         if tracker is None:
@@ -533,12 +535,37 @@ class IKNode(Node):
             self._goal_stamp = conv.stamp_text(header.stamp)
         except IKError as exc:
             self._refuse('target', f'target refused: {exc}', header)
+            if from_marker:
+                self._show_marker(None, 'refused')
             return
         report, command_stamp = None, None
         if self._values['output_mode'] == 'immediate':
             report, command_stamp = self._step_and_publish()
         self._publish_status(outcome, report, header, command_stamp)
         self._publish_markers(outcome, now)
+        # The marker shows where the arm is going, whichever input sent it there. While it
+        # is being dragged it is left alone unless its state changes (RViz owns its pose).
+        state = 'ok' if outcome.result.success else 'unreachable'
+        if not from_marker or state != self._marker_state:
+            self._show_marker(outcome.target, state)
+
+    def _show_marker(self, target: np.ndarray | None, state: str) -> None:
+        """Move the interactive marker to ``target`` ((4, 4) or (3,); None: stay) in a state."""
+        self._marker_state = state
+        if self._marker is None or not self._marker.available or self._tracker is None:
+            return
+        chain = self._tracker.chain
+        if target is None:
+            T = self._marker_pose
+        elif target.shape == (3,):
+            T = chain.fk(self._tracker.goal if self._tracker.goal is not None else chain.mid)
+            T[:3, 3] = target
+        else:
+            T = target
+        if T is None:
+            return
+        self._marker_pose = T
+        self._marker.offer(chain.base_link, T, state)
 
     def _planar_goal(self, T_click: np.ndarray, now: float) -> np.ndarray:
         """
