@@ -6,7 +6,6 @@ ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRI
 The library never imports rclpy; the ROS 2 node in ``ik_node.node`` is a thin layer over it.
 """
 
-from ik_node import solvers  # noqa: F401  (registers the methods)
 from ik_node.chain import Chain
 from ik_node.errors import IKError, IKInputError, URDFError
 from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
