@@ -16,8 +16,8 @@ of its kernel from one start configuration. Everything else is here, once:
 - choice among solutions: the one nearest the seed in weighted joint distance
   (:func:`pick_nearest`), so a seed close to a solution never jumps to another IK branch;
 - joints the task leaves free stay where the seed had them (:func:`keep_seed_joints`);
-- the status: reached, out of reach (provably beyond the reach bound, or every attempt
-  stretched to the same leftover error), or did not converge.
+- the status: reached, out of reach (provably beyond the reach bound, or position attempts
+  from several starts stretched to the same distance from it), or did not converge.
 """
 
 import math
@@ -32,9 +32,12 @@ import numpy as np
 __all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
            'wrap_continuous', 'out_of_reach', 'keep_seed_joints', 'run_restarts']
 
-# Failed attempts that end with the same errors (to this relative precision) from this many
-# different starts mean the target is out of reach: the arm stretches to the same pose
-# whichever way it starts, and more restarts would only spend the timeout.
+# Position attempts that miss the point by the same distance (to this relative precision),
+# with no joint on a limit, from this many starts in a row mean the target is out of reach:
+# the arm stretches to the same pose whichever way it starts, and more restarts would only
+# spend the timeout. An attempt that ends with a joint on a limit resets the count: on arms
+# such as the PUMA 560 or the KR 210, position attempts toward reachable points often end
+# at the same joint-limit local minimum from many starts.
 _SAME_END_ATTEMPTS = 4
 _SAME_END_RELATIVE = 1e-3
 # With n < 6 a pose is met only by chance: once this many attempts reached the point,
@@ -171,21 +174,31 @@ def keep_seed_joints(chain, target: np.ndarray, q: np.ndarray, q0: np.ndarray, o
     return q, check
 
 
-def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, attempt: Callable,
+def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Callable,
                  method: str, w: np.ndarray = None) -> IKResult:
     """
-    Solve by ``attempt(start, budget) -> (q, iterations)`` from q0, then from random starts.
+    Solve with the attempts of ``prepare`` from q0, then from random starts.
 
-    target: validated (4, 4) pose or (3,) position; q0 (n,) inside the limits; opts: the
-    SolveOptions; w (n,): joint weights for the choice among solutions (None: ones).
+    prepare(chain, target, opts) -> attempt, attempt(start, budget) -> (q, iterations): the
+    method's kernel. target: validated (4, 4) pose or (3,) position; q0 (n,) inside the
+    limits; opts: the SolveOptions; w (n,): joint weights for the choice among solutions
+    (None: ones).
+
+    Out of reach: once a pose attempt misses the position, position-only attempts of the
+    same method (cheap, and free of the orientation trade-off) probe whether the point can
+    be reached at all; when they keep stretching to the same distance, the target is out of
+    reach, and when one meets the point, pose attempts resume from there.
     """
     pose = target.shape == (4, 4)
-    tp = target[:3, 3] if pose else target
-    beyond_reach = out_of_reach(chain, tp, opts.position_tolerance)
+    tp = np.ascontiguousarray(target[:3, 3]) if pose else target
+    tol_p = opts.position_tolerance
+    beyond_reach = out_of_reach(chain, tp, tol_p)
     # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
     budget = Budget(opts.max_attempts if (opts.restarts and not beyond_reach) else 1,
                     opts.timeout)
     starts = Starts(chain, q0, opts.rng_seed)
+    attempt = prepare(chain, target, opts)
+    probe = None
     underactuated = pose and chain.n < 6
     lower, upper, continuous = chain.lower, chain.upper, chain.continuous
     solutions = []
@@ -194,8 +207,18 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, attempt: Calla
     point_reached = 0
     iterations = 0
     stretched = False
+    position_met = False
+    probing = False
+    next_start = None
     while budget.take():
-        q, it = attempt(starts.start(budget.attempts), budget)
+        start = starts.start(budget.attempts) if next_start is None else next_start
+        next_start = None
+        if probing:
+            if probe is None:
+                probe = prepare(chain, tp, opts)
+            q, it = probe(start, budget)
+        else:
+            q, it = attempt(start, budget)
         iterations += int(it)
         q = wrap_continuous(np.minimum(np.maximum(q, lower), upper), q0, continuous)
         check = final_check(chain, target, q, opts)
@@ -209,12 +232,27 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, attempt: Calla
         key = rank(check, opts)
         if best is None or key < best[0]:
             best = (key, q, check)
-        if underactuated and check.position_error <= opts.position_tolerance:
-            point_reached += 1
-            if point_reached >= _UNDERACTUATED_TRIES:
-                break
-        ends.append(key)
-        if len(ends) >= _SAME_END_ATTEMPTS and _same_end(ends[-_SAME_END_ATTEMPTS:], opts):
+        if check.position_error <= tol_p:
+            if probing:
+                # The point is reachable: back to pose attempts, from where it is met.
+                probing, next_start = False, q
+            position_met = True
+            if underactuated:
+                point_reached += 1
+                if point_reached >= _UNDERACTUATED_TRIES:
+                    break
+            continue
+        if position_met:
+            continue
+        if pose and not probing:
+            probing = True
+            continue
+        if _at_a_limit(chain, q):
+            # A joint on its limit: often a local minimum that other starts avoid.
+            ends.clear()
+            continue
+        ends.append(check.position_error)
+        if len(ends) >= _SAME_END_ATTEMPTS and _same_end(ends[-_SAME_END_ATTEMPTS:], tol_p):
             stretched = True
             break
     if solutions:
@@ -230,13 +268,14 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, attempt: Calla
                     message=message, status=status)
 
 
-def _same_end(keys: list, opts) -> bool:
-    """Return True when failed attempts ended with the same ranked errors."""
-    p = [k[0] for k in keys]
-    o = [k[1] for k in keys]
-    return (max(p) - min(p) <= _SAME_END_RELATIVE * max(p) + 0.1 * opts.position_tolerance
-            and max(o) - min(o) <= _SAME_END_RELATIVE * max(o)
-            + 0.1 * opts.orientation_tolerance)
+def _at_a_limit(chain, q: np.ndarray) -> bool:
+    """Return True when a joint of ``q`` sits on one of its limits."""
+    return bool(np.any((q <= chain.lower) | (q >= chain.upper)))
+
+
+def _same_end(errors: list, tol_p: float) -> bool:
+    """Return True when position attempts stretched to the same distance from the target."""
+    return max(errors) - min(errors) <= _SAME_END_RELATIVE * max(errors) + 0.1 * tol_p
 
 
 def _failure_message(status: str, beyond_reach: bool, attempts: int, check: Check,
@@ -245,7 +284,7 @@ def _failure_message(status: str, beyond_reach: bool, attempts: int, check: Chec
     if beyond_reach:
         why = 'target out of reach (beyond the reach bound of the arm); '
     elif status == STATUS_OUT_OF_REACH:
-        why = 'target out of reach (every attempt stretched to the same pose); '
+        why = 'target out of reach (attempts from several starts stretched to the same distance); '
     else:
         why = ''
     return (why + f'no solution within tolerance after {attempts} attempt(s); '
