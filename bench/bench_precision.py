@@ -107,7 +107,7 @@ def run_arm(name: str, urdf: str, base: str, tip: str, n_targets: int) -> dict:
         trac = peers_mod.TracIkPeer(urdf, base, tip, timeout=0.005, epsilon=TOL)
     q_true, poses = targets.sample_targets(ref.fk, chain.lower, chain.upper, n_targets, SEED)
     seed = np.where(ref.continuous, 0.0, ref.mid)
-    opts = dict(position_tolerance=TOL, orientation_tolerance=TOL)
+    opts = {'position_tolerance': TOL, 'orientation_tolerance': TOL}
     ik_node.warm_up(chain, ['dls'])
     rec = {'ik': [], 'trac': []}
     ok = {'ik': 0, 'trac': 0}

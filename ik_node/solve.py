@@ -144,6 +144,7 @@ def warm_up(chain, method_names: Optional[Sequence[str]] = None) -> None:
     work, so that the first real solve's ``timeout`` is not spent on loading.
     """
     target = chain.fk(chain.mid)
+    chain.jacobian(chain.mid)     # used by the driver's out-of-reach test
     for name in method_names or methods():
         for t in (target, target[:3, 3]):
             solve(chain, t, q0=chain.mid, method=name, restarts=False, max_iterations=2,

@@ -5,7 +5,6 @@
 import math
 
 from conftest import load
-from ik_node import IKInputError
 from ik_node.solve import solve
 from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_FABRIK
 from ik_node.solvers.records import make_target
@@ -123,17 +122,3 @@ def test_seed_is_not_changed(rng):
     keep = q0.copy()
     solve(chain, chain.fk(chain.random_q(rng))[:3, 3], q0=q0, method='fabrik')
     assert_allclose(q0, keep)
-
-
-@pytest.mark.parametrize('opts', [{'tip_weight': 0.0}, {'fabrik_points': 'some'},
-                                  {'polish_iterations': -1}, {'min_change': -1.0},
-                                  {'no_such_option': 1}, {'progress_window': 1.5}])
-def test_bad_options_raise(opts):
-    chain = load('planar3')
-    with pytest.raises(IKInputError):
-        solve(chain, [0.5, 0.5, 0.0], method='fabrik', **opts)
-
-
-def test_hybrid_bad_option_raises():
-    with pytest.raises(IKInputError):
-        solve(load('ur5'), [0.3, 0.2, 0.4], method='hybrid', fabrik_iterations=-2)

@@ -33,9 +33,9 @@ __all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
            'wrap_continuous', 'out_of_reach', 'keep_seed_joints', 'run_restarts']
 
 # Position attempts that miss the point by the same distance (to this relative precision),
-# with no joint on a limit, from this many starts in a row mean the target is out of reach:
+# with no joint held by a limit, from this many starts in a row mean the target is out of reach:
 # the arm stretches to the same pose whichever way it starts, and more restarts would only
-# spend the timeout. An attempt that ends with a joint on a limit resets the count: on arms
+# spend the timeout. An attempt that ends with a joint held by a limit resets the count: on arms
 # such as the PUMA 560 or the KR 210, position attempts toward reachable points often end
 # at the same joint-limit local minimum from many starts.
 _SAME_END_ATTEMPTS = 4
@@ -247,8 +247,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         if pose and not probing:
             probing = True
             continue
-        if _at_a_limit(chain, q):
-            # A joint on its limit: often a local minimum that other starts avoid.
+        if _held_by_a_limit(chain, q, tp):
+            # A local minimum made by a joint limit, which other starts may avoid.
             ends.clear()
             continue
         ends.append(check.position_error)
@@ -268,9 +268,23 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                     message=message, status=status)
 
 
-def _at_a_limit(chain, q: np.ndarray) -> bool:
-    """Return True when a joint of ``q`` sits on one of its limits."""
-    return bool(np.any((q <= chain.lower) | (q >= chain.upper)))
+def _held_by_a_limit(chain, q: np.ndarray, position: np.ndarray) -> bool:
+    """
+    Return True when a joint of ``q`` sits on a limit that keeps the tip from ``position``.
+
+    That is, the descent direction of the position error, Jᵀe, pushes the joint outward (a
+    local minimum made by the limit). A joint on a limit with no such push (a UR elbow
+    stretched straight at -2π) holds nothing.
+    """
+    on_lower = q <= chain.lower
+    on_upper = q >= chain.upper
+    if not (on_lower.any() or on_upper.any()):
+        return False
+    J = kinematics.jacobian(chain.model, chain.n, q)
+    e = position - kinematics.tip_pose(chain.model, q)[:3, 3]
+    g = J[:3].T @ e
+    eps = 1e-3 * math.sqrt(float(e @ e)) * chain.length_scale
+    return bool(np.any((on_lower & (g < -eps)) | (on_upper & (g > eps))))
 
 
 def _same_end(errors: list, tol_p: float) -> bool:
