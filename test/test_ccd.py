@@ -2,7 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """CCD on point chains (the URDF method is covered by test_driver and test_fabrik_chain)."""
 
-from ik_node.solvers.ccd import ccd
+from ik_node.pointchain.ccd import ccd
 import numpy as np
 from numpy.testing import assert_allclose
 

@@ -4,7 +4,6 @@
 
 import math
 import re
-import time
 
 from conftest import load, URDF_DIR
 from ik_node import Chain, methods, pose_error, solve, warm_up
@@ -67,18 +66,19 @@ def test_unreachable_inside_the_loose_bound_is_answered_fast_and_stretched(kind)
     reach = max(np.linalg.norm(T[:3, 3] - o) for T in poses)
     assert 1.05 * reach < chain.reach
     warm_up(chain, ['dls'])       # the first call in a process loads the compiled kernels
-    times = []
+    attempts = []
     for T in poses[:10]:
         U = T.copy()
         U[:3, 3] = o + 1.05 * reach * (T[:3, 3] - o) / np.linalg.norm(T[:3, 3] - o)
         target = U if kind == 'pose' else U[:3, 3]
-        t0 = time.perf_counter()
-        res = solve(chain, target)
-        times.append(time.perf_counter() - t0)
+        res = solve(chain, target, timeout=1.0)
+        attempts.append(res.attempts)
         assert res.status == STATUS_OUT_OF_REACH and not res.success, res
         # The best stretched attempt: as close as the arm gets, within 2% of its reach.
         assert res.position_error <= 0.07 * reach
-    assert np.median(times) < 0.005
+    # Answered after a few attempts, not at the end of the budget (wall time is measured by
+    # bench/bench_precision.py: a test on a shared machine judges the work, not the clock).
+    assert np.median(attempts) <= 6 and max(attempts) <= 40
 
 
 @pytest.mark.parametrize('method, kind', [('dls', 'pose'), ('fabrik', 'position'),

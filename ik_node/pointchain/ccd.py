@@ -17,10 +17,10 @@ from typing import Optional
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
-from ik_node.solvers.constraints import shortest_rotation, unit
-from ik_node.solvers.fabrik_points import (check_points, dist3, end_of_iteration,
-                                           PointSolution, STATUS_MAX_ITERATIONS, STATUS_NAMES,
-                                           STATUS_REACHED)
+from ik_node.pointchain.constraints import shortest_rotation
+from ik_node.pointchain.fabrik import (check_points, end_of_iteration, PointSolution,
+                                       STATUS_MAX_ITERATIONS, STATUS_NAMES, STATUS_REACHED)
+from ik_node.vectors import dist3, unit
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -71,7 +71,7 @@ def ccd(points: ArrayLike, target: ArrayLike, *, tolerance: float = 1e-3,
 
     points (n + 1, 2 or 3): start pose, root first [m] (the root stays); target (dim,) [m].
     tolerance, min_change [m] and max_iterations as for
-    :func:`ik_node.solvers.fabrik_points.fabrik`. Link lengths are kept (rigid rotations).
+    :func:`ik_node.pointchain.fabrik.fabrik`. Link lengths are kept (rigid rotations).
     """
     p, t, _, dim = check_points(points, target)
     if not tolerance >= 0.0 or max_iterations < 0:
