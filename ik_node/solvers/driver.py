@@ -25,8 +25,10 @@ import time
 from typing import Callable, NamedTuple
 
 from ik_node import kinematics
+from ik_node._jit import njit
 from ik_node.result import IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED
 from ik_node.rotations import rotation_vector_from_matrix
+from ik_node.solvers.records import make_target
 import numpy as np
 
 __all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
@@ -108,17 +110,27 @@ def final_check(chain, target: np.ndarray, q: np.ndarray, opts) -> Check:
     The one place where success is decided: every method's every attempt ends here.
     orientation_error is 0.0 for a position target (the result reports nan).
     """
-    T = kinematics.tip_pose(chain.model, q)
-    if target.shape == (3,):
-        d = T[:3, 3] - target
-        perr = math.sqrt(float(d @ d))
-        return Check(perr, 0.0, perr <= opts.position_tolerance)
-    d = T[:3, 3] - target[:3, 3]
-    perr = math.sqrt(float(d @ d))
-    w = rotation_vector_from_matrix(np.ascontiguousarray(target[:3, :3] @ T[:3, :3].T))
-    oerr = math.sqrt(float(w @ w))
+    record = make_target(target)
+    perr, oerr = _target_errors(chain.model, record, q)
     return Check(perr, oerr, perr <= opts.position_tolerance
-                 and oerr <= opts.orientation_tolerance)
+                 and (not record.pose or oerr <= opts.orientation_tolerance))
+
+
+@njit
+def _target_errors(model, target, q):
+    """Return (position error [m], orientation error [rad], 0 for a point) of the tip at q."""
+    T = kinematics.tip_pose(model, q)
+    tp = target.position
+    perr = math.sqrt((T[0, 3] - tp[0]) ** 2 + (T[1, 3] - tp[1]) ** 2 + (T[2, 3] - tp[2]) ** 2)
+    if not target.pose:
+        return perr, 0.0
+    tR = target.rotation
+    D = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            D[i, j] = tR[i, 0] * T[j, 0] + tR[i, 1] * T[j, 1] + tR[i, 2] * T[j, 2]
+    w = rotation_vector_from_matrix(D)
+    return perr, math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
 
 
 def rank(check: Check, opts) -> tuple:
