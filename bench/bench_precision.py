@@ -151,6 +151,45 @@ def run_arm(name: str, urdf: str, base: str, tip: str, n_targets: int) -> dict:
     }
 
 
+def run_tracking(name: str, urdf: str, base: str, tip: str, steps: int = 100) -> dict:
+    """
+    Track a straight path in 1 mm steps, each solve warm-started from the previous answer.
+
+    dls and hybrid get the pose (the start orientation held), fabrik the position; the start
+    is a joint sample near mid-range (seed 2026), the direction a random unit vector.
+    Returns the largest joint step [rad or m] and the solve rate per method.
+    """
+    import ik_node
+    chain = ik_node.Chain.from_urdf(urdf, base, tip)
+    rng = np.random.default_rng(SEED)
+    out = {'arm': name}
+    for method, kind in (('dls', 'pose'), ('fabrik', 'position'), ('hybrid', 'pose')):
+        ik_node.warm_up(chain, [method])
+        worst, solved, total = 0.0, 0, 0
+        for _ in range(5):
+            span = np.where(chain.continuous, 1.0, 0.25 * (chain.upper - chain.lower))
+            q = np.clip(chain.mid + rng.uniform(-1, 1, chain.n) * span, chain.lower,
+                        chain.upper)
+            T = chain.fk(q)
+            u = rng.normal(size=3)
+            u /= np.linalg.norm(u)
+            for k in range(1, steps + 1):
+                Tk = T.copy()
+                Tk[:3, 3] += 1e-3 * k * u
+                res = ik_node.solve(chain, Tk if kind == 'pose' else Tk[:3, 3], q0=q,
+                                    method=method, position_tolerance=TOL,
+                                    orientation_tolerance=TOL)
+                total += 1
+                if not res.success:
+                    # The path left the workspace (or a limit): restart the path here.
+                    break
+                solved += 1
+                worst = max(worst, float(np.max(np.abs(res.q - q))))
+                q = res.q
+        out[method] = {'max_step': worst, 'solved': solved, 'solves': total}
+    return out
+
+
 def render(meta: dict, rows: list) -> str:
     """Return the markdown report."""
     lines = [f"# Precision benchmark {meta['date']}", '',
@@ -172,7 +211,7 @@ def render(meta: dict, rows: list) -> str:
             f"{r['trac_median_ms']:.3f} / {r['trac_p95_ms']:.3f} | "
             f"{r['ik_median_ms'] / r['trac_median_ms']:.2f} | "
             f"{r['ik_p95_ms'] / r['trac_p95_ms']:.2f} |")
-    lines += ['', f'dls overall: {tot_ok} / {tot} = {100 * tot_ok / tot:.2f}%; false '
+    lines += ['', f'dls overall: {tot_ok} / {tot} = {100 * tot_ok / max(tot, 1):.2f}%; false '
               f"successes: {sum(r['ik_false_successes'] for r in rows)}.", '',
               '## Unreachable targets (ik_node dls)', '',
               '| arm | targets (inside loose bound) | median / p95 ms | status counts |',
@@ -181,14 +220,26 @@ def render(meta: dict, rows: list) -> str:
         lines.append(f"| {r['arm']} | {r['unreachable_targets']} "
                      f"({r['unreachable_inside_bound']}) | {r['unreachable_median_ms']:.3f} / "
                      f"{r['unreachable_p95_ms']:.3f} | {r['unreachable_status']} |")
+    if meta.get('tracking'):
+        lines += ['', '## Tracking 1 mm steps (warm-started, 5 paths of up to 100 steps)', '',
+                  'A path stops at its first failed step (it left the workspace); the '
+                  'largest joint step is over the solved steps.', '',
+                  '| arm | dls (pose) max step / solved | fabrik (position) | hybrid (pose) |',
+                  '|---|---|---|---|']
+        for t in meta['tracking']:
+            cells = [f"{t[m]['max_step']:.4f} rad / {t[m]['solved']} of {t[m]['solves']}"
+                     for m in ('dls', 'fabrik', 'hybrid')]
+            lines.append(f"| {t['arm']} | " + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
 
 
 def main(argv=None) -> int:
     """Run every arm and write markdown and JSON results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument('--targets', type=int, default=1000)
+    ap.add_argument('--targets', type=int, default=1000,
+                    help='reachable targets per arm (0: tracking only)')
     ap.add_argument('--arms', nargs='*', default=None)
+    ap.add_argument('--tracking', action='store_true', help='also run the tracking paths')
     ap.add_argument('--out', default=None, help='markdown file (default bench/results/'
                     'precision_<date>.md, never overwritten)')
     args = ap.parse_args(argv)
@@ -196,7 +247,7 @@ def main(argv=None) -> int:
     arms = arm_files()
     names = args.arms or list(arms)
     rows = []
-    for name in names:
+    for name in names if args.targets > 0 else ():
         urdf, base, tip, _ = arms[name]
         row = run_arm(name, urdf, base, tip, args.targets)
         rows.append(row)
@@ -205,6 +256,12 @@ def main(argv=None) -> int:
               f"{row['trac_median_ms']:.3f}/{row['trac_p95_ms']:.3f} ms, unreachable "
               f"{row['unreachable_median_ms']:.3f}/{row['unreachable_p95_ms']:.3f} ms "
               f"{row['unreachable_status']}", file=sys.stderr, flush=True)
+    tracking = []
+    if args.tracking:
+        for name in names:
+            urdf, base, tip, _ = arms[name]
+            tracking.append(run_tracking(name, urdf, base, tip))
+            print(tracking[-1], file=sys.stderr, flush=True)
     cpu = ''
     try:
         cpu = f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores'
@@ -213,7 +270,8 @@ def main(argv=None) -> int:
     meta = {'date': datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC'),
             'command': ' '.join(['.venv-bench/bin/python', 'bench/bench_precision.py']
                                 + (argv if argv is not None else sys.argv[1:])),
-            'ik_timeout_ms': ik_node.SolveOptions().timeout * 1e3, 'cpu': cpu}
+            'ik_timeout_ms': ik_node.SolveOptions().timeout * 1e3, 'cpu': cpu,
+            'tracking': tracking}
     text = render(meta, rows)
     results = Path(__file__).resolve().parent / 'results'
     out = Path(args.out) if args.out else results / (
