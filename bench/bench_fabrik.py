@@ -13,8 +13,8 @@ the table gives the share reached, the median iterations and the median time per
 All five methods are compiled numba kernels on the same point/angle chain:
 
 - FABRIK: one forward and one backward pass per iteration
-  (:func:`ik_node.solvers.fabrik_points.fabrik_free_kernel`);
-- CCD: one sweep tip to base (:func:`ik_node.solvers.ccd.ccd_points_kernel`);
+  (:func:`ik_node.pointchain.fabrik.fabrik_free_kernel`);
+- CCD: one sweep tip to base (:func:`ik_node.pointchain.ccd.ccd_points_kernel`);
 - JT: dq = a J^T e with Buss's a = (e . J J^T e) / |J J^T e|^2;
 - pinv: dq = J^+ e (2 x n; singular values below 1e-9 dropped);
 - DLS: dq = J^T (J J^T + lambda^2 I)^-1 e, ``lambda = DLS_LAMBDA``.
@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from ik_node._jit import njit  # noqa: E402
-from ik_node.solvers.ccd import ccd_points_kernel  # noqa: E402
-from ik_node.solvers.fabrik_points import fabrik_free_kernel  # noqa: E402
+from ik_node.pointchain.ccd import ccd_points_kernel  # noqa: E402
+from ik_node.pointchain.fabrik import fabrik_free_kernel  # noqa: E402
 import numpy as np  # noqa: E402
 
 LINK = 0.1                   # [m]
@@ -186,7 +186,7 @@ def convergence_table(count: int, cap: int) -> str:
 
 def robots_table(count: int) -> str:
     import ik_node.solvers  # noqa: F401
-    import ik_node.solvers.ccd  # noqa: F401
+    import ik_node.pointchain.ccd  # noqa: F401
     import ik_node.solvers.fabrik  # noqa: F401
     from ik_node.solvers.fabrik_chain import arm_attempt, MODE_FABRIK
     import ik_node.solvers.hybrid  # noqa: F401

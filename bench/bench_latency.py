@@ -139,7 +139,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from ik_node import Chain
     from ik_node.ros.processes import stop_processes
-    import ik_node.solvers  # noqa: F401
     from ik_node.pose import quat_xyzw_from_matrix
     from ik_node.solve import solve
     chain = Chain.from_urdf(URDF, 'base_link', 'tool0')

@@ -4,24 +4,22 @@
 ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRIK).
 
 The library never imports rclpy; the ROS 2 layer in ``ik_node.ros`` is a thin layer over it.
+URDF solvers: :func:`solve` (methods in :mod:`ik_node.solvers.table`); point chains:
+:mod:`ik_node.pointchain`.
 """
 
-from ik_node import solvers  # noqa: F401  (registers the methods)
 from ik_node.chain import Chain
 from ik_node.errors import IKError, IKInputError, URDFError
 from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
                                 RestPosture)
 from ik_node.options import SolveOptions
+from ik_node.pointchain import (BallJoint, ccd, constraint_violation, fabrik, fabrik_tree,
+                                global_rotations, HingeJoint, local_rotations,
+                                reference_offsets, retarget_rotations, two_bone,
+                                two_bone_angles)
 from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
 from ik_node.result import IKResult
-from ik_node.retarget import (global_rotations, local_rotations, reference_offsets,
-                              retarget_rotations)
 from ik_node.solve import methods, register_method, solve, warm_up
-from ik_node.solvers.ccd import ccd
-from ik_node.solvers.constraints import BallJoint, constraint_violation, HingeJoint
-from ik_node.solvers.fabrik_points import fabrik
-from ik_node.solvers.fabrik_tree import fabrik_tree
-from ik_node.solvers.two_bone import two_bone, two_bone_angles
 
 __all__ = [
     'Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',

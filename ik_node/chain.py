@@ -8,6 +8,7 @@ from typing import Union
 
 from ik_node import kinematics
 from ik_node.errors import IKInputError, URDFError
+from ik_node.solvers.records import Limits
 from ik_node.urdf import ChainSpec, read_chain
 import numpy as np
 from numpy.typing import ArrayLike
@@ -59,7 +60,8 @@ class Chain:
             origins.append(pending @ j.origin)
             pending = np.eye(4)
             axes.append(j.axis)
-            types.append(1 if j.joint_type == 'prismatic' else 0)
+            types.append(kinematics.JOINT_PRISMATIC if j.joint_type == 'prismatic'
+                         else kinematics.JOINT_REVOLUTE)
             index.append(idx)
             mult.append(mul)
             offset.append(off)
@@ -78,9 +80,14 @@ class Chain:
         self.velocity = _readonly(velocity)
         mid = 0.5 * (np.where(self.continuous, 0.0, lower) + np.where(self.continuous, 0.0, upper))
         self.mid = _readonly(mid)
+        # The limits record the kernels take.
+        self.limits = Limits(self.lower, self.upper, self.continuous)
         self.reach_origin, self.reach = self._reach_bound(origins_arr, pending, spec.joints)
+        # The arm's length [m]: the solvers measure position errors in units of it, so their
+        # damping and thresholds act alike on a small arm and a large one.
+        self.length_scale = max(self.reach, 1e-3)
         # The tuple the numba kernels take; built once, reused by every solve.
-        self.model = (
+        self.model = kinematics.ChainModel(
             _readonly(origins_arr[:, :3, :3]), _readonly(origins_arr[:, :3, 3]),
             self.joint_axes, self.joint_types,
             self.joint_index, self.joint_multiplier, self.joint_offset,

@@ -3,13 +3,13 @@
 """
 Forward kinematics and the geometric Jacobian of a serial chain (numba kernels).
 
-A chain is packed into a ``model`` tuple of arrays, m moving joints and n actuated ones:
-``(orig_R (m, 3, 3), orig_t (m, 3), axes (m, 3), types (m,), index (m,), mult (m,),
-offset (m,), tip_R (3, 3), tip_t (3,))``. Joint k sits at (orig_R[k], orig_t[k]) in the frame
-of joint k-1 (fixed joints already folded in); its value is
-``mult[k] * q[index[k]] + offset[k]`` (mimic joints share an index); type 0 rotates about
-``axes[k]``, type 1 slides along it. (tip_R, tip_t) is the fixed transform from the last
-moving joint to the tip link.
+A chain is packed into a :class:`ChainModel` record of arrays, m moving joints and n actuated
+ones: ``origin_R (m, 3, 3), origin_t (m, 3), axes (m, 3), types (m,), index (m,), mult (m,),
+offset (m,), tip_R (3, 3), tip_t (3,)``. Joint k sits at (origin_R[k], origin_t[k]) in the
+frame of joint k-1 (fixed joints already folded in); its value is
+``mult[k] * q[index[k]] + offset[k]`` (mimic joints share an index); a ``JOINT_REVOLUTE``
+joint rotates about ``axes[k]``, a ``JOINT_PRISMATIC`` one slides along it. (tip_R, tip_t)
+is the fixed transform from the last moving joint to the tip link.
 
 Recursion (base frame quantities): Q_k = Q_{k-1} R_origin_k Rot(a_k, theta_k),
 p_k = p_{k-1} + Q_{k-1} t_origin_k (+ z_k d_k for prismatic), z_k = Q_{k-1} R_origin_k a_k.
@@ -17,11 +17,33 @@ Jacobian column of joint k: [z_k x (p_tip - p_k); z_k] for revolute, [z_k; 0] fo
 scaled by the mimic multiplier and summed into column index[k].
 """
 
+from typing import NamedTuple
+
 from ik_node._jit import njit
 from ik_node.rotations import rotation_about_axis
 import numpy as np
 
-__all__ = ['forward_kinematics', 'tip_pose', 'jacobian', 'tip_and_jacobian']
+__all__ = ['ChainModel', 'JOINT_REVOLUTE', 'JOINT_PRISMATIC', 'forward_kinematics',
+           'tip_pose', 'jacobian', 'tip_and_jacobian']
+
+# Joint type codes of ChainModel.types (continuous joints are revolute here; their wrapping
+# is the solvers' business).
+JOINT_REVOLUTE = 0
+JOINT_PRISMATIC = 1
+
+
+class ChainModel(NamedTuple):
+    """The arrays of a serial chain the kernels take (see the module doc); read-only."""
+
+    origin_R: np.ndarray
+    origin_t: np.ndarray
+    axes: np.ndarray
+    types: np.ndarray
+    index: np.ndarray
+    mult: np.ndarray
+    offset: np.ndarray
+    tip_R: np.ndarray
+    tip_t: np.ndarray
 
 
 @njit
@@ -51,7 +73,7 @@ def forward_kinematics(model, q, R_out, p_out, z_out):
         z1 = A[1, 0] * a[0] + A[1, 1] * a[1] + A[1, 2] * a[2]
         z2 = A[2, 0] * a[0] + A[2, 1] * a[1] + A[2, 2] * a[2]
         v = mult[k] * q[index[k]] + offset[k]
-        if types[k] == 0:
+        if types[k] == JOINT_REVOLUTE:
             Rj = rotation_about_axis(a, v)
             for i in range(3):
                 for j in range(3):
@@ -85,7 +107,7 @@ def _jacobian_from_frames(model, n, p_out, z_out, J):
         z = z_out[k]
         c = index[k]
         s = mult[k]
-        if types[k] == 0:
+        if types[k] == JOINT_REVOLUTE:
             d0 = pe[0] - p_out[k, 0]
             d1 = pe[1] - p_out[k, 1]
             d2 = pe[2] - p_out[k, 2]
@@ -111,7 +133,7 @@ def tip_and_jacobian(model, n, q, R_out, p_out, z_out, J):
 @njit
 def tip_pose(model, q):
     """Return the (4, 4) pose of the tip in the base frame."""
-    m = model[0].shape[0]
+    m = model.origin_R.shape[0]
     R_out = np.empty((m + 1, 3, 3))
     p_out = np.empty((m + 1, 3))
     z_out = np.empty((m, 3))
@@ -125,7 +147,7 @@ def tip_pose(model, q):
 @njit
 def jacobian(model, n, q):
     """Return the (6, n) geometric Jacobian of the tip in the base frame, rows [v; w]."""
-    m = model[0].shape[0]
+    m = model.origin_R.shape[0]
     R_out = np.empty((m + 1, 3, 3))
     p_out = np.empty((m + 1, 3))
     z_out = np.empty((m, 3))

@@ -203,7 +203,7 @@ def _manip_gradient(model, n, q):
     for b in range(m):
         zb = z_a[b]
         # Velocity of the tip due to joint b.
-        if types[b] == 0:
+        if types[b] == kinematics.JOINT_REVOLUTE:
             de0, de1, de2 = _cross(zb[0], zb[1], zb[2], pe[0] - p_a[b, 0], pe[1] - p_a[b, 1],
                                    pe[2] - p_a[b, 2])
         else:
@@ -211,12 +211,12 @@ def _manip_gradient(model, n, q):
         for a in range(m):
             za = z_a[a]
             dz0 = dz1 = dz2 = 0.0
-            if types[b] == 0 and b < a:
+            if types[b] == kinematics.JOINT_REVOLUTE and b < a:
                 dz0, dz1, dz2 = _cross(zb[0], zb[1], zb[2], za[0], za[1], za[2])
-            if types[a] == 0:
+            if types[a] == kinematics.JOINT_REVOLUTE:
                 dp0 = dp1 = dp2 = 0.0
                 if b < a:
-                    if types[b] == 0:
+                    if types[b] == kinematics.JOINT_REVOLUTE:
                         dp0, dp1, dp2 = _cross(zb[0], zb[1], zb[2], p_a[a, 0] - p_a[b, 0],
                                                p_a[a, 1] - p_a[b, 1], p_a[a, 2] - p_a[b, 2])
                     else:
@@ -240,10 +240,10 @@ def _manip_gradient(model, n, q):
 @njit
 def _obstacle_terms(model, n, q, spheres, margin, want_grad, grad):
     """Return the clearance cost and add its gradient into ``grad`` when asked."""
-    m = model[0].shape[0]
-    types = model[3]
-    index = model[4]
-    mult = model[5]
+    m = model.origin_R.shape[0]
+    types = model.types
+    index = model.index
+    mult = model.mult
     R_out = np.empty((m + 1, 3, 3))
     p_out = np.empty((m + 1, 3))
     z_out = np.empty((m, 3))
@@ -275,7 +275,7 @@ def _obstacle_terms(model, n, q, spheres, margin, want_grad, grad):
                         continue
                     for j in range(min(a + 1, m)):
                         z = z_out[j]
-                        if types[j] == 0:
+                        if types[j] == kinematics.JOINT_REVOLUTE:
                             r0 = p_out[a, 0] - p_out[j, 0]
                             r1 = p_out[a, 1] - p_out[j, 1]
                             r2 = p_out[a, 2] - p_out[j, 2]

@@ -4,39 +4,57 @@
 
 from dataclasses import dataclass, field, fields, replace
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from ik_node.errors import IKInputError
 import numpy as np
 
-__all__ = ['SolveOptions']
+__all__ = ['SolveOptions', 'COMMON_OPTIONS', 'DEFAULT_POSITION_TOLERANCE',
+           'DEFAULT_ORIENTATION_TOLERANCE']
 
 _MAX_OPTION = 1e6
+
+# Library defaults: 10 µm and 1e-4 rad (0.006°). A real arm repeats to about ±20-100 µm
+# (UR3 ±30 µm, Panda ±100 µm, KR210 ±60 µm), so the solver's own error stays well below the
+# arm's repeatability: the command is as exact as the arm can use, and tightening further
+# only costs time. 1e-4 rad at a 0.2 m tool arm is 20 µm at the tool point, the same order.
+DEFAULT_POSITION_TOLERANCE = 1e-5
+DEFAULT_ORIENTATION_TOLERANCE = 1e-4
 
 
 @dataclass(frozen=True)
 class SolveOptions:
     """
-    Options shared by the Jacobian solvers (units in brackets).
+    Options of :func:`ik_node.solve` (units in brackets); each method uses a subset.
 
-    position_tolerance [m], orientation_tolerance [rad]: success thresholds.
-    max_iterations: per attempt. max_attempts, timeout [s]: budget over restarts.
-    position_weight, orientation_weight [1/m, 1/rad]: task weights of the error rows.
-    joint_weights (n,): larger means the joint moves less (W in Δq = W⁻¹Jᵀ(...)).
-    damping λ₀, max_damping λ_max, manipulability_threshold w₀: DLS damping terms.
-    objectives: secondary objectives (ik_node.objectives); null_space_gain k;
-    secondary_iterations: extra null-space iterations once the target is reached.
-    max_step [rad or m]: step cap of jt/pinv and of the null-space step.
-    restarts: try random starts when the first attempt fails; solutions: how many solutions
-    to collect among restarts before returning the one nearest the seed; rng_seed: seed of
-    the restart sampler (None: fresh entropy).
+    Every method: position_tolerance [m], orientation_tolerance [rad] (success thresholds);
+    max_iterations (per attempt); max_attempts, timeout [s] (budget over restarts);
+    restarts (try random starts after a failed first attempt); solutions (how many restart
+    solutions to collect before returning the one nearest the seed); rng_seed (the restart
+    sampler's seed, None: fresh entropy).
+
+    Jacobian methods (dls, pinv, jt, and hybrid's DLS phase): position_weight,
+    orientation_weight [1/m, 1/rad]: task weights of the error rows; joint_weights (n,):
+    larger means the joint moves less (W in Δq = W⁻¹Jᵀ(...)), also used to pick the solution
+    nearest the seed; damping λ₀ [m], max_damping λ_max, manipulability_threshold w₀ (relative
+    to the arm's size, see :mod:`ik_node.solvers.dls`); objectives, null_space_gain k,
+    secondary_iterations (null-space objectives, dls/pinv/jt only); max_step [rad or m]
+    (step cap of jt/pinv and of the null-space step).
+
+    FABRIK family (fabrik, ccd, hybrid's first phase): tip_weight, fabrik_points,
+    min_change [m], orientation_points_offset [m], progress_window, polish_iterations
+    (fabrik, ccd), fabrik_iterations (hybrid); see :mod:`ik_node.solvers.fabrik`.
+    ``None`` means the method's own default.
     """
 
-    position_tolerance: float = 1e-3
-    orientation_tolerance: float = 1e-2
+    position_tolerance: float = DEFAULT_POSITION_TOLERANCE
+    orientation_tolerance: float = DEFAULT_ORIENTATION_TOLERANCE
     max_iterations: int = 100
     max_attempts: int = 200
     timeout: float = 0.05
+    restarts: bool = True
+    solutions: int = 1
+    rng_seed: Optional[int] = 20260917
     position_weight: float = 1.0
     orientation_weight: float = 1.0
     joint_weights: Optional[Sequence[float]] = None
@@ -47,54 +65,47 @@ class SolveOptions:
     null_space_gain: float = 1.0
     secondary_iterations: int = 5
     max_step: float = 0.5
-    restarts: bool = True
-    solutions: int = 1
-    rng_seed: Optional[int] = 20260917
+    tip_weight: Optional[float] = None
+    fabrik_points: str = 'next'
+    min_change: Optional[float] = None
+    orientation_points_offset: float = 0.1
+    progress_window: int = 10
+    polish_iterations: Optional[int] = None
+    fabrik_iterations: int = 10
 
     @classmethod
-    def from_kwargs(cls, **kwargs) -> 'SolveOptions':
-        """Build validated options; IKInputError names an unknown or invalid option."""
+    def from_kwargs(cls, used: frozenset = frozenset(), method: str = '',
+                    defaults: Optional['SolveOptions'] = None, **kwargs) -> 'SolveOptions':
+        """
+        Build validated options; IKInputError names an unknown, unused or invalid option.
+
+        used: the option names ``method`` uses (empty: every option). defaults: the method's
+        defaults (the shared defaults when None). Only the given options are validated: the
+        defaults are valid, so a call with few options costs a few microseconds.
+        """
+        base = _DEFAULTS if defaults is None else defaults
         if not kwargs:
-            return _DEFAULTS
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(kwargs) - known)
-        if unknown:
-            raise IKInputError(f'unknown option(s) {unknown}; valid options: {sorted(known)}')
-        opts = replace(cls(), **kwargs)
-        opts.validate()
+            return base
+        for name in kwargs:
+            if name not in _CHECKS:
+                raise IKInputError(f'unknown option {name!r}; valid options: '
+                                   f'{sorted(_CHECKS)}')
+            if used and name not in used:
+                raise IKInputError(f'option {name!r} is not used by method {method!r}; '
+                                   f'it uses {sorted(used)}')
+        for name, value in kwargs.items():
+            _CHECKS[name](name, value)
+        opts = replace(base, **kwargs)
+        if opts.position_weight == 0.0:
+            raise IKInputError('option position_weight must be > 0')
         return opts
 
     def validate(self) -> None:
         """Raise IKInputError naming the first invalid option."""
-        def positive(name, allow_zero=False):
-            v = getattr(self, name)
-            # Real numbers only (a numeric string would reach the kernels as a str), bounded so
-            # that squares and products in the solver cannot overflow.
-            ok = (isinstance(v, (int, float, np.integer, np.floating))
-                  and not isinstance(v, bool) and math.isfinite(float(v))
-                  and (float(v) >= 0.0 if allow_zero else float(v) > 0.0)
-                  and float(v) <= _MAX_OPTION)
-            if not ok:
-                bound = '>= 0' if allow_zero else '> 0'
-                raise IKInputError(f'option {name} must be a number {bound} and <= '
-                                   f'{_MAX_OPTION:g}, got {v!r}')
-
-        for name in ('position_tolerance', 'orientation_tolerance', 'timeout', 'max_step'):
-            positive(name)
-        for name in ('position_weight', 'orientation_weight', 'damping', 'max_damping',
-                     'manipulability_threshold', 'null_space_gain'):
-            positive(name, allow_zero=True)
+        for f in fields(self):
+            _CHECKS[f.name](f.name, getattr(self, f.name))
         if self.position_weight == 0.0:
             raise IKInputError('option position_weight must be > 0')
-        for name, lo in (('max_iterations', 1), ('max_attempts', 1), ('solutions', 1),
-                         ('secondary_iterations', 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise IKInputError(f'option {name} must be an integer >= {lo}, got {v!r}')
-        if self.rng_seed is not None and (isinstance(self.rng_seed, bool)
-                                          or not isinstance(self.rng_seed, (int, np.integer))):
-            raise IKInputError(f'option rng_seed must be an integer or None, '
-                               f'got {self.rng_seed!r}')
 
     def joint_weights_inverse(self, n: int) -> np.ndarray:
         """Return W⁻¹ as an (n,) array (ones when no joint weights are given)."""
@@ -111,6 +122,78 @@ class SolveOptions:
         return 1.0 / w
 
 
+def _number(allow_zero: bool, optional: bool = False) -> Callable:
+    def check(name, v):
+        if optional and v is None:
+            return
+        # Real numbers only (a numeric string would reach the kernels as a str), bounded so
+        # that squares and products in the solver cannot overflow.
+        ok = (isinstance(v, (int, float, np.integer, np.floating))
+              and not isinstance(v, bool) and math.isfinite(float(v))
+              and (float(v) >= 0.0 if allow_zero else float(v) > 0.0)
+              and float(v) <= _MAX_OPTION)
+        if not ok:
+            bound = '>= 0' if allow_zero else '> 0'
+            raise IKInputError(f'option {name} must be a number {bound} and <= '
+                               f'{_MAX_OPTION:g}, got {v!r}')
+    return check
+
+
+def _integer(lo: int, optional: bool = False) -> Callable:
+    def check(name, v):
+        if optional and v is None:
+            return
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo \
+                or v > _MAX_OPTION:
+            raise IKInputError(f'option {name} must be an integer >= {lo} and <= '
+                               f'{_MAX_OPTION:g}, got {v!r}')
+    return check
+
+
+def _rng_seed(name, v):
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
+        raise IKInputError(f'option rng_seed must be an integer or None, got {v!r}')
+
+
+def _boolean(name, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise IKInputError(f'option {name} must be True or False, got {v!r}')
+
+
+def _fabrik_points(name, v):
+    if v not in ('next', 'all'):
+        raise IKInputError(f"option fabrik_points must be 'next' or 'all', got {v!r}")
+
+
+def _objectives(name, v):
+    if not isinstance(v, (list, tuple)):
+        raise IKInputError(f'option objectives must be a sequence of objectives, got {v!r}')
+
+
+def _unchecked_here(name, v):
+    # joint_weights need the chain's size: checked by joint_weights_inverse.
+    pass
+
+
+_CHECKS: dict[str, Callable] = {
+    'position_tolerance': _number(False), 'orientation_tolerance': _number(False),
+    'max_iterations': _integer(1), 'max_attempts': _integer(1), 'timeout': _number(False),
+    'restarts': _boolean, 'solutions': _integer(1), 'rng_seed': _rng_seed,
+    'position_weight': _number(True), 'orientation_weight': _number(True),
+    'joint_weights': _unchecked_here, 'damping': _number(True), 'max_damping': _number(True),
+    'manipulability_threshold': _number(True), 'objectives': _objectives,
+    'null_space_gain': _number(True), 'secondary_iterations': _integer(0),
+    'max_step': _number(False), 'tip_weight': _number(False, optional=True),
+    'fabrik_points': _fabrik_points, 'min_change': _number(False, optional=True),
+    'orientation_points_offset': _number(False), 'progress_window': _integer(0),
+    'polish_iterations': _integer(0, optional=True), 'fabrik_iterations': _integer(0),
+}
+
+# The options every method uses: tolerances, budget, restarts, choice among solutions.
+COMMON_OPTIONS = frozenset({'position_tolerance', 'orientation_tolerance', 'max_iterations',
+                            'max_attempts', 'timeout', 'restarts', 'solutions', 'rng_seed'})
+
 # Validated once: the default options are immutable and shared by every plain solve() call.
 _DEFAULTS = SolveOptions()
 _DEFAULTS.validate()
+assert set(_CHECKS) == {f.name for f in fields(SolveOptions)}

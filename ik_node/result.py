@@ -6,7 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ['IKResult']
+__all__ = ['IKResult', 'STATUS_REACHED', 'STATUS_OUT_OF_REACH', 'STATUS_NOT_CONVERGED']
+
+# Values of IKResult.status.
+STATUS_REACHED = 'reached'
+STATUS_OUT_OF_REACH = 'out_of_reach'
+STATUS_NOT_CONVERGED = 'not_converged'
 
 
 @dataclass(frozen=True)
@@ -18,6 +23,10 @@ class IKResult:
     ``success`` is True when it meets both tolerances. Errors are measured by FK of ``q``:
     ``position_error`` [m], ``orientation_error`` [rad] (nan for position-only targets).
     ``iterations`` counts solver iterations over all attempts; ``attempts`` the starts tried.
+    ``status`` says why: ``'reached'`` (success), ``'out_of_reach'`` (the target is beyond the
+    arm's reach bound, or every attempt stretched to the same best pose: ``q`` is that
+    stretched pose), or ``'not_converged'`` (no attempt met the tolerances within the budget;
+    the target may still be reachable).
     """
 
     q: np.ndarray
@@ -28,9 +37,13 @@ class IKResult:
     method: str
     attempts: int = 1
     message: str = ''
+    status: str = ''
 
     def __post_init__(self):
         """Freeze ``q`` so a result cannot be changed behind the caller's back."""
         q = np.array(self.q, dtype=float)
         q.setflags(write=False)
         object.__setattr__(self, 'q', q)
+        if not self.status:
+            object.__setattr__(self, 'status',
+                               STATUS_REACHED if self.success else STATUS_NOT_CONVERGED)

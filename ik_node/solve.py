@@ -7,31 +7,43 @@ from typing import Callable, Optional, Sequence
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
+from ik_node.options import COMMON_OPTIONS, SolveOptions
 from ik_node.result import IKResult
+from ik_node.solvers.driver import run_restarts
+from ik_node.solvers.table import Method, METHODS
 import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['solve', 'register_method', 'methods', 'check_target', 'warm_up']
 
-_METHODS: dict[str, Callable[..., IKResult]] = {}
-
 # Coordinates beyond this [m] are refused: no arm reaches them, and squares of such numbers
 # overflow in the solvers' error norms.
 MAX_TARGET_DISTANCE = 1e6
 
+# Problem codes of the target checks.
+_TARGET_OK = 0
+_NOT_FINITE = 1
+_BAD_LAST_ROW = 2
+_NOT_A_ROTATION = 3
 
-def register_method(name: str, fn: Callable[..., IKResult]) -> None:
-    """
-    Make ``fn(chain, target, q0, **options) -> IKResult`` available as ``method=name``.
 
-    ``fn`` receives a validated target, (4, 4) or (3,), and a seed q0 (n,) inside the limits.
+def register_method(name: str, prepare: Callable,
+                    options: frozenset = COMMON_OPTIONS) -> None:
     """
-    _METHODS[name] = fn
+    Add a method to the table (a user's own; the built-in ones are in ``METHODS``).
+
+    ``prepare(chain, target, opts) -> attempt`` with ``attempt(start, budget) ->
+    (q, iterations)``: one attempt from ``start`` (n,). The restart driver runs it like
+    every other method. ``options``: the option names it uses (at least the common ones).
+    """
+    if not isinstance(name, str) or not name:
+        raise IKInputError(f'method name must be a non-empty string, got {name!r}')
+    METHODS[name] = Method(prepare, frozenset(options) | COMMON_OPTIONS)
 
 
 def methods() -> tuple[str, ...]:
     """Return the names accepted by ``solve(method=...)``."""
-    return tuple(sorted(_METHODS))
+    return tuple(sorted(METHODS))
 
 
 def check_target(target: ArrayLike) -> np.ndarray:
@@ -49,11 +61,11 @@ def check_target(target: ArrayLike) -> np.ndarray:
         raise IKInputError(f'target must be a (4, 4) pose or a (3,) position, got shape '
                            f'{t.shape}')
     problem = _target_problem(t) if t.shape == (4, 4) else _position_problem(t)
-    if problem == 1:
+    if problem == _NOT_FINITE:
         raise IKInputError('target contains NaN or Inf')
-    if problem == 2:
+    if problem == _BAD_LAST_ROW:
         raise IKInputError(f'target pose last row must be (0, 0, 0, 1), got {t[3].tolist()}')
-    if problem == 3:
+    if problem == _NOT_A_ROTATION:
         raise IKInputError('target rotation is not orthonormal with det +1 '
                            '(normalise the quaternion it came from)')
     p = t[:3, 3] if t.shape == (4, 4) else t
@@ -67,31 +79,31 @@ def check_target(target: ArrayLike) -> np.ndarray:
 def _position_problem(t):
     for i in range(3):
         if not math.isfinite(t[i]):
-            return 1
-    return 0
+            return _NOT_FINITE
+    return _TARGET_OK
 
 
 @njit
 def _target_problem(t):
-    """Return 0 for a valid pose, 1 non-finite, 2 bad last row, 3 bad rotation."""
+    """Return the problem code of a (4, 4) pose (_TARGET_OK for a valid one)."""
     for i in range(4):
         for j in range(4):
             if not math.isfinite(t[i, j]):
-                return 1
+                return _NOT_FINITE
     if abs(t[3, 0]) > 1e-9 or abs(t[3, 1]) > 1e-9 or abs(t[3, 2]) > 1e-9 \
             or abs(t[3, 3] - 1.0) > 1e-9:
-        return 2
+        return _BAD_LAST_ROW
     for i in range(3):
         for j in range(3):
             d = t[i, 0] * t[j, 0] + t[i, 1] * t[j, 1] + t[i, 2] * t[j, 2]
             if abs(d - (1.0 if i == j else 0.0)) > 1e-6:
-                return 3
+                return _NOT_A_ROTATION
     det = (t[0, 0] * (t[1, 1] * t[2, 2] - t[1, 2] * t[2, 1])
            - t[0, 1] * (t[1, 0] * t[2, 2] - t[1, 2] * t[2, 0])
            + t[0, 2] * (t[1, 0] * t[2, 1] - t[1, 1] * t[2, 0]))
     if abs(det - 1.0) > 1e-6:
-        return 3
-    return 0
+        return _NOT_A_ROTATION
+    return _TARGET_OK
 
 
 def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str = 'dls',
@@ -104,20 +116,23 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     limits is clamped into them first (a warning-free convenience: the returned q is what
     counts).
     method: one of :func:`methods` ('dls', 'pinv', 'jt', and the FABRIK family).
-    options: see :class:`ik_node.options.SolveOptions` (and each method's own).
+    options: see :class:`ik_node.options.SolveOptions`; an option the method does not use
+    is refused.
 
     Returns an IKResult; an unreachable target gives success=False and the best attempt.
     Raises IKInputError for a bad target, seed, method or option.
     """
-    fn = _METHODS.get(method) if isinstance(method, str) else None
-    if fn is None:
+    spec = METHODS.get(method) if isinstance(method, str) else None
+    if spec is None:
         raise IKInputError(f'unknown method {method!r}; available: {list(methods())}')
     t = check_target(target)
     if q0 is None:
         seed = chain.mid.copy()
     else:
         seed = np.clip(chain.check_q(q0, 'q0'), chain.lower, chain.upper)
-    return fn(chain, t, seed, **options)
+    opts = SolveOptions.from_kwargs(spec.options, method, **options)
+    weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
+    return run_restarts(chain, t, seed, opts, spec.prepare, method, weights)
 
 
 def warm_up(chain, method_names: Optional[Sequence[str]] = None) -> None:
@@ -129,6 +144,8 @@ def warm_up(chain, method_names: Optional[Sequence[str]] = None) -> None:
     work, so that the first real solve's ``timeout`` is not spent on loading.
     """
     target = chain.fk(chain.mid)
+    chain.jacobian(chain.mid)     # used by the driver's out-of-reach test
     for name in method_names or methods():
         for t in (target, target[:3, 3]):
-            solve(chain, t, q0=chain.mid, method=name, restarts=False, max_iterations=2)
+            solve(chain, t, q0=chain.mid, method=name, restarts=False, max_iterations=2,
+                  position_tolerance=1e-12)

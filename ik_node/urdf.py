@@ -9,11 +9,9 @@ URDFError that names the joint or link at fault.
 """
 
 from dataclasses import dataclass
-import io
 import math
 import os
 from pathlib import Path
-import sys
 from typing import Union
 
 from ik_node.errors import URDFError
@@ -92,20 +90,50 @@ def load_urdf_text(urdf: UrdfSource) -> str:
                         f'{exc.start}') from exc
 
 
+def _urdfdom_view(text: str) -> bytes:
+    """
+    Return the URDF bytes with what urdfdom ignores (or takes as optional) taken out.
+
+    urdfdom, the C++ parser of ROS (robot_state_publisher, MoveIt, TRAC-IK, pinocchio),
+    builds the model without <transmission> elements (ros_control reads them on its own, in
+    several formats, e.g. PR2's ``<transmission type="...">``) and reads a material's
+    <texture> filename only when there is one. urdf_parser_py is stricter on both, so both
+    are removed here: a URDF that urdfdom loads loads here too.
+    """
+    from lxml import etree
+    # Bytes, not str: lxml refuses a str that carries an encoding declaration.
+    parser = etree.XMLParser(remove_comments=True, resolve_entities=False)
+    root = etree.fromstring(text.encode('utf-8'), parser)
+    changed = False
+    for node in root.findall('transmission'):
+        root.remove(node)
+        changed = True
+    for node in root.iter('texture'):
+        if node.get('filename') is None:
+            node.getparent().remove(node)
+            changed = True
+    return etree.tostring(root) if changed else text.encode('utf-8')
+
+
 def _parse(text: str):
     from urdf_parser_py import urdf as urdf_mod
-    # urdf_parser_py reports unknown tags (gazebo, transmission extras) on stderr; keep them
-    # out of the caller's console and only fail on real errors.
-    saved = sys.stderr
-    sys.stderr = io.StringIO()
+    from urdf_parser_py.xml_reflection import core
+    # urdf_parser_py reports unknown tags (gazebo, transmission extras) through its error
+    # hook, which prints to stderr; they are not errors for the solver, so the hook drops
+    # them for the duration of the parse (and the process's stderr is left alone).
+    saved = core.on_error
+    core.on_error = _ignore_notice
     try:
-        # Bytes, not str: lxml refuses a str that carries an encoding declaration.
-        return urdf_mod.URDF.from_xml_string(text.encode('utf-8'))
+        return urdf_mod.URDF.from_xml_string(_urdfdom_view(text))
     except Exception as exc:  # lxml, ParseError, AssertionError, ...
         msg = str(exc).strip().replace('\n', ' ')
         raise URDFError(f'malformed URDF: {msg}') from exc
     finally:
-        sys.stderr = saved
+        core.on_error = saved
+
+
+def _ignore_notice(message: str) -> None:
+    """Drop a notice of urdf_parser_py about a tag or attribute the solver does not use."""
 
 
 def _origin_matrix(origin) -> np.ndarray:

@@ -108,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
     urdf = Path(args.urdf) if args.urdf else find_share_file('config/urdf/demo_arm.urdf')
 
     from ik_node import Chain
-    import ik_node.solvers  # noqa: F401
     from ik_node.solve import solve
     chain = Chain.from_urdf(urdf, 'base_link', 'tool0')
     print(f'ik_node demo: robot {chain.robot_name!r} from {urdf}, solver {args.solver}, '
@@ -154,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         for s in msg.status:
             kv = {v.key: v.value for v in s.values}
             rec.answers.status(kv)
-            if 'target_stamp' in kv:
+            if 'target_stamp' in kv and 'position_error' in kv:   # an answer, not a refusal
                 sec, nsec = kv['target_stamp'].split('.')
                 rec.status[int(sec) * 1_000_000_000 + int(nsec)] = (
                     kv['success'] == 'True', float(kv['position_error']))

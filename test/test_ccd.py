@@ -1,14 +1,10 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""CCD on point chains and as ik_node.solve(method='ccd') on URDF arms."""
+"""CCD on point chains (the URDF method is covered by test_driver and test_fabrik_chain)."""
 
-from conftest import load
-from ik_node.solve import solve
-import ik_node.solvers.ccd  # noqa: F401  registers 'ccd'
-from ik_node.solvers.ccd import ccd
+from ik_node.pointchain.ccd import ccd
 import numpy as np
 from numpy.testing import assert_allclose
-import pytest
 
 
 def test_point_ccd_reaches_and_keeps_lengths(rng):
@@ -28,19 +24,3 @@ def test_point_ccd_out_of_reach_points_straight_at_target():
     sol = ccd(pts, t, max_iterations=200)
     assert not sol.success and sol.status == 'unreachable'
     assert_allclose(sol.points[-1], [0.0, 0.0, 1.5], atol=1e-6)
-
-
-@pytest.mark.parametrize('name', ['planar3', 'panda', 'ur5', 'continuous', 'prismatic'])
-def test_ccd_method_answers_are_checked_by_fk(name, rng):
-    chain = load(name)
-    hits = 0
-    for _ in range(15):
-        T = chain.fk(chain.random_q(rng))
-        res = solve(chain, T[:3, 3], method='ccd')
-        assert res.method == 'ccd' and chain.within_limits(res.q)
-        err = np.linalg.norm(chain.fk(res.q)[:3, 3] - T[:3, 3])
-        assert err == pytest.approx(res.position_error, abs=1e-12)
-        assert res.success == (err <= 1e-3)
-        hits += res.success
-    # pure CCD creeps on a few targets (no polish by default); FABRIK's tests ask for all
-    assert hits >= 13

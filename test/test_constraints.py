@@ -6,13 +6,13 @@ import math
 
 from hypothesis import given, settings, strategies as st
 from ik_node import IKInputError
+from ik_node.pointchain.constraints import (BallJoint, best_angle_about, best_angle_trace,
+                                            clamp_to_cone, constraint_violation, HingeJoint,
+                                            nearest_on_ellipse, pack_constraints,
+                                            parent_through_hinge, place_bone, reverse_twist,
+                                            rot_z, swing_from_z, twist_about_z)
+from ik_node.pointchain.fabrik import fabrik
 from ik_node.rotations import rotation_about_axis as axis_angle
-from ik_node.solvers.constraints import (BallJoint, best_angle_about, best_angle_trace,
-                                         clamp_to_cone, constraint_violation, HingeJoint,
-                                         nearest_on_ellipse, pack_constraints,
-                                         parent_through_hinge, place_bone, reverse_twist,
-                                         rot_z, swing_from_z, twist_about_z)
-from ik_node.solvers.fabrik_points import fabrik
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

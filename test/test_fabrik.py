@@ -3,9 +3,9 @@
 """Point-chain FABRIK: lengths kept, targets reached, out-of-reach stretch, stopping rules."""
 
 from ik_node import IKInputError
-from ik_node.solvers.ccd import ccd
-from ik_node.solvers.fabrik_points import fabrik
-from ik_node.solvers.two_bone import two_bone
+from ik_node.pointchain.ccd import ccd
+from ik_node.pointchain.fabrik import fabrik
+from ik_node.pointchain.two_bone import two_bone
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

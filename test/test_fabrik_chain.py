@@ -5,12 +5,10 @@
 import math
 
 from conftest import load
-from ik_node import IKInputError
+from ik_node.pointchain.two_bone import two_bone_angles
 from ik_node.solve import solve
-import ik_node.solvers.fabrik  # noqa: F401  registers 'fabrik'
-from ik_node.solvers.fabrik_chain import arm_attempt, MODE_FABRIK
-import ik_node.solvers.hybrid  # noqa: F401  registers 'hybrid'
-from ik_node.solvers.two_bone import two_bone_angles
+from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_FABRIK
+from ik_node.solvers.records import make_target
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
@@ -108,12 +106,12 @@ def test_two_link_arm_matches_the_closed_form(rng):
 
 def test_kernel_reports_best_q_and_respects_limits(rng):
     chain = load('panda')
-    cont = np.asarray(chain.continuous)
     T = chain.fk(chain.random_q(rng))
-    q, it, pe, oe, ok, polish = arm_attempt(
-        chain.model, chain.mid.copy(), chain.lower, chain.upper, cont,
-        np.ascontiguousarray(T[:3, 3]), np.eye(3), False, 1e-6, 1e-2, 3, 0.0, 0.1,
-        MODE_FABRIK, 3.0, True, 0, 0.5, 0)
+    params = ArmParams(mode=MODE_FABRIK, tol_p=1e-6, tol_o=1e-2, max_iter=3, min_change=0.0,
+                       s_virtual=0.1, tip_weight=3.0, next_only=True, window=0, progress=0.5,
+                       polish_iter=0)
+    q, it, pe, oe, ok, polish = arm_attempt(chain.model, chain.limits, make_target(T[:3, 3]),
+                                            params, chain.mid.copy())
     assert it == 3 and chain.within_limits(q)
     assert pe == pytest.approx(np.linalg.norm(chain.fk(q)[:3, 3] - T[:3, 3]), abs=1e-12)
 
@@ -124,17 +122,3 @@ def test_seed_is_not_changed(rng):
     keep = q0.copy()
     solve(chain, chain.fk(chain.random_q(rng))[:3, 3], q0=q0, method='fabrik')
     assert_allclose(q0, keep)
-
-
-@pytest.mark.parametrize('opts', [{'tip_weight': 0.0}, {'fabrik_points': 'some'},
-                                  {'polish_iterations': -1}, {'min_change': -1.0},
-                                  {'no_such_option': 1}, {'progress_window': 1.5}])
-def test_bad_options_raise(opts):
-    chain = load('planar3')
-    with pytest.raises(IKInputError):
-        solve(chain, [0.5, 0.5, 0.0], method='fabrik', **opts)
-
-
-def test_hybrid_bad_option_raises():
-    with pytest.raises(IKInputError):
-        solve(load('ur5'), [0.3, 0.2, 0.4], method='hybrid', fabrik_iterations=-2)

@@ -10,7 +10,6 @@ from ik_node import IKInputError
 from ik_node.ros.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
                                 SIM_ARM_PARAMETERS, solver_options)
 from ik_node.solve import methods, solve
-import ik_node.solvers  # noqa: F401
 import numpy as np
 import pytest
 

@@ -3,8 +3,8 @@
 """Retargeting local rotations between reference poses (T-pose <-> A-pose)."""
 
 from ik_node import IKInputError
-from ik_node.retarget import (global_rotations, inverse_offsets, local_rotations,
-                              reference_offsets, retarget_rotations)
+from ik_node.pointchain.retarget import (global_rotations, inverse_offsets, local_rotations,
+                                         reference_offsets, retarget_rotations)
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -81,18 +81,6 @@ def test_returned_joints_are_always_inside_the_limits(rng):
             assert np.all(np.isfinite(res.q))
 
 
-def test_unreachable_target_stretches_the_arm_toward_it():
-    chain = load('planar2')
-    target = np.array([3.0, 1.0, 0.0])
-    res = solve(chain, target)
-    assert not res.success
-    assert 'out of reach' in res.message
-    tip = chain.fk(res.q)[:3, 3]
-    direction = target / np.linalg.norm(target)
-    np.testing.assert_allclose(tip, 1.8 * direction, atol=1e-3)
-    assert res.position_error == pytest.approx(np.linalg.norm(target) - 1.8, abs=1e-3)
-
-
 def test_nearby_seed_gives_the_nearby_solution_no_branch_jump(rng):
     chain = load('panda')
     for _ in range(30):
@@ -101,18 +89,6 @@ def test_nearby_seed_gives_the_nearby_solution_no_branch_jump(rng):
         res = solve(chain, chain.fk(q_true), q0=q_seed)
         assert res.success
         assert np.max(np.abs(res.q - q_true)) < 0.2
-
-
-def test_tracking_small_steps_gives_small_joint_steps(rng):
-    chain = load('ur5')
-    q = chain.random_q(rng) * 0.5
-    path = [q + t * np.array([0.2, -0.1, 0.15, 0.1, -0.2, 0.1]) for t in np.linspace(0, 1, 200)]
-    q_prev = path[0]
-    for q_ref in path[1:]:
-        res = solve(chain, chain.fk(q_ref), q0=q_prev)
-        assert res.success
-        assert np.max(np.abs(res.q - q_prev)) < 0.05
-        q_prev = res.q
 
 
 def test_continuous_joints_are_wrapped_next_to_the_seed(rng):
@@ -163,20 +139,6 @@ def test_custom_tolerances_are_honoured(rng):
 def test_bad_targets_raise_clear_errors(target, words):
     with pytest.raises(IKInputError, match=words):
         solve(load('panda'), target)
-
-
-@pytest.mark.parametrize('options, words', [
-    ({'damping': -1.0}, 'damping'),
-    ({'max_iterations': 0}, 'max_iterations'),
-    ({'timeout': float('nan')}, 'timeout'),
-    ({'joint_weights': [1, 2]}, 'joint_weights'),
-    ({'joint_weights': [0] * 7}, 'joint_weights'),
-    ({'bogus': 1}, 'unknown option'),
-    ({'solutions': True}, 'solutions'),
-])
-def test_bad_options_raise_clear_errors(options, words):
-    with pytest.raises(IKInputError, match=words):
-        solve(load('panda'), [0.4, 0.0, 0.4], **options)
 
 
 def test_bad_seed_and_method():

@@ -5,7 +5,7 @@
 import math
 
 from ik_node import IKInputError
-from ik_node.solvers.two_bone import two_bone, two_bone_angles
+from ik_node.pointchain.two_bone import two_bone, two_bone_angles
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

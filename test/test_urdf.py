@@ -135,3 +135,47 @@ def test_chain_arrays_are_read_only(any_chain):
     for name in ('lower', 'upper', 'velocity', 'mid', 'joint_axes'):
         with pytest.raises(ValueError):
             getattr(any_chain, name)[0] = 0.0
+
+
+@pytest.mark.parametrize('fname', ['transmission_type.urdf', 'texture_without_filename.urdf'])
+def test_constructs_urdfdom_accepts_are_accepted(fname):
+    """The same planar 2R arm as planar2.urdf, whatever the extra construct."""
+    chain = Chain.from_urdf(URDF_DIR / 'urdfdom' / fname, 'base_link', 'tip')
+    ref = load('planar2')
+    q = np.array([0.3, -0.7])
+    np.testing.assert_allclose(chain.fk(q), ref.fk(q))
+
+
+def test_parsing_leaves_the_process_stderr_alone(monkeypatch):
+    """Another thread's stderr output is never swallowed while a URDF is parsed."""
+    import sys
+    import threading
+
+    class Recorder:
+        def __init__(self):
+            self.lines = []
+
+        def write(self, text):
+            self.lines.append(text)
+
+        def flush(self):
+            pass
+
+    recorder = Recorder()
+    monkeypatch.setattr(sys, 'stderr', recorder)
+    done = threading.Event()
+
+    def parse_many():
+        for _ in range(30):
+            Chain.from_urdf(URDF_DIR / 'urdfdom' / 'transmission_type.urdf', 'base_link',
+                            'tip')
+        done.set()
+
+    worker = threading.Thread(target=parse_many)
+    worker.start()
+    written = 0
+    while not done.is_set():
+        sys.stderr.write('x')
+        written += 1
+    worker.join()
+    assert recorder.lines.count('x') == written

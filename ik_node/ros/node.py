@@ -491,8 +491,8 @@ class IKNode(Node):
             self._warn('feedback lost', f'no joint_states on {self._values["joint_states_topic"]}'
                        f' for over {tracker.joint_states_timeout:g} s: the commands go no '
                        'farther than max_following_error from the last reading')
-        if tracker.arrived(now, self._values['position_tolerance'],
-                           self._values['orientation_tolerance']):
+        if tracker.arrived(now, self._values['reached_position_tolerance'],
+                           self._values['reached_orientation_tolerance']):
             self._send_status('OK', 'target reached: the measured arm is there',
                               {'reached': True, 'target_stamp': self._goal_stamp})
 

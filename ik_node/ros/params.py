@@ -103,7 +103,6 @@ def _one_of(choices: tuple[str, ...]) -> Check:
 
 
 def _solver(value) -> str | None:
-    import ik_node.solvers  # noqa: F401  (importing the solvers registers them)
     from ik_node.solve import methods
     return _one_of(methods())(value)
 
@@ -155,12 +154,18 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               'above it.'),
     ParamSpec('solver', 'dls',
               'IK method: dls, fabrik, hybrid, jt, pinv or ccd.', _solver),
-    ParamSpec('position_tolerance', 1e-3,
+    ParamSpec('position_tolerance', 1e-5,
               'Position error [m] under which a solve succeeds.',
               _positive_at_most(_MAX_OPTION)),
-    ParamSpec('orientation_tolerance', 1e-2,
+    ParamSpec('orientation_tolerance', 1e-4,
               'Orientation error [rad] under which a solve succeeds.',
               _positive_at_most(_MAX_OPTION)),
+    ParamSpec('reached_position_tolerance', 1e-3,
+              'Distance [m] of the measured tool from the target within which ik_status says '
+              '"target reached" (an arm settles within its repeatability, not the solver '
+              'tolerance).', _positive_at_most(_MAX_OPTION)),
+    ParamSpec('reached_orientation_tolerance', 1e-2,
+              'The same for the orientation [rad].', _positive_at_most(_MAX_OPTION)),
     ParamSpec('position_only', False,
               'Ignore target orientations and solve for the position only.'),
     # An attempt runs all its iterations before the time budget is looked at again, so

@@ -4,15 +4,23 @@
 Jacobian solvers: damped least squares (DLS), pseudo-inverse and Jacobian transpose.
 
 One attempt from one start configuration runs in a compiled kernel; restarts, budgets and
-the choice among solutions live in :mod:`ik_node.solvers.driver`.
+the choice among solutions live in :mod:`ik_node.solvers.driver`. The kernel takes records:
+the chain (:class:`ik_node.kinematics.ChainModel`), its :class:`Limits`, the :class:`Target`
+and the :class:`DlsParams`.
 
 Per iteration, with the weighted error e = [w_p (p* - p); w_o log(R* Rᵀ)] and the matching
 rows of J (6 x n, or 3 x n for position targets), the primary step is
 
 - DLS:  Δq = W⁻¹Jᵀ(J W⁻¹Jᵀ + λ²I)⁻¹ e, a Levenberg-Marquardt iteration: a step is taken only
   when it lowers E = ½|e|²; λ² = μ(E + λ₀²) + λ_s², where μ shrinks after a good step and
-  grows after a rejected one, and λ_s² = λ_max²(1 - w/w₀)² rises as the manipulability
-  w = √det(J Jᵀ) falls below w₀ (Nakamura & Hanafusa).
+  grows after a rejected one, and λ_s² = λ_max²(1 - w/w₀)² min(1, E/E_s) rises as the
+  manipulability w = √det(J Jᵀ) falls below w₀ (Nakamura & Hanafusa) and fades once the
+  error is small (E < E_s), so a target near a singularity is still met to a tight
+  tolerance.
+
+Scale: position rows are divided by the arm's length L (its reach bound), so e, J, E, λ and
+w are dimensionless and a UR3 and a KR210 (a UR3 scaled up fourfold, say) take the same
+iterations; position_weight multiplies on top of that.
 - pinv: Δq = J⁺e, SVD with singular values below 1e-6 dropped; step length capped.
 - jt:   Δq = α Jᵀe with α = (e·JJᵀe)/|JJᵀe|² (Buss); step length capped.
 
@@ -20,12 +28,15 @@ Arms with fewer joints than the pose task has rows (n < 6) take position as the 
 and orientation as the secondary one, Δq = J_p# e_p + (J_o N_p)# (e_o - J_o J_p# e_p), so they
 reach the point and come as close to the orientation as their joints allow.
 
-Secondary objectives add -k (I - J⁺J) ∇h, capped in length; joints that sit on a limit and
+Secondary objectives add -k (I - J⁺J) ∇h, capped in length; once the target is reached,
+``secondary_iterations`` more steps follow the objectives within 10x the tolerances, and
+plain steps then bring the error back under them; joints that sit on a limit and
 are pushed outward are frozen for the step (their weight set to 0) so the others can still
 make progress. Every iterate is clamped into the limits.
 """
 
 import math
+from typing import NamedTuple
 
 from ik_node import kinematics
 from ik_node._jit import njit
@@ -34,14 +45,50 @@ from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_from_matrix
 import numpy as np
 
-__all__ = ['METHOD_CODES', 'run_attempt']
+__all__ = ['METHOD_DLS', 'METHOD_PINV', 'METHOD_JT', 'METHOD_CODES', 'DlsParams',
+           'run_attempt']
 
-METHOD_CODES = {'dls': 0, 'pinv': 1, 'jt': 2}
+METHOD_DLS = 0
+METHOD_PINV = 1
+METHOD_JT = 2
+METHOD_CODES = {'dls': METHOD_DLS, 'pinv': METHOD_PINV, 'jt': METHOD_JT}
+
+
+class DlsParams(NamedTuple):
+    """
+    Parameters of one Jacobian attempt (:func:`run_attempt`).
+
+    method: METHOD_DLS, METHOD_PINV or METHOD_JT. w_pos [1/m] (already divided by the arm's
+    length), w_ori [1/rad]: row weights. w_inv (n,): inverse joint weights. tol_p [m],
+    tol_o [rad]: tolerances. max_iter: iteration cap. lam0, lam_max, w0: damping terms (on
+    the dimensionless weighted system). objectives_on, k_null, max_step, secondary_iter:
+    null-space objectives. priority: position first for pose targets with n < 6.
+    """
+
+    method: int
+    w_pos: float
+    w_ori: float
+    w_inv: np.ndarray
+    tol_p: float
+    tol_o: float
+    max_iter: int
+    lam0: float
+    lam_max: float
+    w0: float
+    objectives_on: bool
+    k_null: float
+    max_step: float
+    secondary_iter: int
+    priority: bool
+
 
 _MU_MIN = 1e-3
 _MU_MAX = 1e8
 _STALL_RATIO = 1e-7
 _STALL_COUNT = 6
+# Merit (dimensionless, ½|e|² with positions in arm lengths) below which the singularity
+# damping fades out: an error of about 1.4% of the arm's length.
+_SINGULAR_MERIT = 1e-4
 
 
 @njit
@@ -123,10 +170,10 @@ def _manipulability(Jw, rows):
 @njit
 def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under):
     """Return (Δq, ok) for the primary task."""
-    if method == 1:
+    if method == METHOD_PINV:
         P, _ = _pinv_nullspace(Jw[:rows])
         return P @ e[:rows], True
-    if method == 2:
+    if method == METHOD_JT:
         Jr = Jw[:rows]
         g = Jr.T @ e[:rows]
         JJe = Jr @ g
@@ -166,18 +213,35 @@ def _cap(dq, max_norm):
 
 
 @njit
-def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_ori, w_inv,
-                tol_p, tol_o, max_iter, lam0, lam_max, w0, obj, obj_on, k_null, max_step,
-                secondary_iter, priority):
+def run_attempt(model, limits, target, params, obj, q_init):
     """
-    Run one solve attempt from ``q_init``; return (q, iterations, perr, oerr, converged).
+    Run one solve attempt from ``q_init`` (n,); return (q, iterations, perr, oerr, converged).
 
-    ``tp`` (3,) and ``tR`` (3, 3) are the target position and rotation (``tR`` unused when
-    ``pose`` is False); limits, weights and ``q_init`` are (n,) arrays; ``obj`` is the packed
-    objectives tuple (:func:`ik_node.objectives.pack_objectives`). ``priority`` selects the
-    position-first iteration for pose targets when n < 6 (else plain weighted least squares).
+    model: ChainModel; limits: Limits; target: Target; params: DlsParams; obj: the packed
+    objectives (:func:`ik_node.objectives.pack_objectives`), used when params.objectives_on.
     """
-    m = model[0].shape[0]
+    n = q_init.shape[0]
+    lower = limits.lower
+    upper = limits.upper
+    tp = target.position
+    tR = target.rotation
+    pose = target.pose
+    method = params.method
+    w_pos = params.w_pos
+    w_ori = params.w_ori
+    w_inv = params.w_inv
+    tol_p = params.tol_p
+    tol_o = params.tol_o
+    max_iter = params.max_iter
+    lam0 = params.lam0
+    lam_max = params.lam_max
+    w0 = params.w0
+    obj_on = params.objectives_on
+    k_null = params.k_null
+    max_step = params.max_step
+    secondary_iter = params.secondary_iter
+    priority = params.priority
+    m = model.origin_R.shape[0]
     rows = 6 if pose else 3
     R_a = np.empty((m + 1, 3, 3))
     p_a = np.empty((m + 1, 3))
@@ -201,19 +265,29 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
     stall = 0
     it = 0
     extra = 0
+    secondary = False
     while it < max_iter:
         reached = perr <= tol_p and (not pose or oerr <= tol_o)
         if reached:
             if not obj_on or extra >= secondary_iter:
                 break
+            secondary = True
+        # Secondary iterations move in the null space within a band of 10x the tolerances;
+        # once they are spent, plain primary steps bring the error back under tolerance.
+        null_now = obj_on and extra < secondary_iter
+        if secondary:
             extra += 1
         it += 1
         _weighted_rows(J, rows, w_pos, w_ori, Jw)
         lam2 = mu * (E + lam0 * lam0)
-        if method == 0 and lam_max > 0.0:
+        if method == METHOD_DLS and lam_max > 0.0:
             wm = _manipulability(Jw, rows)
             if wm < w0:
-                lam2 += lam_max * lam_max * (1.0 - wm / w0) ** 2
+                # Fades with the error: near a target that itself lies close to a
+                # singularity, the steps are short anyway, and full damping would stall
+                # the solve short of a tight tolerance.
+                lam2 += (lam_max * lam_max * (1.0 - wm / w0) ** 2
+                         * min(1.0, E / _SINGULAR_MERIT))
         for i in range(n):
             w_eff[i] = w_inv[i]
         dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under)
@@ -223,14 +297,14 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
             if (q[i] <= lower[i] and dq[i] < 0.0) or (q[i] >= upper[i] and dq[i] > 0.0):
                 w_eff[i] = 0.0
                 frozen = True
-        if frozen and method == 0:
+        if frozen and method == METHOD_DLS:
             dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under)
         if not ok:
             mu = min(mu * 10.0, _MU_MAX)
             continue
-        if method != 0:
+        if method != METHOD_DLS:
             dq = _cap(dq, max_step)
-        if obj_on:
+        if null_now:
             grad = objective_gradient(model, n, q, lower, upper, obj)
             dn = _project_null(np.ascontiguousarray(Jw[:rows]), grad)
             dq = dq + _cap(-(k_null * null_scale) * dn, max_step)
@@ -242,13 +316,19 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
         # closer to the wanted orientation is progress even if the merit does not drop.
         orienting = under and perr_new <= 0.5 * tol_p
         better = E_new < E or (orienting and oerr_new < oerr)
-        keeps_goal = reached and perr_new <= tol_p and (not pose or oerr_new <= tol_o)
-        if method == 0 and not better and not keeps_goal:
-            # Rejected LM step: restore the old Jacobian, damp harder, and shorten the
-            # null-space step, whose second-order drift may be what spoilt the step.
-            mu = min(mu * 10.0, _MU_MAX)
+        keeps_goal = (secondary and null_now and perr_new <= 10.0 * tol_p
+                      and (not pose or oerr_new <= 10.0 * tol_o))
+        if method == METHOD_DLS and not better and not keeps_goal:
+            # Rejected LM step: restore the old Jacobian and shorten the null-space step,
+            # whose second-order drift may be what spoilt the step; damp harder unless only
+            # the null-space step moved (secondary iterations at the goal).
             null_scale *= 0.5
             kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
+            if secondary and null_now:
+                if null_scale < 1e-3:
+                    extra = secondary_iter
+                continue
+            mu = min(mu * 10.0, _MU_MAX)
             if mu >= _MU_MAX:
                 break
             continue
@@ -261,7 +341,7 @@ def run_attempt(model, n, q_init, tp, tR, pose, lower, upper, method, w_pos, w_o
         e[:] = e_new
         if gain < _STALL_RATIO:
             stall += 1
-            if stall >= _STALL_COUNT and not reached:
+            if stall >= _STALL_COUNT and not secondary:
                 break
         else:
             stall = 0

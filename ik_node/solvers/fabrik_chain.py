@@ -24,7 +24,7 @@ from forward kinematics at the current q. One FABRIK iteration is
 For a pose target two virtual points ride on the tip frame, at ``s`` along its x and y axes,
 with their targets on the target frame; aligning them aligns the orientation.
 
-CCD (``mode=1``) is the same machinery without the forward pass: joints from the tip to the
+CCD (``MODE_CCD``) is the same machinery without the forward pass: joints from the tip to the
 base each take the angle that best aligns the tip (and the virtual points) with the target.
 
 The loop stops when within tolerance, when the tip moved less than ``min_change`` in one
@@ -33,6 +33,7 @@ compiled kernel per attempt; restarts are in :mod:`ik_node.solvers.fabrik`.
 """
 
 import math
+from typing import NamedTuple
 
 from ik_node import kinematics
 from ik_node._jit import njit
@@ -40,10 +41,41 @@ from ik_node.linalg import damped_least_squares
 from ik_node.rotations import rotation_about_axis, rotation_vector_from_matrix
 import numpy as np
 
-__all__ = ['arm_attempt', 'MODE_FABRIK', 'MODE_CCD']
+__all__ = ['arm_attempt', 'ArmParams', 'MODE_FABRIK', 'MODE_CCD']
 
 MODE_FABRIK = 0
 MODE_CCD = 1
+
+# A joint whose lever on the points it aligns is below this fraction of their distance from
+# it does not move: the points lie on its axis (a wrist roll about a position target), and
+# the angle atan2 would give from rounding noise could be anything, up to a flip by pi.
+_MIN_LEVER = 1e-6
+
+
+class ArmParams(NamedTuple):
+    """
+    Parameters of one FABRIK/CCD attempt (:func:`arm_attempt`).
+
+    mode: MODE_FABRIK or MODE_CCD. tol_p [m], tol_o [rad]: tolerances. max_iter: iteration
+    cap. min_change [m]: stall threshold of the tip's motion per iteration. s_virtual [m]:
+    offset of the two virtual orientation points. tip_weight: weight of the tip (and virtual
+    points) against joint points. next_only: each joint aligns only the next point off its
+    axis. window, progress: stop when the best score did not fall below progress times its
+    value ``window`` iterations ago (window 0: off). polish_iter: damped least-squares steps
+    that finish an attempt stopping short of the tolerance.
+    """
+
+    mode: int
+    tol_p: float
+    tol_o: float
+    max_iter: int
+    min_change: float
+    s_virtual: float
+    tip_weight: float
+    next_only: bool
+    window: int
+    progress: float
+    polish_iter: int
 
 
 @njit
@@ -120,7 +152,7 @@ def _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, w_virtual, first):
     """
     a = z[k]
     o = p[k]
-    if types[k] == 1:
+    if types[k] == kinematics.JOINT_PRISMATIC:
         num = 0.0
         den = 0.0
         for i in range(first, m + 1):
@@ -137,6 +169,8 @@ def _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, w_virtual, first):
         return num / den if den > 0.0 else 0.0
     S = 0.0
     C = 0.0
+    lever = 0.0
+    reach = 0.0
     for i in range(first, m + 1 + nv):
         if i <= m:
             w = weights[i]
@@ -162,7 +196,10 @@ def _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, w_virtual, first):
         cz = a[0] * v1 - a[1] * v0
         S += w * (w0 * cx + w1 * cy + w2 * cz)
         C += w * (w0 * (v0 - av * a[0]) + w1 * (v1 - av * a[1]) + w2 * (v2 - av * a[2]))
-    if S == 0.0 and C == 0.0:
+        wn = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+        lever += w * math.sqrt(cx * cx + cy * cy + cz * cz) * wn
+        reach += w * math.sqrt(v0 * v0 + v1 * v1 + v2 * v2) * wn
+    if lever <= _MIN_LEVER * reach or (S == 0.0 and C == 0.0):
         return 0.0
     return math.atan2(S, C)
 
@@ -170,7 +207,7 @@ def _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, w_virtual, first):
 @njit
 def _move_beyond(k, m, p, z, Rt, vp, nv, types, a, o, dv):
     """Apply joint k's motion dv to everything beyond it: points, axes, tip frame, virtuals."""
-    if types[k] == 1:
+    if types[k] == kinematics.JOINT_PRISMATIC:
         for i in range(k + 1, m + 1):
             for j in range(3):
                 p[i, j] += dv * a[j]
@@ -209,19 +246,35 @@ def _refresh(model, q, R_a, p, z, Rt, vp, nv, s_virtual):
 
 
 @njit
-def arm_attempt(model, q_init, lower, upper, continuous, tp, tR, pose, tol_p, tol_o,
-                max_iter, min_change, s_virtual, mode, tip_weight, next_only, window, progress,
-                polish_iter):
+def arm_attempt(model, limits, target, params, q_init):
     """
-    Run one FABRIK (mode 0) or CCD (mode 1) attempt from ``q_init``.
+    Run one FABRIK or CCD attempt (params.mode) from ``q_init`` (n,).
 
-    tp (3,), tR (3, 3): target position [m] and rotation (used when ``pose``); s_virtual [m]:
-    offset of the two virtual orientation points; tip_weight: weight of the tip point (and of
-    the virtual points) against the joint points in the backward pass.
-    Returns (best q, iterations, position error [m], orientation error [rad], converged).
+    model: ChainModel; limits: Limits; target: Target; params: ArmParams.
+    Returns (best q, iterations, position error [m], orientation error [rad], converged,
+    polish iterations); when converged, the best q is the one that met the tolerances.
     """
-    orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t = model
-    m = orig_R.shape[0]
+    lower = limits.lower
+    upper = limits.upper
+    continuous = limits.continuous
+    tp = target.position
+    tR = target.rotation
+    pose = target.pose
+    mode = params.mode
+    tol_p = params.tol_p
+    tol_o = params.tol_o
+    max_iter = params.max_iter
+    min_change = params.min_change
+    s_virtual = params.s_virtual
+    tip_weight = params.tip_weight
+    next_only = params.next_only
+    window = params.window
+    progress = params.progress
+    polish_iter = params.polish_iter
+    types = model.types
+    index = model.index
+    mult = model.mult
+    m = model.origin_R.shape[0]
     q = np.minimum(np.maximum(q_init, lower), upper)
     for c in range(q.shape[0]):
         if continuous[c]:
@@ -269,7 +322,11 @@ def arm_attempt(model, q_init, lower, upper, continuous, tp, tR, pose, tol_p, to
             best_p = perr
             best_o = oerr
         if perr <= tol_p and (not pose or oerr <= tol_o):
+            # The q returned is the q that met the tolerances, whatever scored best before.
             ok = True
+            best_q[:] = q
+            best_p = perr
+            best_o = oerr
             break
         if it > 0:
             moved = math.sqrt((p[m, 0] - prev[0]) ** 2 + (p[m, 1] - prev[1]) ** 2
@@ -290,7 +347,7 @@ def arm_attempt(model, q_init, lower, upper, continuous, tp, tR, pose, tol_p, to
         for i in range(nv):
             for j in range(3):
                 vp[i, j] = p[m, j] + s_virtual * Rt[j, i]
-        if mode == 0:
+        if mode == MODE_FABRIK:
             # forward pass on the points
             for j in range(3):
                 tgt[m, j] = tp[j]
@@ -351,8 +408,7 @@ def arm_attempt(model, q_init, lower, upper, continuous, tp, tR, pose, tol_p, to
     polish_it = 0
     if not ok and polish_iter > 0:
         best_q, polish_it, best_p, best_o, ok = _polish(
-            model, best_q, lower, upper, tp, tR, pose, tol_p, tol_o, polish_iter, best_p,
-            best_o)
+            model, limits, target, best_q, tol_p, tol_o, polish_iter, best_p, best_o)
     return best_q, it, best_p, best_o, ok, polish_it
 
 
@@ -371,7 +427,7 @@ def _pose_residual(p_tip, R_tip, tp, tR, pose, e):
 
 
 @njit
-def _polish(model, q_start, lower, upper, tp, tR, pose, tol_p, tol_o, max_iter, perr, oerr):
+def _polish(model, limits, target, q_start, tol_p, tol_o, max_iter, perr, oerr):
     """
     Finish with damped least-squares steps (Levenberg-Marquardt); return like arm_attempt.
 
@@ -379,7 +435,12 @@ def _polish(model, q_start, lower, upper, tp, tR, pose, tol_p, tol_o, max_iter, 
     solves (J J^T + lam2 I) y = e, dq = J^T y, clamps into the limits and is kept only if it
     lowers the error (else lam2 grows tenfold).
     """
-    m = model[0].shape[0]
+    lower = limits.lower
+    upper = limits.upper
+    tp = target.position
+    tR = target.rotation
+    pose = target.pose
+    m = model.origin_R.shape[0]
     n = q_start.shape[0]
     rows = 6 if pose else 3
     R_a = np.empty((m + 1, 3, 3))

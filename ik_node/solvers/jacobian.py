@@ -1,115 +1,85 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Entry point of the Jacobian solver family ('dls', 'pinv', 'jt') for ik_node.solve."""
+"""
+Attempts of the Jacobian solver family ('dls', 'pinv', 'jt') for the restart driver.
 
-import math
+One attempt runs :func:`ik_node.solvers.dls.run_attempt` from one start. A pose target on an
+arm with fewer than 6 joints takes two passes: weighted least squares first (so the
+position-first pass starts in the basin of the best-oriented branch, not a flipped one),
+then position first with orientation in the null space. With objectives, an attempt that
+fails is run again without them: they must never cost the primary task a solution.
+"""
+
+from typing import Callable
 
 from ik_node.objectives import empty_objectives, pack_objectives
-from ik_node.options import SolveOptions
-from ik_node.result import IKResult
-from ik_node.solvers.dls import METHOD_CODES, run_attempt
-from ik_node.solvers.restarts import (Budget, failure_message, out_of_reach, pick_nearest,
-                                      Starts, wrap_continuous)
+from ik_node.solvers.dls import DlsParams, METHOD_CODES, run_attempt
+from ik_node.solvers.records import make_target
 import numpy as np
 
-__all__ = ['solve_jacobian', 'unpack_target']
+__all__ = ['prepare_jacobian', 'JACOBIAN_OPTIONS']
 
-_UNDERACTUATED_TRIES = 8
+# Iterations per kernel call: a long attempt runs in chunks so that the timeout is checked
+# inside it too; the default max_iterations fits in one chunk.
 _CHUNK = 256
 
-
-def unpack_target(target: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Return (position (3,), rotation (3, 3), is_pose) of a validated target."""
-    if target.shape == (4, 4):
-        return (np.ascontiguousarray(target[:3, 3]), np.ascontiguousarray(target[:3, :3]),
-                True)
-    return np.ascontiguousarray(target), np.eye(3), False
+JACOBIAN_OPTIONS = frozenset({
+    'position_weight', 'orientation_weight', 'joint_weights', 'damping', 'max_damping',
+    'manipulability_threshold', 'objectives', 'null_space_gain', 'secondary_iterations',
+    'max_step'})
 
 
-def solve_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str = 'dls',
-                   **options) -> IKResult:
-    """Solve with a Jacobian method; see :class:`ik_node.options.SolveOptions` for options."""
-    opts = SolveOptions.from_kwargs(**options)
-    return run_jacobian(chain, target, q0, method, opts)
-
-
-def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
-                 opts: SolveOptions) -> IKResult:
-    """Solve with validated options (used by the hybrid solver too)."""
+def prepare_jacobian(method: str) -> Callable:
+    """Return ``prepare(chain, target, opts) -> attempt`` for Jacobian method ``method``."""
     code = METHOD_CODES[method]
-    tp, tR, pose = unpack_target(target)
-    w_inv = opts.joint_weights_inverse(chain.n)
-    obj = pack_objectives(chain, opts.objectives) if opts.objectives else \
-        empty_objectives(chain.n)
-    obj_on = bool(opts.objectives) and (obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0)
-    # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
-    beyond_reach = out_of_reach(chain, tp, opts.position_tolerance)
-    restarts = opts.restarts and not beyond_reach
-    budget = Budget(opts.max_attempts if restarts else 1, opts.timeout)
-    # With n < 6 a pose is reachable only by chance: once a few attempts reached the point,
-    # more restarts would only polish the orientation at the cost of the whole timeout.
-    underactuated = pose and chain.n < 6
-    point_reached = 0
-    starts = Starts(chain, q0, opts.rng_seed)
-    solutions = []
 
-    def attempt(start, priority, use_objectives=obj_on):
-        # A long attempt runs in chunks, so that the timeout is checked inside it too; the
-        # default max_iterations fits in one chunk.
-        remaining, total, q = opts.max_iterations, 0, start
-        while True:
-            chunk = min(remaining, _CHUNK)
-            q, it, perr, oerr, ok = run_attempt(
-                chain.model, chain.n, q, tp, tR, pose, chain.lower, chain.upper, code,
-                opts.position_weight, opts.orientation_weight, w_inv, opts.position_tolerance,
-                opts.orientation_tolerance, chunk, opts.damping, opts.max_damping,
-                opts.manipulability_threshold, obj, use_objectives, opts.null_space_gain,
-                opts.max_step, opts.secondary_iterations, priority)
-            total += it
-            remaining -= it
-            if ok or it < chunk or remaining <= 0 or budget.expired():
-                return q, total, perr, oerr, ok
+    def prepare(chain, target: np.ndarray, opts) -> Callable:
+        tgt = make_target(target)
+        if opts.objectives:
+            obj = pack_objectives(chain, opts.objectives)
+            obj_on = obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0
+        else:
+            obj, obj_on = empty_objectives(chain.n), False
+        underactuated = tgt.pose and chain.n < 6
+        params = DlsParams(
+            method=code, w_pos=opts.position_weight / chain.length_scale,
+            w_ori=float(opts.orientation_weight), w_inv=opts.joint_weights_inverse(chain.n),
+            tol_p=float(opts.position_tolerance), tol_o=float(opts.orientation_tolerance),
+            max_iter=min(int(opts.max_iterations), _CHUNK), lam0=float(opts.damping),
+            lam_max=float(opts.max_damping), w0=float(opts.manipulability_threshold),
+            objectives_on=bool(obj_on), k_null=float(opts.null_space_gain),
+            max_step=float(opts.max_step), secondary_iter=int(opts.secondary_iterations),
+            priority=False)
+        model, limits = chain.model, chain.limits
+        max_iterations = int(opts.max_iterations)
 
-    best = None
-    iterations = 0
-    while budget.take():
-        start = starts.start(budget.attempts)
-        if underactuated:
-            # Balance position and orientation first, so the position-first iteration
-            # starts in the basin of the best-oriented branch rather than a flipped one.
-            start, it, _, _, _ = attempt(start, False)
+        def run(start, budget, params):
+            remaining, total, q = max_iterations, 0, start
+            while True:
+                if remaining < params.max_iter:
+                    params = params._replace(max_iter=remaining)
+                q, it, _, _, ok = run_attempt(model, limits, tgt, params, obj, q)
+                total += it
+                remaining -= it
+                if ok or it < params.max_iter or remaining <= 0 or budget.expired():
+                    return q, total, ok
+
+        plain = params
+        first = params._replace(priority=underactuated)
+        no_obj = first._replace(objectives_on=False)
+
+        def attempt(start, budget):
+            iterations = 0
+            if underactuated:
+                start, it, _ = run(start, budget, plain)
+                iterations += it
+            q, it, ok = run(start, budget, first)
             iterations += it
-        q, it, perr, oerr, ok = attempt(start, underactuated)
-        iterations += it
-        if obj_on and not ok:
-            # The objectives must never cost the primary task a solution: the same start
-            # without them gets its chance too.
-            q, it, perr, oerr, ok = attempt(start, underactuated, False)
-            iterations += it
-        q = wrap_continuous(q, q0, chain.continuous)
-        if ok:
-            solutions.append((q, perr, oerr))
-            if len(solutions) >= opts.solutions or budget.attempts == 1:
-                break
-            continue
-        # Failed attempts are ranked position first, as a user expects from an unreachable
-        # target: get as close as possible, then orient.
-        score = (max(perr - opts.position_tolerance, 0.0), oerr if pose else 0.0)
-        if best is None or score < best[0]:
-            best = (score, q, perr, oerr)
-        if underactuated and perr <= opts.position_tolerance:
-            point_reached += 1
-            if point_reached >= _UNDERACTUATED_TRIES:
-                break
-    if solutions:
-        q, perr, oerr = pick_nearest(solutions, q0, 1.0 / w_inv)
-        success = True
-        message = ''
-    else:
-        _, q, perr, oerr = best
-        success = False
-        message = failure_message(beyond_reach, budget.attempts, perr, oerr, pose)
-    return IKResult(q=q, success=success, position_error=float(perr),
-                    orientation_error=float(oerr) if pose else math.nan,
-                    iterations=iterations, method=method, attempts=budget.attempts,
-                    message=message)
+            if obj_on and not ok:
+                q, it, ok = run(start, budget, no_obj)
+                iterations += it
+            return q, iterations
+
+        return attempt
+
+    return prepare

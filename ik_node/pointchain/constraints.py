@@ -30,6 +30,7 @@ from typing import NamedTuple, Optional, Sequence, Union
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
 from ik_node.rotations import rotation_about_axis
+from ik_node.vectors import matmul, matTvec, matvec, unit
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -157,53 +158,6 @@ def pack_constraints(constraints: Optional[Sequence[Constraint]], n: int) -> Pac
 
 
 # ---------------------------------------------------------------------------------------------
-# Small vector kernels (written out so that numba compiles them without temporaries).
-
-
-@njit
-def unit(v):
-    """Return v / |v|, or +z for a (near) zero vector."""
-    n = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-    out = np.empty(3)
-    if n < 1e-300:
-        out[0] = 0.0
-        out[1] = 0.0
-        out[2] = 1.0
-        return out
-    out[0] = v[0] / n
-    out[1] = v[1] / n
-    out[2] = v[2] / n
-    return out
-
-
-@njit
-def matvec(M, v):
-    """Return M v for (3, 3) M."""
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = M[i, 0] * v[0] + M[i, 1] * v[1] + M[i, 2] * v[2]
-    return out
-
-
-@njit
-def matTvec(M, v):
-    """Return M^T v for (3, 3) M."""
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = M[0, i] * v[0] + M[1, i] * v[1] + M[2, i] * v[2]
-    return out
-
-
-@njit
-def matmul(A, B):
-    """Return A B for (3, 3) matrices."""
-    C = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
-    return C
-
-
 @njit
 def shortest_rotation(a, b):
     """

@@ -16,7 +16,7 @@ or at ``max_iterations``; the pose with the smallest end distance seen is return
 the last one. A target farther from the root than the total length is out of reach: without
 constraints the chain is stretched straight at it at once, with no iteration.
 
-Constraints (:mod:`ik_node.solvers.constraints`) are applied inside both passes, as in the
+Constraints (:mod:`ik_node.pointchain.constraints`) are applied inside both passes, as in the
 published method. Each bone carries an orientation frame. In the forward pass, once bone j+1
 is placed, bone j's frame is turned as little as needed for the joint between them to hold
 (the parent is re-oriented to fit the child: cone, then twist range), which also carries the
@@ -49,11 +49,13 @@ from typing import Optional, Sequence
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
+from ik_node.pointchain.constraints import (best_angle_about, Constraint, KIND_HINGE,
+                                            pack_constraints, parent_through_hinge,
+                                            place_bone, reverse_constrain, reverse_twist,
+                                            rot_z, shortest_rotation, swing_from_z,
+                                            twist_about_z)
 from ik_node.rotations import rotation_about_axis
-from ik_node.solvers.constraints import (best_angle_about, Constraint, KIND_HINGE, matmul,
-                                         matvec, pack_constraints, parent_through_hinge,
-                                         place_bone, reverse_constrain, reverse_twist, rot_z,
-                                         shortest_rotation, swing_from_z, twist_about_z, unit)
+from ik_node.vectors import dist3, matmul, matvec, unit
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -120,12 +122,6 @@ def check_points(points: ArrayLike, target: ArrayLike,
         t = np.append(t, 0.0)
         r = np.append(r, 0.0)
     return np.ascontiguousarray(p), t, r, dim
-
-
-@njit
-def dist3(a, b):
-    """Return the distance between the 3-vectors ``a`` and ``b``."""
-    return math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
 
 
 @njit

@@ -1,7 +1,10 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-Cyclic coordinate descent (CCD): on a point chain, and as the ``ik_node.solve`` method 'ccd'.
+Cyclic coordinate descent (CCD) on a point chain.
+
+The ``ik_node.solve`` method 'ccd' on a URDF arm is :mod:`ik_node.solvers.fabrik` in
+``MODE_CCD``.
 
 One CCD iteration visits the joints from the last to the first; joint j turns everything
 beyond it by the smallest rotation about p_j that points the end at the target (point chain),
@@ -14,17 +17,14 @@ from typing import Optional
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
-from ik_node.solve import register_method
-from ik_node.solvers.constraints import shortest_rotation, unit
-from ik_node.solvers.fabrik import make_arm_solver
-from ik_node.solvers.fabrik_chain import MODE_CCD
-from ik_node.solvers.fabrik_points import (check_points, dist3, end_of_iteration,
-                                           PointSolution, STATUS_MAX_ITERATIONS, STATUS_NAMES,
-                                           STATUS_REACHED)
+from ik_node.pointchain.constraints import shortest_rotation
+from ik_node.pointchain.fabrik import (check_points, end_of_iteration, PointSolution,
+                                       STATUS_MAX_ITERATIONS, STATUS_NAMES, STATUS_REACHED)
+from ik_node.vectors import dist3, unit
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['ccd', 'solve_ccd']
+__all__ = ['ccd']
 
 
 @njit
@@ -71,7 +71,7 @@ def ccd(points: ArrayLike, target: ArrayLike, *, tolerance: float = 1e-3,
 
     points (n + 1, 2 or 3): start pose, root first [m] (the root stays); target (dim,) [m].
     tolerance, min_change [m] and max_iterations as for
-    :func:`ik_node.solvers.fabrik_points.fabrik`. Link lengths are kept (rigid rotations).
+    :func:`ik_node.pointchain.fabrik.fabrik`. Link lengths are kept (rigid rotations).
     """
     p, t, _, dim = check_points(points, target)
     if not tolerance >= 0.0 or max_iterations < 0:
@@ -84,10 +84,3 @@ def ccd(points: ArrayLike, target: ArrayLike, *, tolerance: float = 1e-3,
         name = 'unreachable'
     return PointSolution(best[:, :dim].copy(), None, float(d), int(it), bool(d <= tolerance),
                          name)
-
-
-solve_ccd = make_arm_solver(MODE_CCD, 'ccd', 1.0, 0)
-solve_ccd.__doc__ = ('Solve IK with cyclic coordinate descent, tip to base '
-                     '(ik_node.solve method "ccd"; options as for "fabrik").')
-
-register_method('ccd', solve_ccd)

@@ -1,0 +1,288 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Precision benchmark: ik_node 'dls' and TRAC-IK at equal tolerance on many arms.
+
+Arms from example-robot-data and rtb-data (bench/requirements.txt), 3 to 8 joints, with a
+5-DOF arm (SO-101), a 3-DOF leg (Solo-12), a prismatic joint (TIAGo's torso lift) and
+continuous joints (Kinova Jaco2). Targets are poses of joint samples drawn uniformly within
+the limits (seed 2026), so every target is reachable; each solve starts from mid-range.
+ik_node and TRAC-IK are interleaved target by target. Success is judged by the
+benchmark's own FK (bench/robots.py ReferenceChain, urdf_parser_py, independent of both
+solvers) at the same tolerance for both: position error <= 1e-5 m and orientation error
+<= 1e-5 rad (norms), joints within limits. TRAC-IK runs with epsilon 1e-5 (Speed, 5 ms).
+
+Then unreachable targets: 1.15x the arm's reach (the farthest sample from the first joint)
+in the direction of a sample, with its orientation; most lie inside the arm's loose reach
+bound, so the bound cannot answer them. Timed for ik_node, with the status it reports.
+
+    .venv-bench/bin/python bench/bench_precision.py [--targets 1000] [--out FILE]
+"""
+
+import argparse
+import contextlib
+import ctypes
+from datetime import datetime, timezone
+import json
+import os
+from pathlib import Path
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import peers as peers_mod  # noqa: E402
+import robots  # noqa: E402
+import targets  # noqa: E402
+
+TOL = 1e-5
+SEED = 2026
+
+_ERD = {
+    'panda': ('panda_description/urdf/panda.urdf', 'panda_link0', 'panda_link8'),
+    'ur3': ('ur_description/urdf/ur3_robot.urdf', 'base_link', 'tool0'),
+    'ur5': ('ur_description/urdf/ur5_robot.urdf', 'base_link', 'tool0'),
+    'ur10': ('ur_description/urdf/ur10_robot.urdf', 'base_link', 'tool0'),
+    'xarm7': ('xarm_description/urdf/xarm7.urdf', 'link_base', 'link_eef'),
+    'jaco2': ('kinova_description/robots/kinova.urdf', 'j2s6s200_link_base',
+              'j2s6s200_end_effector'),
+    'z1': ('z1_description/urdf/z1.urdf', 'link00', 'link06'),
+    'so101': ('so_arm_description/urdf/so101.urdf', 'base_link', 'gripper_frame_link'),
+    'solo12_leg': ('solo_description/robots/solo12.urdf', 'base_link', 'FL_FOOT'),
+    'tiago_torso_arm': ('tiago_description/robots/tiago.urdf', 'base_link', 'arm_7_link'),
+}
+_RTB = {
+    'iiwa14': ('kuka_description/kuka_lbr_iiwa/urdf/lbr_iiwa_14_r820.urdf', 'base_link',
+               'tool0'),
+    'kr210': ('kuka_description/kuka_kr210/urdf/kr210l150.urdf', 'base_link', 'tool0'),
+    'irb140': ('abb_irb140_description/urdf/irb140.urdf', 'base_link', 'tool0'),
+    'puma560': ('unimation_puma560_description/urdf/puma560_robot.urdf', 'link1', 'link7'),
+}
+
+
+def arm_files() -> dict:
+    """Return {name: (urdf path, base, tip, source)} for every benchmark arm."""
+    import importlib.metadata
+    import rtbdata
+    out = {}
+    erd = importlib.metadata.version('example-robot-data')
+    for name, (rel, base, tip) in _ERD.items():
+        out[name] = (str(robots._example_robot_data_file(rel)), base, tip,
+                     f'example-robot-data {erd}')
+    rtb_dir = Path(rtbdata.__file__).resolve().parent / 'xacro'
+    rtb = importlib.metadata.version('rtb-data')
+    for name, (rel, base, tip) in _RTB.items():
+        out[name] = (str(rtb_dir / rel), base, tip, f'rtb-data {rtb}')
+    return out
+
+
+@contextlib.contextmanager
+def _quiet_c_stdout():
+    """Send what C++ code prints to stdout (KDL's loading notes) to stderr."""
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    libc.fflush(None)
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        libc.fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _stats(times: list) -> tuple:
+    a = np.asarray(times) * 1e3
+    return float(np.median(a)), float(np.percentile(a, 95))
+
+
+def run_arm(name: str, urdf: str, base: str, tip: str, n_targets: int) -> dict:
+    """Solve the same reachable targets with both solvers; time unreachable ones too."""
+    import ik_node
+    ref = robots.ReferenceChain(urdf, base, tip)
+    chain = ik_node.Chain.from_urdf(urdf, base, tip)
+    with _quiet_c_stdout():
+        trac = peers_mod.TracIkPeer(urdf, base, tip, timeout=0.005, epsilon=TOL)
+    q_true, poses = targets.sample_targets(ref.fk, chain.lower, chain.upper, n_targets, SEED)
+    seed = np.where(ref.continuous, 0.0, ref.mid)
+    opts = {'position_tolerance': TOL, 'orientation_tolerance': TOL}
+    ik_node.warm_up(chain, ['dls'])
+    rec = {'ik': [], 'trac': []}
+    ok = {'ik': 0, 'trac': 0}
+    false_success = 0
+    for T in poses:
+        t0 = time.perf_counter()
+        res = ik_node.solve(chain, T, q0=seed, **opts)
+        rec['ik'].append(time.perf_counter() - t0)
+        good = targets.judge(ref, T, res.q, TOL, TOL)[0]
+        ok['ik'] += good
+        false_success += res.success and not good
+        t0 = time.perf_counter()
+        q = trac.solve(T, seed)
+        rec['trac'].append(time.perf_counter() - t0)
+        ok['trac'] += targets.judge(ref, T, q, TOL, TOL)[0]
+    # Unreachable: targets at 1.15x the arm's reach (the farthest sample from the first
+    # joint, over these targets), in the direction of a sample, with its orientation.
+    origin = chain.reach_origin
+    dist = np.linalg.norm(poses[:, :3, 3] - origin, axis=1)
+    reach = float(dist.max())
+    far_times, statuses, inside_bound = [], {}, 0
+    for T, d in zip(poses[: max(n_targets // 5, 20)], dist):
+        U = T.copy()
+        U[:3, 3] = origin + 1.15 * reach * (T[:3, 3] - origin) / max(d, 1e-12)
+        inside_bound += 1.15 * reach <= chain.reach
+        t0 = time.perf_counter()
+        res = ik_node.solve(chain, U, q0=seed, **opts)
+        far_times.append(time.perf_counter() - t0)
+        statuses[res.status] = statuses.get(res.status, 0) + 1
+    ik_med, ik_p95 = _stats(rec['ik'])
+    tr_med, tr_p95 = _stats(rec['trac'])
+    far_med, far_p95 = _stats(far_times)
+    return {
+        'arm': name, 'n': chain.n, 'targets': n_targets,
+        'ik_rate': ok['ik'] / n_targets, 'ik_median_ms': ik_med, 'ik_p95_ms': ik_p95,
+        'trac_rate': ok['trac'] / n_targets, 'trac_median_ms': tr_med, 'trac_p95_ms': tr_p95,
+        'ik_false_successes': int(false_success),
+        'unreachable_median_ms': far_med, 'unreachable_p95_ms': far_p95,
+        'unreachable_status': statuses, 'unreachable_inside_bound': int(inside_bound),
+        'unreachable_targets': len(far_times),
+    }
+
+
+def run_tracking(name: str, urdf: str, base: str, tip: str, steps: int = 100) -> dict:
+    """
+    Track a straight path in 1 mm steps, each solve warm-started from the previous answer.
+
+    dls and hybrid get the pose (the start orientation held), fabrik the position; the start
+    is a joint sample near mid-range (seed 2026), the direction a random unit vector.
+    Returns the largest joint step [rad or m] and the solve rate per method.
+    """
+    import ik_node
+    chain = ik_node.Chain.from_urdf(urdf, base, tip)
+    rng = np.random.default_rng(SEED)
+    out = {'arm': name}
+    for method, kind in (('dls', 'pose'), ('fabrik', 'position'), ('hybrid', 'pose')):
+        ik_node.warm_up(chain, [method])
+        worst, solved, total = 0.0, 0, 0
+        for _ in range(5):
+            span = np.where(chain.continuous, 1.0, 0.25 * (chain.upper - chain.lower))
+            q = np.clip(chain.mid + rng.uniform(-1, 1, chain.n) * span, chain.lower,
+                        chain.upper)
+            T = chain.fk(q)
+            u = rng.normal(size=3)
+            u /= np.linalg.norm(u)
+            for k in range(1, steps + 1):
+                Tk = T.copy()
+                Tk[:3, 3] += 1e-3 * k * u
+                res = ik_node.solve(chain, Tk if kind == 'pose' else Tk[:3, 3], q0=q,
+                                    method=method, position_tolerance=TOL,
+                                    orientation_tolerance=TOL)
+                total += 1
+                if not res.success:
+                    # The path left the workspace (or a limit): restart the path here.
+                    break
+                solved += 1
+                worst = max(worst, float(np.max(np.abs(res.q - q))))
+                q = res.q
+        out[method] = {'max_step': worst, 'solved': solved, 'solves': total}
+    return out
+
+
+def render(meta: dict, rows: list) -> str:
+    """Return the markdown report."""
+    lines = [f"# Precision benchmark {meta['date']}", '',
+             f"Command: `{meta['command']}`", '',
+             f"Tolerance {TOL:g} m / {TOL:g} rad for both solvers, judged by the benchmark's "
+             'own FK; seed mid-range; ik_node dls with its defaults otherwise '
+             f"(timeout {meta['ik_timeout_ms']:g} ms); TRAC-IK Speed, 5 ms, epsilon 1e-5. "
+             f"{meta['cpu']}.", '',
+             '| arm | n | dls success | dls median / p95 ms | TRAC-IK success | '
+             'TRAC-IK median / p95 ms | median ratio | p95 ratio |',
+             '|---|---|---|---|---|---|---|---|']
+    tot_ok = tot = 0
+    for r in rows:
+        tot_ok += round(r['ik_rate'] * r['targets'])
+        tot += r['targets']
+        lines.append(
+            f"| {r['arm']} | {r['n']} | {100 * r['ik_rate']:.1f}% | "
+            f"{r['ik_median_ms']:.3f} / {r['ik_p95_ms']:.3f} | {100 * r['trac_rate']:.1f}% | "
+            f"{r['trac_median_ms']:.3f} / {r['trac_p95_ms']:.3f} | "
+            f"{r['ik_median_ms'] / r['trac_median_ms']:.2f} | "
+            f"{r['ik_p95_ms'] / r['trac_p95_ms']:.2f} |")
+    lines += ['', f'dls overall: {tot_ok} / {tot} = {100 * tot_ok / max(tot, 1):.2f}%; false '
+              f"successes: {sum(r['ik_false_successes'] for r in rows)}.", '',
+              '## Unreachable targets (ik_node dls)', '',
+              '| arm | targets (inside loose bound) | median / p95 ms | status counts |',
+              '|---|---|---|---|']
+    for r in rows:
+        lines.append(f"| {r['arm']} | {r['unreachable_targets']} "
+                     f"({r['unreachable_inside_bound']}) | {r['unreachable_median_ms']:.3f} / "
+                     f"{r['unreachable_p95_ms']:.3f} | {r['unreachable_status']} |")
+    if meta.get('tracking'):
+        lines += ['', '## Tracking 1 mm steps (warm-started, 5 paths of up to 100 steps)', '',
+                  'A path stops at its first failed step (it left the workspace); the '
+                  'largest joint step is over the solved steps.', '',
+                  '| arm | dls (pose) max step / solved | fabrik (position) | hybrid (pose) |',
+                  '|---|---|---|---|']
+        for t in meta['tracking']:
+            cells = [f"{t[m]['max_step']:.4f} rad / {t[m]['solved']} of {t[m]['solves']}"
+                     for m in ('dls', 'fabrik', 'hybrid')]
+            lines.append(f"| {t['arm']} | " + ' | '.join(cells) + ' |')
+    return '\n'.join(lines) + '\n'
+
+
+def main(argv=None) -> int:
+    """Run every arm and write markdown and JSON results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    ap.add_argument('--targets', type=int, default=1000,
+                    help='reachable targets per arm (0: tracking only)')
+    ap.add_argument('--arms', nargs='*', default=None)
+    ap.add_argument('--tracking', action='store_true', help='also run the tracking paths')
+    ap.add_argument('--out', default=None, help='markdown file (default bench/results/'
+                    'precision_<date>.md, never overwritten)')
+    args = ap.parse_args(argv)
+    import ik_node
+    arms = arm_files()
+    names = args.arms or list(arms)
+    rows = []
+    for name in names if args.targets > 0 else ():
+        urdf, base, tip, _ = arms[name]
+        row = run_arm(name, urdf, base, tip, args.targets)
+        rows.append(row)
+        print(f"{name}: dls {100 * row['ik_rate']:.1f}% {row['ik_median_ms']:.3f}/"
+              f"{row['ik_p95_ms']:.3f} ms, trac {100 * row['trac_rate']:.1f}% "
+              f"{row['trac_median_ms']:.3f}/{row['trac_p95_ms']:.3f} ms, unreachable "
+              f"{row['unreachable_median_ms']:.3f}/{row['unreachable_p95_ms']:.3f} ms "
+              f"{row['unreachable_status']}", file=sys.stderr, flush=True)
+    tracking = []
+    if args.tracking:
+        for name in names:
+            urdf, base, tip, _ = arms[name]
+            tracking.append(run_tracking(name, urdf, base, tip))
+            print(tracking[-1], file=sys.stderr, flush=True)
+    cpu = ''
+    try:
+        cpu = f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores'
+    except OSError:
+        pass
+    meta = {'date': datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC'),
+            'command': ' '.join(['.venv-bench/bin/python', 'bench/bench_precision.py']
+                                + (argv if argv is not None else sys.argv[1:])),
+            'ik_timeout_ms': ik_node.SolveOptions().timeout * 1e3, 'cpu': cpu,
+            'tracking': tracking}
+    text = render(meta, rows)
+    results = Path(__file__).resolve().parent / 'results'
+    out = Path(args.out) if args.out else results / (
+        f"precision_{datetime.now(timezone.utc).strftime('%Y-%m-%d_%H%M')}.md")
+    if out.exists():
+        raise SystemExit(f'{out} exists; results are never overwritten')
+    out.write_text(text)
+    out.with_suffix('.json').write_text(json.dumps({'meta': meta, 'rows': rows}, indent=1))
+    print(text)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,320 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The one restart driver every ``ik_node.solve`` method runs through.
+
+A method supplies only an *attempt*: ``attempt(start, budget) -> (q, iterations)``, one run
+of its kernel from one start configuration. Everything else is here, once:
+
+- budget: ``max_attempts`` and ``timeout`` over all attempts (:class:`Budget`); an attempt
+  that is long checks :meth:`Budget.expired` itself;
+- starts: the seed first, then random draws within the limits (:class:`Starts`);
+- the final check: forward kinematics of the q an attempt returns against the tolerances
+  (:func:`final_check`); a kernel's own claim is never trusted, so a method succeeds only
+  for the q it returns;
+- ranking of failed attempts: position first, then orientation (:func:`rank`);
+- choice among solutions: the one nearest the seed in weighted joint distance
+  (:func:`pick_nearest`), so a seed close to a solution never jumps to another IK branch;
+- joints the task leaves free stay where the seed had them (:func:`keep_seed_joints`);
+- the status: reached, out of reach (provably beyond the reach bound, or position attempts
+  from several starts stretched to the same distance from it), or did not converge.
+"""
+
+import math
+import time
+from typing import Callable, NamedTuple
+
+from ik_node import kinematics
+from ik_node._jit import njit
+from ik_node.result import IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED
+from ik_node.rotations import rotation_vector_from_matrix
+from ik_node.solvers.records import make_target
+import numpy as np
+
+__all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
+           'wrap_continuous', 'out_of_reach', 'keep_seed_joints', 'run_restarts']
+
+# Position attempts that miss the point by the same distance (to this relative precision),
+# with no joint held by a limit, from this many starts in a row mean the target is out of reach:
+# the arm stretches to the same pose whichever way it starts, and more restarts would only
+# spend the timeout. An attempt that ends with a joint held by a limit resets the count: on arms
+# such as the PUMA 560 or the KR 210, position attempts toward reachable points often end
+# at the same joint-limit local minimum from many starts. Six, not four: near the edge of a
+# KR 210's workspace about 40% of position attempts toward a reachable point end at one
+# interior local minimum (0.4^6 = 0.4% against 2.6% of such targets wrongly given up).
+_SAME_END_ATTEMPTS = 6
+_SAME_END_RELATIVE = 1e-3
+# With n < 6 a pose is met only by chance: once this many attempts reached the point,
+# more restarts would only polish the orientation at the cost of the whole timeout.
+_UNDERACTUATED_TRIES = 8
+
+
+class Budget:
+    """Attempt and wall-clock budget of one solve."""
+
+    __slots__ = ('max_attempts', 'deadline', 'attempts')
+
+    def __init__(self, max_attempts: int, timeout: float):
+        """Start the clock now."""
+        self.max_attempts = max_attempts
+        self.deadline = time.perf_counter() + timeout
+        self.attempts = 0
+
+    def expired(self) -> bool:
+        """Return True once the wall-clock budget is spent."""
+        return time.perf_counter() >= self.deadline
+
+    def take(self) -> bool:
+        """Count one more attempt; False once the budget is spent (the first always runs)."""
+        if self.attempts and (self.attempts >= self.max_attempts
+                              or time.perf_counter() >= self.deadline):
+            return False
+        self.attempts += 1
+        return True
+
+
+class Starts:
+    """Start configurations: the seed first, then draws within the limits (lazy, seeded)."""
+
+    def __init__(self, chain, q0: np.ndarray, rng_seed):
+        """Start from ``q0``; later starts come from ``default_rng(rng_seed)``."""
+        self.chain = chain
+        self.q0 = q0
+        self.rng_seed = rng_seed
+        self._rng = None
+
+    def start(self, attempt: int) -> np.ndarray:
+        """Return the start of attempt number ``attempt`` (1 = the seed)."""
+        if attempt == 1:
+            return self.q0
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.rng_seed)
+        q = self.chain.random_q(self._rng)
+        continuous = self.chain.continuous
+        if continuous.any():
+            # Continuous joints are drawn in +-pi around the seed, not around 0.
+            q[continuous] += self.q0[continuous]
+        return q
+
+
+class Check(NamedTuple):
+    """Outcome of :func:`final_check`: errors of q by FK [m, rad] and whether both are met."""
+
+    position_error: float
+    orientation_error: float
+    ok: bool
+
+
+def final_check(chain, target: np.ndarray, q: np.ndarray, opts) -> Check:
+    """
+    Judge ``q`` against ``target`` by the chain's forward kinematics and the tolerances.
+
+    The one place where success is decided: every method's every attempt ends here.
+    orientation_error is 0.0 for a position target (the result reports nan).
+    """
+    record = make_target(target)
+    perr, oerr = _target_errors(chain.model, record, q)
+    return Check(perr, oerr, perr <= opts.position_tolerance
+                 and (not record.pose or oerr <= opts.orientation_tolerance))
+
+
+@njit
+def _target_errors(model, target, q):
+    """Return (position error [m], orientation error [rad], 0 for a point) of the tip at q."""
+    T = kinematics.tip_pose(model, q)
+    tp = target.position
+    perr = math.sqrt((T[0, 3] - tp[0]) ** 2 + (T[1, 3] - tp[1]) ** 2 + (T[2, 3] - tp[2]) ** 2)
+    if not target.pose:
+        return perr, 0.0
+    tR = target.rotation
+    D = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            D[i, j] = tR[i, 0] * T[j, 0] + tR[i, 1] * T[j, 1] + tR[i, 2] * T[j, 2]
+    w = rotation_vector_from_matrix(D)
+    return perr, math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+
+
+def rank(check: Check, opts) -> tuple:
+    """
+    Return the sort key of a failed attempt: lower is better.
+
+    Position first, as a user expects from an unreachable target: get as close as possible
+    (errors within the tolerance count as equal), then orient.
+    """
+    return (max(check.position_error - opts.position_tolerance, 0.0), check.orientation_error)
+
+
+def pick_nearest(solutions: list, q_ref: np.ndarray, w: np.ndarray):
+    """Return the entry of ``solutions`` [(q, ...)] whose q is nearest ``q_ref`` (weights w)."""
+    return min(solutions, key=lambda s: float(np.sum(w * (s[0] - q_ref) ** 2)))
+
+
+def wrap_continuous(q: np.ndarray, q_ref: np.ndarray, continuous: np.ndarray) -> np.ndarray:
+    """Return ``q`` with continuous joints moved by multiples of 2π to lie nearest ``q_ref``."""
+    if not continuous.any():
+        return q
+    out = q.copy()
+    d = out[continuous] - q_ref[continuous]
+    out[continuous] = q_ref[continuous] + (d + math.pi) % (2.0 * math.pi) - math.pi
+    return out
+
+
+def out_of_reach(chain, position: np.ndarray, tolerance: float) -> bool:
+    """Return True when ``position`` [m] is provably beyond the chain's reach."""
+    d = position - chain.reach_origin
+    return math.sqrt(float(d @ d)) > chain.reach + tolerance
+
+
+def keep_seed_joints(chain, target: np.ndarray, q: np.ndarray, q0: np.ndarray, opts,
+                     check: Check) -> tuple:
+    """
+    Put back at the seed every joint of solution ``q`` that the target does not need moved.
+
+    A solution found from a random start (or a kernel that turned a joint the task does not
+    constrain, such as a wrist roll about a position target's axis) would otherwise move such
+    joints for nothing. Joints are tried one at a time; a change is kept only while the
+    final check still passes. Returns (q, check).
+    """
+    moved = np.flatnonzero(q != q0)
+    if moved.size == 0:
+        return q, check
+    for i in moved:
+        trial = q.copy()
+        trial[i] = q0[i]
+        c = final_check(chain, target, trial, opts)
+        if c.ok:
+            q, check = trial, c
+    return q, check
+
+
+def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Callable,
+                 method: str, w: np.ndarray = None) -> IKResult:
+    """
+    Solve with the attempts of ``prepare`` from q0, then from random starts.
+
+    prepare(chain, target, opts) -> attempt, attempt(start, budget) -> (q, iterations): the
+    method's kernel. target: validated (4, 4) pose or (3,) position; q0 (n,) inside the
+    limits; opts: the SolveOptions; w (n,): joint weights for the choice among solutions
+    (None: ones).
+
+    Out of reach: once a pose attempt misses the position, position-only attempts of the
+    same method (cheap, and free of the orientation trade-off) probe whether the point can
+    be reached at all; when they keep stretching to the same distance, the target is out of
+    reach, and when one meets the point, pose attempts resume from there.
+    """
+    pose = target.shape == (4, 4)
+    tp = np.ascontiguousarray(target[:3, 3]) if pose else target
+    tol_p = opts.position_tolerance
+    beyond_reach = out_of_reach(chain, tp, tol_p)
+    # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
+    budget = Budget(opts.max_attempts if (opts.restarts and not beyond_reach) else 1,
+                    opts.timeout)
+    starts = Starts(chain, q0, opts.rng_seed)
+    attempt = prepare(chain, target, opts)
+    probe = None
+    underactuated = pose and chain.n < 6
+    lower, upper, continuous = chain.lower, chain.upper, chain.continuous
+    solutions = []
+    best = None
+    ends = []
+    point_reached = 0
+    iterations = 0
+    stretched = False
+    position_met = False
+    probing = False
+    next_start = None
+    while budget.take():
+        start = starts.start(budget.attempts) if next_start is None else next_start
+        next_start = None
+        if probing:
+            if probe is None:
+                probe = prepare(chain, tp, opts)
+            q, it = probe(start, budget)
+        else:
+            q, it = attempt(start, budget)
+        iterations += int(it)
+        q = wrap_continuous(np.minimum(np.maximum(q, lower), upper), q0, continuous)
+        check = final_check(chain, target, q, opts)
+        if check.ok:
+            if budget.attempts > 1:
+                q, check = keep_seed_joints(chain, target, q, q0, opts, check)
+            solutions.append((q, check))
+            if len(solutions) >= opts.solutions or budget.attempts == 1:
+                break
+            continue
+        key = rank(check, opts)
+        if best is None or key < best[0]:
+            best = (key, q, check)
+        if check.position_error <= tol_p:
+            if probing:
+                # The point is reachable: back to pose attempts, from where it is met.
+                probing, next_start = False, q
+            position_met = True
+            if underactuated:
+                point_reached += 1
+                if point_reached >= _UNDERACTUATED_TRIES:
+                    break
+            continue
+        if position_met:
+            continue
+        if pose and not probing:
+            probing = True
+            continue
+        if _held_by_a_limit(chain, q, tp):
+            # A local minimum made by a joint limit, which other starts may avoid.
+            ends.clear()
+            continue
+        ends.append(check.position_error)
+        if len(ends) >= _SAME_END_ATTEMPTS and _same_end(ends[-_SAME_END_ATTEMPTS:], tol_p):
+            stretched = True
+            break
+    if solutions:
+        q, check = pick_nearest(solutions, q0, np.ones(chain.n) if w is None else w)
+        status, message = STATUS_REACHED, ''
+    else:
+        _, q, check = best
+        status = STATUS_OUT_OF_REACH if (beyond_reach or stretched) else STATUS_NOT_CONVERGED
+        message = _failure_message(status, beyond_reach, budget.attempts, check, pose)
+    return IKResult(q=q, success=bool(solutions), position_error=check.position_error,
+                    orientation_error=check.orientation_error if pose else math.nan,
+                    iterations=iterations, method=method, attempts=budget.attempts,
+                    message=message, status=status)
+
+
+def _held_by_a_limit(chain, q: np.ndarray, position: np.ndarray) -> bool:
+    """
+    Return True when a joint of ``q`` sits on a limit that keeps the tip from ``position``.
+
+    That is, the descent direction of the position error, Jᵀe, pushes the joint outward (a
+    local minimum made by the limit). A joint on a limit with no such push (a UR elbow
+    stretched straight at -2π) holds nothing.
+    """
+    on_lower = q <= chain.lower
+    on_upper = q >= chain.upper
+    if not (on_lower.any() or on_upper.any()):
+        return False
+    J = kinematics.jacobian(chain.model, chain.n, q)
+    e = position - kinematics.tip_pose(chain.model, q)[:3, 3]
+    g = J[:3].T @ e
+    eps = 1e-3 * math.sqrt(float(e @ e)) * chain.length_scale
+    return bool(np.any((on_lower & (g < -eps)) | (on_upper & (g > eps))))
+
+
+def _same_end(errors: list, tol_p: float) -> bool:
+    """Return True when position attempts stretched to the same distance from the target."""
+    return max(errors) - min(errors) <= _SAME_END_RELATIVE * max(errors) + 0.1 * tol_p
+
+
+def _failure_message(status: str, beyond_reach: bool, attempts: int, check: Check,
+                     pose: bool) -> str:
+    """Return the message of a failed solve: why, and the best errors reached."""
+    if beyond_reach:
+        why = 'target out of reach (beyond the reach bound of the arm); '
+    elif status == STATUS_OUT_OF_REACH:
+        why = 'target out of reach (attempts from several starts stretched to the same distance); '
+    else:
+        why = ''
+    return (why + f'no solution within tolerance after {attempts} attempt(s); '
+            f'best position error {check.position_error:.4g} m'
+            + (f', orientation error {check.orientation_error:.4g} rad' if pose else ''))
