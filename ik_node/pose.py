@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['pose_from_xyz_quat', 'quat_xyzw_from_matrix', 'pose_error',
-           'orientation_error', 'normalize_quat_xyzw']
+           'orientation_error', 'normalize_quat_xyzw', 'planar_goal']
 
 _QUAT_NORM_MIN = 1e-6
 
@@ -72,3 +72,26 @@ def pose_error(T_target: ArrayLike, T: ArrayLike) -> tuple[float, float]:
     Tt = np.asarray(T_target, dtype=float)
     Ta = np.asarray(T, dtype=float)
     return float(np.linalg.norm(Tt[:3, 3] - Ta[:3, 3])), orientation_error(Tt, Ta)
+
+
+def planar_goal(T_click: ArrayLike, T_tool: ArrayLike) -> np.ndarray:
+    """
+    Return the tool pose a planar click means: x, y and heading from it, the rest kept.
+
+    RViz's 2D Goal Pose tool sends a point on the grid (z = 0) and a rotation about z only.
+    Taken literally that is a tool pose at floor height. Read as a planar command it moves the
+    tool (4, 4) ``T_tool`` to the clicked x, y at its own height, and turns its orientation
+    about the vertical by the difference between the clicked yaw and the tool's heading (its
+    x axis on the floor, or its z axis when x points straight up or down): the tilt is kept.
+    """
+    Tc = np.asarray(T_click, dtype=float)
+    Tt = np.asarray(T_tool, dtype=float)
+    yaw_click = math.atan2(Tc[1, 0], Tc[0, 0])
+    x_tool = Tt[:3, 0]
+    axis = x_tool if math.hypot(x_tool[0], x_tool[1]) > 1e-6 else Tt[:3, 2]
+    turn = yaw_click - math.atan2(axis[1], axis[0])
+    c, s = math.cos(turn), math.sin(turn)
+    T = np.eye(4)
+    T[:3, :3] = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ Tt[:3, :3]
+    T[:3, 3] = (Tc[0, 3], Tc[1, 3], Tt[2, 3])
+    return T

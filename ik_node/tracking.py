@@ -309,6 +309,22 @@ class IKTracker:
         return self._stepper.q
 
     @property
+    def velocity(self) -> np.ndarray:
+        """Return the (n,) command velocity limits [rad/s or m/s]."""
+        return self._stepper.v_max.copy()
+
+    def move_to(self, q_goal: ArrayLike) -> None:
+        """
+        Make the joint positions ``q_goal`` (n,) the goal, without IK (a home pose, say).
+
+        Clipped into the limits; approached by :meth:`step` like a solved goal.
+        """
+        q = self.chain.check_q(q_goal, 'q_goal')
+        self._goal = self.chain.clip(q)
+        self._reached = False
+        self._target = None
+
+    @property
     def goal(self) -> np.ndarray | None:
         """Return the solution being approached (n,), or None."""
         return None if self._goal is None else self._goal.copy()

@@ -139,8 +139,9 @@ def test_unreachable_target_moves_to_the_best_pose_and_says_so(ros, chain):
     status = probe.answer_to(lambda: probe.publish_pose(T))
     assert status is not None, procs.logs()
     values = status_values(status)
-    assert status.level == DiagnosticStatus.WARN and 'unreachable' in status.message
-    assert values['reachable'] == 'False' and float(values['position_error']) > 1.0
+    assert status.level == DiagnosticStatus.WARN and 'out of reach' in status.message
+    assert values['reachable'] == 'False' and values['status'] == 'out_of_reach'
+    assert float(values['position_error']) > 1.0
     # The commands approach the best reachable pose: much nearer the target than Q0 is.
     start = np.linalg.norm(chain.fk(Q0)[:3, 3] - T[:3, 3])
 
@@ -151,7 +152,7 @@ def test_unreachable_target_moves_to_the_best_pose_and_says_so(ros, chain):
     assert probe.spin_until(nearer, 10.0)
     q = probe.last_command(chain)
     assert np.all(np.isfinite(q)) and chain.within_limits(q)
-    assert probe.spin_until(lambda: 'unreachable' in node.log_path.read_text(), 5.0)
+    assert probe.spin_until(lambda: 'target out of reach' in node.log_path.read_text(), 5.0)
 
 
 def test_parameter_changes_are_validated_and_applied_without_restart(ros, chain):

@@ -65,3 +65,20 @@ def test_degenerate_quaternions_are_refused(quat):
 def test_non_finite_position_is_refused():
     with pytest.raises(IKInputError, match='position'):
         pose_from_xyz_quat([0, np.inf, 0])
+
+
+def test_a_planar_goal_moves_x_y_and_heading_and_keeps_height_and_tilt(rng):
+    from ik_node.pose import planar_goal
+    for _ in range(20):
+        T_tool = pose_from_xyz_quat(rng.uniform(-0.5, 0.5, 3), rng.normal(size=4))
+        yaw = rng.uniform(-3.0, 3.0)
+        T_click = pose_from_xyz_quat([*rng.uniform(-0.5, 0.5, 2), 0.0],
+                                     [0.0, 0.0, np.sin(yaw / 2), np.cos(yaw / 2)])
+        T = planar_goal(T_click, T_tool)
+        np.testing.assert_allclose(T[:3, 3], [T_click[0, 3], T_click[1, 3], T_tool[2, 3]])
+        # The tilt (angle of each tool axis to the vertical) is kept ...
+        np.testing.assert_allclose(T[2, :3], T_tool[2, :3], atol=1e-12)
+        # ... and the heading is the clicked yaw.
+        heading = T[:3, 0] if np.hypot(*T[:2, 0]) > 1e-6 else T[:3, 2]
+        assert np.isclose(np.arctan2(heading[1], heading[0]), yaw, atol=1e-9) or \
+            np.isclose(abs(np.arctan2(heading[1], heading[0]) - yaw), 2 * np.pi, atol=1e-9)

@@ -70,7 +70,7 @@ def test_commands_approach_the_goal_within_velocity_limits(rng):
     assert outcome.result.success
     assert tracker.moving
     prev, t, steps = tracker.command, 0.0, 0
-    v = tracker._stepper.v_max
+    v = tracker.velocity
     while tracker.moving:
         t += PERIOD
         report = tracker.step(t)
@@ -186,7 +186,7 @@ def test_steps_toward_a_wrist_singularity_slow_down_and_stop_short_of_it():
     tracker.start_at(q, now=0.0)
     goal = q.copy()
     goal[4] = -0.6                   # straight through the singularity
-    tracker._goal, tracker._reached = goal, False
+    tracker.move_to(goal)
     t, speeds, conds = 0.0, [], []
     for _ in range(400):
         t += PERIOD
@@ -194,13 +194,13 @@ def test_steps_toward_a_wrist_singularity_slow_down_and_stop_short_of_it():
         report = tracker.step(t)
         speeds.append(abs(report.q[4] - prev[4]) / PERIOD)
         conds.append(tracker.condition)
-    v = tracker._stepper.v_max[4]
+    v = tracker.velocity[4]
     assert speeds[0] == pytest.approx(v)                   # far from it: full speed
     assert max(conds) < 30.0                               # never reaches the stop threshold
     assert tracker.command[4] > 0.0                        # and never crosses the singularity
     slowed = [s for s, c in zip(speeds, conds) if c > 17.0]
     assert slowed and max(slowed) < v and slowed[-1] < 0.05 * v
     # Moving away from it is never slowed.
-    tracker._goal, tracker._reached = q.copy(), False
+    tracker.move_to(q)
     prev = tracker.command
     assert abs(tracker.step(t + PERIOD).q[4] - prev[4]) == pytest.approx(v * PERIOD)

@@ -24,7 +24,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['pose_to_matrix', 'matrix_to_pose', 'transform_to_matrix', 'point_to_array',
            'stamp_ns', 'stamp_text', 'stamp_from_ns', 'duration', 'joint_state',
-           'joint_trajectory', 'float64_array', 'status_array', 'target_markers', 'LEVELS']
+           'joint_trajectory', 'float64_array', 'status_array', 'answer_values',
+           'target_markers', 'LEVELS']
 
 # DiagnosticStatus levels by name (the message constants are bytes).
 LEVELS = {'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
@@ -129,6 +130,38 @@ def status_array(name: str, level: str, message: str, values: Mapping[str, Any],
     msg = DiagnosticArray(status=[status])
     msg.header.stamp = stamp
     return msg
+
+
+def answer_values(result: Any, seed_source: str, solve_time: float, header: Any,
+                  clamped: str | None, command_stamp: Time | None) -> dict[str, Any]:
+    """
+    Return the key/values of the status that answers one target.
+
+    result: the IKResult; seed_source: where the solve started ('joint_states', ...);
+    solve_time [s]; header: the target's header; clamped: what the command step clamped
+    (None when no command answered at once); command_stamp: that command's stamp, or None.
+    ``reachable`` is False only when the solver found the target out of reach (a target it
+    merely did not converge on may be reachable).
+    """
+    values = {
+        'success': bool(result.success),
+        'reachable': result.status != 'out_of_reach',
+        'status': result.status,
+        'position_error': float(result.position_error),
+        'orientation_error': float(result.orientation_error),
+        'iterations': int(result.iterations),
+        'attempts': int(result.attempts),
+        'solve_time_ms': 1e3 * solve_time,
+        'solver': result.method,
+        'seed': seed_source,
+        'target_frame': header.frame_id,
+        'target_stamp': stamp_text(header.stamp),
+    }
+    if clamped is not None:
+        values['clamped'] = clamped or 'none'
+    if command_stamp is not None:
+        values['command_stamp'] = stamp_text(command_stamp)
+    return values
 
 
 def target_markers(frame: str, T_target: ArrayLike, T_reached: ArrayLike, success: bool,

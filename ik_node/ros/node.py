@@ -31,10 +31,12 @@ from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
 from ik_node.history import JointHistory
-from ik_node.pose import pose_from_xyz_quat
+from ik_node.pose import planar_goal
+from ik_node.result import STATUS_OUT_OF_REACH
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
 from ik_node.ros.description import RobotDescriptionSource
+from ik_node.ros.frames import current_positions, FrameRefused, TargetFrames
 from ik_node.ros.interactive import MarkerTarget
 from ik_node.ros.parameters import changed_values, declare_parameters
 from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
@@ -46,7 +48,6 @@ from ik_node.tracking import IKTracker, SolveOutcome
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
-from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import SetBool
@@ -520,7 +521,9 @@ class IKNode(Node):
         try:
             T = T_base_frame @ conv.pose_to_matrix(pose)
             if planar:
-                T = self._planar_goal(T, now)
+                T_tip = tracker.tip_pose(now)
+                assert T_tip is not None    # the tracker is ready
+                T = planar_goal(T, T_tip)
             if point_only or self._values['position_only']:
                 if point_only and not self._values['position_only']:
                     T_tip = tracker.tip_pose(now)
@@ -567,85 +570,18 @@ class IKNode(Node):
         self._marker_pose = T
         self._marker.offer(chain.base_link, T, state)
 
-    def _planar_goal(self, T_click: np.ndarray, now: float) -> np.ndarray:
-        """
-        Return the tool pose a 2D Goal Pose click means: x, y and yaw from the click.
-
-        RViz's tool sends z = 0 (the grid) and a rotation about z only. The tool keeps its
-        height and its tilt: its current orientation turned about the base z axis by the
-        difference between the clicked yaw and the tool's current heading.
-        """
-        tracker = self._tracker
-        assert tracker is not None
-        T_tip = tracker.tip_pose(now)
-        assert T_tip is not None
-        yaw_click = math.atan2(T_click[1, 0], T_click[0, 0])
-        x_tool = T_tip[:3, 0]
-        # The heading of the tool: its x axis projected on the floor (its z axis if x points
-        # straight up or down).
-        axis = x_tool if math.hypot(x_tool[0], x_tool[1]) > 1e-6 else T_tip[:3, 2]
-        yaw_tool = math.atan2(axis[1], axis[0])
-        turn = pose_from_xyz_quat((0.0, 0.0, 0.0), (0.0, 0.0, math.sin(0.5 * (yaw_click
-                                  - yaw_tool)), math.cos(0.5 * (yaw_click - yaw_tool))))
-        T = np.eye(4)
-        T[:3, :3] = turn[:3, :3] @ T_tip[:3, :3]
-        T[:3, 3] = (T_click[0, 3], T_click[1, 3], T_tip[2, 3])
-        return T
-
     def _frame_to_base(self, header: Header, now: float) -> np.ndarray | None:
         """Return the (4, 4) pose of the header's frame in the base frame, or None (refused)."""
         tracker, tree = self._tracker, self._tree
         assert tracker is not None and tree is not None
-        frame = header.frame_id.lstrip('/')
-        prefix = self._values['frame_prefix'].lstrip('/')
-        if prefix and frame.startswith(prefix):
-            frame = frame[len(prefix):]
-        base = tracker.chain.base_link
-        if frame in ('', base):
-            return np.eye(4)
-        if frame in tree.links:
-            positions = self._positions_at(header, now)
-            if positions is None:
-                return None
-            return tree.link_pose(base, frame, positions)
-        if self._tf_buffer is None:
-            self._refuse('frame', f'frame {frame!r} is neither the base frame {base!r} nor a '
-                         'link of the robot, and tf2_ros is not installed to look it up', header)
-            return None
+        frames = TargetFrames(tree, tracker.chain.base_link, self._values['frame_prefix'],
+                              self._history, self._tf_buffer)
         try:
-            tf = self._tf_buffer.lookup_transform(base, frame, Time.from_msg(header.stamp))
-        except Exception as exc:  # noqa: B902  (tf2 raises several unrelated exception types)
-            self._refuse('frame', f'no transform from {frame!r} to {base!r}: {exc}', header)
+            return frames.to_base(header, current_positions(self._feedback, tracker.names,
+                                                            tracker.current_q(now)))
+        except FrameRefused as exc:
+            self._refuse('frame', str(exc), header)
             return None
-        return conv.transform_to_matrix(tf.transform)
-
-    def _positions_at(self, header: Header, now: float) -> dict[str, float] | None:
-        """
-        Return joint positions at the header's stamp (None: refused, said why).
-
-        A target in a frame that moves with the arm means that frame at the target's stamp;
-        a zero stamp means now. Outside the last 2 s of joint_states the target is refused:
-        resolving it at another time would put it somewhere else.
-        """
-        tracker = self._tracker
-        assert tracker is not None
-        stamp = conv.stamp_ns(header.stamp) * 1e-9
-        if stamp and len(self._history):
-            positions = self._history.at(stamp)
-            if positions is None:
-                oldest, newest = self._history.span() or (0.0, 0.0)
-                self._refuse('stamp', f'target in frame {header.frame_id!r} stamped {stamp:.3f} '
-                             f'is outside the joint_states history [{oldest:.3f}, '
-                             f'{newest:.3f}]: where that frame was then is not known '
-                             '(stamp it now, or 0 for "now")', header)
-                return None
-            return positions
-        positions = {name: float(v) for name, v in zip(*self._feedback[:2])
-                     if math.isfinite(v)} if self._feedback else {}
-        q = tracker.current_q(now)
-        if q is not None:
-            positions.update(zip(tracker.names, q.tolist()))
-        return positions
 
     # Output -------------------------------------------------------------------------------
 
@@ -710,28 +646,17 @@ class IKNode(Node):
             level, message = 'OK', 'target solved: commanding the arm there'
         else:
             level = 'WARN'
-            message = (f'target unreachable: moving to the best reachable pose '
-                       f'(position error {r.position_error:.4f} m)')
+            why = ('target out of reach' if r.status == STATUS_OUT_OF_REACH
+                   else 'target not reached by the solver (it may be reachable: raise '
+                        'max_attempts or timeout)')
+            message = (f'{why}: moving to the best pose found (position error '
+                       f'{r.position_error:.4f} m)')
             self._warn('unreachable', message)
         if 'status' not in self._pubs:
             return
-        values = {
-            'success': bool(r.success),
-            'reachable': bool(r.success),
-            'position_error': float(r.position_error),
-            'orientation_error': float(r.orientation_error),
-            'iterations': int(r.iterations),
-            'attempts': int(r.attempts),
-            'solve_time_ms': 1e3 * outcome.solve_time,
-            'solver': r.method,
-            'seed': outcome.seed_source,
-            'target_frame': header.frame_id,
-            'target_stamp': conv.stamp_text(header.stamp),
-        }
-        if report is not None:
-            values['clamped'] = report.describe(tracker.names) or 'none'
-        if command_stamp is not None:
-            values['command_stamp'] = conv.stamp_text(command_stamp)
+        values = conv.answer_values(r, outcome.seed_source, outcome.solve_time, header,
+                                    report.describe(tracker.names) if report else None,
+                                    command_stamp)
         self._pubs['status'][0].publish(conv.status_array(
             f'{self.get_name()}: ik', level, message, values, self.get_clock().now().to_msg(),
             hardware_id=tracker.chain.robot_name))
