@@ -19,9 +19,14 @@ import argparse
 from dataclasses import dataclass
 import sys
 import threading
-from typing import Optional, Sequence
+from typing import Optional, Sequence, TYPE_CHECKING, Union
 
 from ik_node.errors import IKError
+
+if TYPE_CHECKING:   # viser is an optional dependency: imported when a view starts
+    from ik_node.web.fabrik_view import FabrikPlayground
+    from ik_node.web.ik_view import IKView
+    import viser
 
 __all__ = ['main', 'start', 'WebApp']
 
@@ -51,8 +56,8 @@ def _parser() -> argparse.ArgumentParser:
 class WebApp:
     """A running view: the viser server, the view on it (None after an error), the error."""
 
-    server: object
-    view: Optional[object]
+    server: 'viser.ViserServer'
+    view: Optional[Union['IKView', 'FabrikPlayground']]
     error: Optional[str]
 
     @property
@@ -67,13 +72,14 @@ class WebApp:
         self.server.stop()
 
 
-def show_error(server, title: str, message: str) -> None:
+def show_error(server: 'viser.ViserServer', title: str, message: str) -> None:
     """Put an error on the page, in the panel and as a notification that stays."""
     server.gui.add_markdown(f'## ⚠ {title}\n\n```\n{message}\n```\n\n'
                             'Fix the input and start `ik-web` again.')
-    server.on_client_connect(
-        lambda client: client.add_notification(title, message, auto_close_seconds=None,
-                                               color='red'))
+
+    def notify(client: 'viser.ClientHandle') -> None:
+        client.add_notification(title, message, auto_close_seconds=None, color='red')
+    server.on_client_connect(notify)
 
 
 def start(urdf: Optional[str] = None, base: Optional[str] = None, tip: Optional[str] = None,

@@ -4,13 +4,13 @@
 
 from dataclasses import dataclass, field
 import math
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ik_node.errors import IKError
-from ik_node.objectives import JointLimitAvoidance, Manipulability, RestPosture
+from ik_node.objectives import JointLimitAvoidance, Manipulability, Objective, RestPosture
 from ik_node.options import SolveOptions
 from ik_node.solve import methods
-import numpy as np
+import viser
 
 __all__ = ['Settings', 'SolverControls']
 
@@ -21,7 +21,7 @@ class Settings:
 
     method: str = 'dls'
     position_only: bool = False
-    options: dict = field(default_factory=dict)
+    options: Dict[str, Any] = field(default_factory=dict)
 
 
 class SolverControls:
@@ -33,7 +33,7 @@ class SolverControls:
     use. ``on_change(settings)`` is called after every accepted change.
     """
 
-    def __init__(self, gui, chain, on_change: Callable[[Settings], None],
+    def __init__(self, gui: viser.GuiApi, chain, on_change: Callable[[Settings], None],
                  default_timeout_ms: float = 15.0):
         """Build the panel in ``gui`` (a viser GuiApi) for ``chain``."""
         self._chain = chain
@@ -70,7 +70,7 @@ class SolverControls:
                        self.orientation_tolerance, self.max_iterations, self.timeout,
                        self.damping, self.restarts, self.max_attempts, self.limit_weight,
                        self.rest_weight, self.manip_weight)
-        self.rest_posture = np.array(chain.mid)
+        self.rest_posture = tuple(float(v) for v in chain.mid)
         self.settings = self.read()
         for h in self.inputs:
             h.on_update(self._changed)
@@ -79,7 +79,7 @@ class SolverControls:
         """Return the settings the inputs hold; IKError with the reason when one is refused."""
         iters = self.max_iterations.value
         attempts = self.max_attempts.value
-        options = {
+        options: Dict[str, Any] = {
             'position_tolerance': float(self.position_tolerance.value) * 1e-3,
             'orientation_tolerance': float(self.orientation_tolerance.value),
             'max_iterations': int(iters) if float(iters).is_integer() else iters,
@@ -89,20 +89,22 @@ class SolverControls:
             'max_attempts': int(attempts) if float(attempts).is_integer() else attempts,
         }
         SolveOptions.from_kwargs(**options)
-        objectives = []
-        for cls, h, extra in ((JointLimitAvoidance, self.limit_weight, {}),
-                              (RestPosture, self.rest_weight, {'q_rest': self.rest_posture}),
-                              (Manipulability, self.manip_weight, {})):
+        objectives: List[Objective] = []
+        weighted: Tuple[Tuple[viser.GuiNumberHandle[float], Callable[[float], Objective]], ...] = (
+            (self.limit_weight, lambda w: JointLimitAvoidance(weight=w)),
+            (self.rest_weight, lambda w: RestPosture(weight=w, q_rest=self.rest_posture)),
+            (self.manip_weight, lambda w: Manipulability(weight=w)))
+        for h, make in weighted:
             w = float(h.value)
             if w != 0.0 or not math.isfinite(w):
-                obj = cls(weight=w, **extra)
+                obj = make(w)
                 obj.cost(self._chain, self._chain.mid)   # the library's own check of it
                 objectives.append(obj)
         if objectives:
             options['objectives'] = tuple(objectives)
         return Settings(str(self.method.value), bool(self.position_only.value), options)
 
-    def _changed(self, event) -> None:
+    def _changed(self, event: viser.GuiEvent[Any]) -> None:
         if event.client is None:
             return  # set by the server itself
         self.apply()

@@ -9,12 +9,14 @@ and the library; a refused value is shown on the page and the previous settings 
 forward pass (the wished points are drawn in orange), one backward pass, or one iteration.
 """
 
+from functools import partial
 import math
 import threading
+from typing import Any, List, Optional, Union
 
 from ik_node.errors import IKError
 from ik_node.web.playground import (CONSTRAINT_KINDS, MAX_END_EFFECTORS, MAX_LINKS, Playground,
-                                    Status)
+                                    PlaygroundConfig, Status)
 import numpy as np
 import viser
 
@@ -78,16 +80,16 @@ class FabrikPlayground:
                     self.tolerance, self.min_change)
         for h in settings:
             h.on_update(self._settings_changed)
-        self.moving_root.on_update(lambda _: self._draw_gizmos())
-        self.mode.on_update(lambda _: self._mode_changed())
+        self.moving_root.on_update(self._moving_root_toggled)
+        self.mode.on_update(self._mode_picked)
         for button, action in ((self.forward_button, 'forward'),
                                (self.backward_button, 'backward'),
                                (self.iteration_button, 'iteration')):
-            button.on_click(lambda _, a=action: self.step(a))
-        self.solve_button.on_click(lambda _: self.solve())
-        self.reset_button.on_click(lambda _: self.reset())
-        self.target_gizmos = []
-        self.root_gizmo = None
+            button.on_click(partial(self._step_clicked, action))
+        self.solve_button.on_click(self._solve_clicked)
+        self.reset_button.on_click(self._reset_clicked)
+        self.target_gizmos: List[viser.TransformControlsHandle] = []
+        self.root_gizmo: Optional[viser.TransformControlsHandle] = None
         self._draw_gizmos()
         self._mode_changed()
         self.solve()
@@ -96,7 +98,7 @@ class FabrikPlayground:
         """Nothing runs in the background here (the server's threads call the handlers)."""
 
     # --- settings ---------------------------------------------------------------------------
-    def read_config(self):
+    def read_config(self) -> PlaygroundConfig:
         """Return the settings the inputs hold; IKError when one is refused."""
         try:
             lengths = tuple(float(v) for v in str(self.lengths.value).replace(';', ',')
@@ -104,7 +106,8 @@ class FabrikPlayground:
         except ValueError as exc:
             raise IKError(f'link lengths must be numbers separated by commas: {exc}') from exc
 
-        def count(h):
+        def count(h: Union[viser.GuiNumberHandle[Any], viser.GuiSliderHandle[Any]]
+                  ) -> Union[int, float]:
             v = float(h.value)
             return int(v) if v.is_integer() else v
         return self.model.with_config(
@@ -117,9 +120,24 @@ class FabrikPlayground:
             tolerance=float(self.tolerance.value) * 1e-3,
             min_change=float(self.min_change.value) * 1e-3)
 
-    def _settings_changed(self, event) -> None:
+    def _settings_changed(self, event: viser.GuiEvent[Any]) -> None:
         if event.client is not None:
             self.apply_settings()
+
+    def _moving_root_toggled(self, _event: viser.GuiEvent[Any]) -> None:
+        self._draw_gizmos()
+
+    def _mode_picked(self, _event: viser.GuiEvent[Any]) -> None:
+        self._mode_changed()
+
+    def _step_clicked(self, kind: str, _event: viser.GuiEvent[Any]) -> None:
+        self.step(kind)
+
+    def _solve_clicked(self, _event: viser.GuiEvent[Any]) -> None:
+        self.solve()
+
+    def _reset_clicked(self, _event: viser.GuiEvent[Any]) -> None:
+        self.reset()
 
     def apply_settings(self) -> str:
         """Take the inputs' settings (or show why not); return the refusal or ''."""
@@ -136,13 +154,15 @@ class FabrikPlayground:
                 self.model.config.n_links, self.model.config.end_effectors,
                 self.model.config.branch_links, self.model.config.lengths,
                 self.model.config.constraint)
-            self.model.configure(config) if shape_changed else self._set_config(config)
             if shape_changed:
+                self.model.configure(config)
                 self._draw_gizmos()
+            else:
+                self._set_config(config)
         self._after_change()
         return ''
 
-    def _set_config(self, config) -> None:
+    def _set_config(self, config: PlaygroundConfig) -> None:
         # Solver settings and limits only: keep the pose, re-project it onto new limits.
         old = self.model.config
         self.model.config = config
@@ -207,7 +227,7 @@ class FabrikPlayground:
         for k, t in enumerate(self.model.targets):
             g = self.server.scene.add_transform_controls(
                 f'/target{k}', scale=0.2, disable_rotations=True, position=t)
-            g.on_update(lambda _, k=k, g=g: self._target_dragged(k, g))
+            g.on_update(partial(self._target_dragged, k))
             self.target_gizmos.append(g)
         if self.root_gizmo is not None:
             self.root_gizmo.remove()
@@ -215,16 +235,16 @@ class FabrikPlayground:
         if self.moving_root.value:
             self.root_gizmo = self.server.scene.add_transform_controls(
                 '/root', scale=0.15, disable_rotations=True, position=self.model.root)
-            self.root_gizmo.on_update(lambda _: self._root_dragged())
+            self.root_gizmo.on_update(self._root_dragged)
 
-    def _target_dragged(self, k: int, gizmo) -> None:
+    def _target_dragged(self, k: int, event: viser.TransformControlsEvent) -> None:
         with self._lock:
-            self.model.move_target(k, gizmo.position)
+            self.model.move_target(k, event.target.position)
         self._after_change()
 
-    def _root_dragged(self) -> None:
+    def _root_dragged(self, event: viser.TransformControlsEvent) -> None:
         with self._lock:
-            self.model.move_root(self.root_gizmo.position)
+            self.model.move_root(event.target.position)
         self._after_change()
 
     def _show(self, status: Status) -> None:

@@ -15,7 +15,7 @@ import logging
 import math
 import threading
 import time
-from typing import Optional
+from typing import Any, Deque, Optional
 
 from ik_node.errors import IKError
 from ik_node.result import IKResult
@@ -53,6 +53,15 @@ class Drawn:
     wait: float = 0.0
 
 
+@dataclass(frozen=True)
+class _Request:
+    """A posted target: its number, the (4, 4) pose in the base frame, when it was posted."""
+
+    seq: int
+    target: np.ndarray
+    t_request: float   # time.perf_counter() [s]
+
+
 def home_pose(chain) -> np.ndarray:
     """Return a bent start pose (n,) inside the limits: mid-range with elbow-like bends."""
     bend = np.array([0.0 if j == 0 else 0.6 * (-1) ** j for j in range(chain.n)])
@@ -82,12 +91,12 @@ class IKView:
         self.q = home_pose(chain) if q0 is None else np.array(q0, dtype=float)
         warm_up(chain)
         self._cv = threading.Condition()
-        self._pending = None
+        self._pending: Optional[_Request] = None
         self._seq = 0
         self._closed = False
         self.last: Optional[Drawn] = None
         self.drawn_count = 0
-        self.history: deque = deque(maxlen=PLOT_SAMPLES)
+        self.history: Deque[Drawn] = deque(maxlen=PLOT_SAMPLES)
         self._plot_time = 0.0
 
         scene = server.scene
@@ -136,10 +145,10 @@ class IKView:
         self.request(T_tip)   # the readouts start filled, from a solve like every other
 
     # --- inputs -----------------------------------------------------------------------------
-    def _gizmo_moved(self, event) -> None:
+    def _gizmo_moved(self, event: viser.TransformControlsEvent) -> None:
         self.request(_pose(self.gizmo.position, self.gizmo.wxyz))
 
-    def _xyz_typed(self, event) -> None:
+    def _xyz_typed(self, event: viser.GuiEvent[Any]) -> None:
         if event.client is None:
             return
         self.set_target(_pose(np.array(self.target_xyz.value), self.gizmo.wxyz))
@@ -158,7 +167,7 @@ class IKView:
         """Post target T (4, 4, base frame) for the worker; return its request number."""
         with self._cv:
             self._seq += 1
-            self._pending = (self._seq, np.array(T, dtype=float), time.perf_counter())
+            self._pending = _Request(self._seq, np.array(T, dtype=float), time.perf_counter())
             self._cv.notify()
             return self._seq
 
@@ -186,13 +195,14 @@ class IKView:
             with self._cv:
                 while self._pending is None and not self._closed:
                     self._cv.wait()
-                if self._closed:
+                req = self._pending
+                if self._closed or req is None:   # None only when closed (the loop above)
                     return
-                seq, T, t_request = self._pending
                 self._pending = None
             settings = self.controls.settings
+            drawn: Optional[Drawn]
             try:
-                drawn = self._solve_and_draw(seq, T, t_request, settings)
+                drawn = self._solve_and_draw(req.seq, req.target, req.t_request, settings)
             except IKError as exc:
                 self.readout.content = f'**Refused by the solver:** {exc}'
                 drawn = None
@@ -241,7 +251,9 @@ class IKView:
             f'{r.iterations} iterations · {r.attempts} attempt(s)  \n'
             f'position error {r.position_error * 1e3:.3f} mm · orientation error {orient}  \n'
             f'solve {d.solve_time * 1e3:.2f} ms · solve-and-draw {d.latency * 1e3:.2f} ms')
-        self.target_xyz.value = tuple(float(v) for v in np.round(d.target[:3, 3], 4))
+        tx, ty, tz = (float(v) for v in np.round(d.target[:3, 3], 4))
+        # viser defines the value setter apart from its getter, so mypy takes it as read-only
+        self.target_xyz.value = (tx, ty, tz)  # type: ignore[misc]
         now = time.monotonic()
         if now - self._plot_time >= PLOT_PERIOD:
             self._plot_time = now

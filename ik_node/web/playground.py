@@ -12,11 +12,11 @@ solved by :func:`ik_node.fabrik_tree` (free joints only; stepped one iteration a
 
 from dataclasses import dataclass, replace
 import math
-from typing import Optional
+from typing import List, Optional, Union
 
 from ik_node.errors import IKInputError
 from ik_node.pointchain.constraints import BallJoint, constraint_violation, HingeJoint
-from ik_node.pointchain.fabrik import fabrik, fabrik_pass
+from ik_node.pointchain.fabrik import fabrik, fabrik_pass, PassResult
 from ik_node.pointchain.tree import fabrik_tree
 import numpy as np
 
@@ -101,6 +101,8 @@ class Playground:
         """Build the rest pose of ``config`` (default settings when None)."""
         self.root = np.zeros(3)
         self.targets = np.zeros((0, 3))
+        self.frames: Optional[np.ndarray] = None   # bone frames of a constrained chain
+        self.wish: Optional[PassResult] = None     # the forward pass not yet taken back
         self.configure(config or PlaygroundConfig())
 
     @property
@@ -145,18 +147,23 @@ class Playground:
         a = 2.0 * math.pi * k / max(1, self.config.end_effectors) + 0.5
         return self.root + 0.6 * reach * np.array([0.6 * math.cos(a), 0.6 * math.sin(a), 0.8])
 
-    def constraints(self) -> Optional[list]:
+    def constraints(self) -> Optional[List[Union[BallJoint, HingeJoint]]]:
         """Return the joint constraints of the single chain (None: free)."""
         kind = self.config.constraint
         if kind == 'free' or self.is_tree:
             return None
         lim, cone = self.config.hinge_limit, self.config.cone_angle
-        out = []
+        out: List[Union[BallJoint, HingeJoint]] = []
         for j in range(self.config.n_links):
             hinge = HingeJoint(axis=(1.0, 0.0, 0.0) if j % 2 == 0 else (0.0, 1.0, 0.0),
                                lower=-lim, upper=lim)
             ball = BallJoint(cone)
-            out.append({'hinge': hinge, 'cone': ball}.get(kind, hinge if j % 2 else ball))
+            if kind == 'hinge':
+                out.append(hinge)
+            elif kind == 'cone':
+                out.append(ball)
+            else:   # 'hinge + cone': alternating, starting with a cone
+                out.append(hinge if j % 2 else ball)
         return out
 
     def reset(self) -> Status:
@@ -186,13 +193,13 @@ class Playground:
         c = self.config
         self.wish = None
         if self.is_tree:
-            sol = fabrik_tree(self.points, self.parents,
-                              {leaf: self.targets[k] for k, leaf in enumerate(self.leaves)},
-                              root=self.root, tolerance=c.tolerance,
-                              min_change=c.min_change, max_iterations=c.max_iterations)
-            self.points = sol.points
-            self.iterations = sol.iterations
-            return self.status(sol.status)
+            tree_sol = fabrik_tree(self.points, self.parents,
+                                   {leaf: self.targets[k] for k, leaf in enumerate(self.leaves)},
+                                   root=self.root, tolerance=c.tolerance,
+                                   min_change=c.min_change, max_iterations=c.max_iterations)
+            self.points = tree_sol.points
+            self.iterations = tree_sol.iterations
+            return self.status(tree_sol.status)
         sol = fabrik(self.points, self.targets[0], root=self.root,
                      constraints=self.constraints(), frames=self.frames,
                      tolerance=c.tolerance, min_change=c.min_change,
@@ -226,16 +233,16 @@ class Playground:
         if kind == 'iteration':
             self.step('forward')
             return self.step('backward')
-        c = self.constraints()
+        constraints = self.constraints()
         if kind == 'forward':
-            p = fabrik_pass(self.points, self.targets[0], 'forward', constraints=c,
+            p = fabrik_pass(self.points, self.targets[0], 'forward', constraints=constraints,
                             frames=self.frames)
             self.wish = p
         else:
-            src = self.wish if self.wish is not None else None
+            src = self.wish
             pts = src.points if src is not None else self.points
             frames = src.frames if src is not None else self.frames
-            p = fabrik_pass(pts, self.root, 'backward', constraints=c, frames=frames)
+            p = fabrik_pass(pts, self.root, 'backward', constraints=constraints, frames=frames)
             self.points, self.frames = p.points, p.frames
             self.wish = None
             self.iterations += 1

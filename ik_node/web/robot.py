@@ -7,12 +7,15 @@ from functools import partial
 import os
 from pathlib import Path
 import sys
-from typing import Optional
+from typing import List, Optional, TYPE_CHECKING, Union
 
 from ik_node.chain import Chain
 from ik_node.errors import URDFError
 from ik_node.robot_tree import RobotTree
 import numpy as np
+
+if TYPE_CHECKING:
+    import yourdfpy
 
 __all__ = ['RobotModel', 'load_robot', 'demo_arm_path']
 
@@ -30,10 +33,10 @@ class RobotModel:
     """
 
     chain: Chain
-    urdf: object
+    urdf: 'yourdfpy.URDF'
     path: Path
     joint_slots: np.ndarray
-    warnings: list
+    warnings: List[str]
 
     def display_cfg(self, q: np.ndarray) -> np.ndarray:
         """Return the display model's actuated joint vector for chain joint values q (n,)."""
@@ -62,7 +65,7 @@ def demo_arm_path() -> Path:
                     f'{[str(c) for c in candidates]}; give --urdf FILE')
 
 
-def _missing_meshes(urdf, path: Path) -> list:
+def _missing_meshes(urdf: 'yourdfpy.URDF', path: Path) -> List[str]:
     """Return the visual mesh file names of ``urdf`` that resolve to no file."""
     import yourdfpy
     missing = []
@@ -77,7 +80,8 @@ def _missing_meshes(urdf, path: Path) -> list:
     return missing
 
 
-def load_robot(path, base: Optional[str] = None, tip: Optional[str] = None) -> RobotModel:
+def load_robot(path: Union[str, 'os.PathLike[str]'], base: Optional[str] = None,
+               tip: Optional[str] = None) -> RobotModel:
     """
     Load a URDF file for the web view; URDFError with a clear message when it cannot be.
 

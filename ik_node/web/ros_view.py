@@ -20,13 +20,14 @@ Parameters of this node: ``node_name``, ``host`` (default 127.0.0.1), ``port`` (
 """
 
 from collections import deque
+from functools import partial
 import math
 import os
 import sys
 import tempfile
 import threading
 import time
-from typing import Optional
+from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
@@ -39,6 +40,7 @@ import numpy as np
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters
 import rclpy
+from rclpy.client import Client
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -64,6 +66,9 @@ CONTROLLED = (
     ('nullspace_manipulability', 'double', 'manipulability'),
     ('velocity_scale', 'double', 'velocity scale'),
 )
+# A page input for one of CONTROLLED: a dropdown (method), a checkbox (bool) or a number.
+_ParamInput = Union[viser.GuiDropdownHandle[str], viser.GuiCheckboxHandle,
+                    viser.GuiNumberHandle[Any]]
 _MODEL = ('robot_description', 'urdf_file', 'base_link', 'tip_link', 'robot_description_topic',
           'target_topic', 'joint_states_topic', 'status_topic')
 
@@ -99,8 +104,10 @@ class WebViewNode(Node):
         self.declare_parameter('port', 8080)
         self.declare_parameter('model_timeout', 10.0)
         target = self.get_parameter('node_name').value
-        self.get_client = self.create_client(GetParameters, f'{target}/get_parameters')
-        self.set_client = self.create_client(SetParameters, f'{target}/set_parameters')
+        self.get_params_client: Client[GetParameters.Request, GetParameters.Response] = \
+            self.create_client(GetParameters, f'{target}/get_parameters')
+        self.set_params_client: Client[SetParameters.Request, SetParameters.Response] = \
+            self.create_client(SetParameters, f'{target}/set_parameters')
 
     def call(self, client, request, timeout: float):
         """Call a service from a non-executor thread; return the response or None."""
@@ -111,9 +118,10 @@ class WebViewNode(Node):
         future.add_done_callback(lambda _: done.set())
         return future.result() if done.wait(timeout) else None
 
-    def get_parameters(self, names, timeout: float) -> Optional[dict]:
+    def get_ik_parameters(self, names: Sequence[str],
+                          timeout: float) -> Optional[Dict[str, Any]]:
         """Return {name: value} of the IK node's parameters, None when it does not answer."""
-        response = self.call(self.get_client, GetParameters.Request(names=list(names)),
+        response = self.call(self.get_params_client, GetParameters.Request(names=list(names)),
                              timeout)
         if response is None:
             return None
@@ -121,21 +129,24 @@ class WebViewNode(Node):
 
     def wait_for_topic_text(self, topic: str, timeout: float) -> str:
         """Return the first std_msgs/String on the TRANSIENT_LOCAL ``topic`` ('' on timeout)."""
-        got = []
+        got: List[str] = []
         done = threading.Event()
+
+        def take(msg: String) -> None:
+            got.append(msg.data)
+            done.set()
         qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        sub = self.create_subscription(String, topic, lambda m: (got.append(m.data),
-                                                                 done.set()), qos)
+        sub = self.create_subscription(String, topic, take, qos)
         done.wait(timeout)
         self.destroy_subscription(sub)
         return got[0] if got else ''
 
 
-def load_model(node: WebViewNode) -> tuple:
+def load_model(node: WebViewNode) -> Tuple[RobotModel, Dict[str, Any]]:
     """Return (RobotModel, topic names) of the IK node; IKError saying what is missing."""
     timeout = float(node.get_parameter('model_timeout').value)
     target = node.get_parameter('node_name').value
-    values = node.get_parameters(_MODEL, timeout)
+    values = node.get_ik_parameters(_MODEL, timeout)
     if values is None:
         raise IKError(f'the IK node {target!r} did not answer on its get_parameters service '
                       f'within {timeout:g} s: is it running (ros2 run ik_node ik_node), in '
@@ -159,15 +170,15 @@ class RosView:
     """The page of the ROS mode on a viser server."""
 
     def __init__(self, server: viser.ViserServer, robot: RobotModel, node: WebViewNode,
-                 topics: dict):
+                 topics: Dict[str, Any]):
         """Build the scene and panel; subscribe and publish through ``node``."""
         self.server, self.robot, self.node = server, robot, node
         chain = self.chain = robot.chain
         self.q = np.array(chain.mid)
         self._index = {name: i for i, name in enumerate(chain.joint_names)}
-        self._sent = {}
-        self.latencies = deque(maxlen=200)
-        self.statuses = deque(maxlen=200)
+        self._sent: Dict[str, float] = {}   # stamp text of a published target: when [s]
+        self.latencies: Deque[float] = deque(maxlen=200)   # target -> status [ms], nan: unmatched
+        self.statuses: Deque[Dict[str, str]] = deque(maxlen=200)
         self.arm_updates = 0
         self._dirty = False
         self._lock = threading.Lock()
@@ -187,11 +198,12 @@ class RosView:
         self.readout = gui.add_markdown('_waiting for ik_status_')
         self.arm_state = gui.add_markdown('_waiting for joint_states_')
         self.error = gui.add_markdown('', visible=False)
-        self.inputs = {}
+        self.inputs: Dict[str, _ParamInput] = {}
         with gui.add_folder('Node parameters'):
-            current = node.get_parameters([c[0] for c in CONTROLLED], 5.0) or {}
+            current = node.get_ik_parameters([c[0] for c in CONTROLLED], 5.0) or {}
             for name, kind, label in CONTROLLED:
                 v = current.get(name)
+                h: _ParamInput
                 if kind == 'method':
                     h = gui.add_dropdown(label, list(methods()), initial_value=v or 'dls')
                 elif kind == 'bool':
@@ -199,7 +211,7 @@ class RosView:
                 else:
                     h = gui.add_number(label, v if v is not None else 0,
                                        step=1 if kind == 'int' else 1e-4)
-                h.on_update(lambda e, n=name, k=kind, h=h: self._param_changed(e, n, k, h))
+                h.on_update(partial(self._param_changed, name, kind))
                 self.inputs[name] = h
         self.plot = gui.add_uplot(
             (np.zeros(0), np.zeros(0), np.zeros(0)),
@@ -213,9 +225,11 @@ class RosView:
                                  self._joint_states, 10)
         node.create_subscription(DiagnosticArray, topics['status_topic'] or 'ik_status',
                                  self._status, 10)
-        self.gizmo.on_update(lambda _: self.publish_target(self.gizmo.position,
-                                                           self.gizmo.wxyz))
+        self.gizmo.on_update(self._gizmo_moved)
         self._timer = node.create_timer(1.0 / 30.0, self._draw)
+
+    def _gizmo_moved(self, _event: viser.TransformControlsEvent) -> None:
+        self.publish_target(self.gizmo.position, self.gizmo.wxyz)
 
     def publish_target(self, position, wxyz) -> str:
         """Publish a PoseStamped target in the base frame; return its stamp text."""
@@ -237,7 +251,8 @@ class RosView:
     def set_parameter(self, name: str, kind: str, value) -> Optional[str]:
         """Set one IK node parameter; return the refusal reason, or None when accepted."""
         request = SetParameters.Request(parameters=[_parameter(name, kind, value)])
-        response = self.node.call(self.node.set_client, request, 5.0)
+        response = self.node.call(self.node.set_params_client, request, 5.0)
+        reason: Optional[str]
         if response is None:
             reason = 'the IK node did not answer the set_parameters call'
         else:
@@ -250,9 +265,9 @@ class RosView:
             self.error.visible = True
         return reason
 
-    def _param_changed(self, event, name, kind, handle) -> None:
+    def _param_changed(self, name: str, kind: str, event: viser.GuiEvent[Any]) -> None:
         if event.client is not None:
-            value = handle.value
+            value = event.target.value
             if kind == 'int' and float(value).is_integer():
                 value = int(value)
             self.set_parameter(name, 'string' if kind == 'method' else kind, value)
@@ -299,7 +314,7 @@ class RosView:
                               np.array(self.latencies))
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     """Run the ROS web view until Ctrl-C."""
     rclpy.init(args=argv)
     node = WebViewNode()
