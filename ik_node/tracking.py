@@ -39,6 +39,9 @@ ARM_LATENCY = 0.2
 # Only a reading this recent [s, by its stamp] can declare the arm stalled: one read late
 # (a backlog of messages) shows where the arm was, and holding there would be a jump back.
 STALL_READING_AGE = 0.05
+# ... and only an arm that stood still [rad or m] over the last ARM_LATENCY of readings: an
+# arm that lags but moves is following, however late.
+STALL_MOTION = 1e-3
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class IKTracker:
         # Commands as stepped: (time [s], q); readings are judged against the one in force.
         self._history: deque[tuple[float, np.ndarray]] = deque(maxlen=512)
         self._lag = np.zeros(chain.n)   # |command in force - reading| of the last reading
+        self._readings: deque[tuple[float, np.ndarray]] = deque(maxlen=256)
         self._goal: np.ndarray | None = None
         self._t_cmd = 0.0
         self._reached = True
@@ -140,9 +144,10 @@ class IKTracker:
         Two guards use it. A step never takes the command farther than ``limit`` from the
         arm's last measured position (it waits there instead: the arm lags, or its readings
         stopped). And each reading is compared with the command in force when it was taken
-        (by its stamp): an arm that many commands later is still more than ``limit`` from
-        where it was told to be is not following (stalled, an e-stop, a fault). The next step
-        then holds at the measured position, drops the goal and says why in :attr:`stall`.
+        (by its stamp): an arm that stood still for :data:`ARM_LATENCY` while a full ``limit``
+        from every command of that time is not following (stalled, an e-stop, a fault). The
+        next step then holds at the measured position, drops the goal and says why in
+        :attr:`stall`.
         """
         limit = np.array(limit, dtype=float).reshape(-1)
         if limit.shape != (self.chain.n,) or np.any(np.isnan(limit)) or np.any(limit <= 0.0):
@@ -217,12 +222,26 @@ class IKTracker:
         self._q_meas = q
         self._t_meas = now
         t_reading = now if stamp is None else stamp
-        self._lag = (self._following_lag(q, t_reading) if now - t_reading <= STALL_READING_AGE
+        self._readings.append((t_reading, q))
+        self._lag = (self._following_lag(q, t_reading)
+                     if now - t_reading <= STALL_READING_AGE and self._stood_still(t_reading)
                      else np.zeros(self.chain.n))
         if self._stepper.q is None:
             self.start_at(q, now)
         elif not was_fresh:
             self._resync(q, now)
+        return True
+
+    def _stood_still(self, t: float) -> bool:
+        """Return True if the readings of the last ARM_LATENCY before ``t`` barely moved."""
+        if not self._readings or self._readings[0][0] > t - ARM_LATENCY:
+            return False        # not enough history to tell
+        q_now = self._readings[-1][1]
+        for t_r, q_r in reversed(self._readings):
+            if np.max(np.abs(q_r - q_now)) > STALL_MOTION:
+                return False
+            if t_r < t - ARM_LATENCY:
+                break
         return True
 
     def _following_lag(self, q: np.ndarray, t: float) -> np.ndarray:

@@ -231,7 +231,8 @@ class CommandWatcher:
             arm = ', '.join(f'{self.names[i]} arm at {a:.6g}' for i, a, j
                             in zip(idx, self.arm[idx], jump) if j)
             self._record([Violation(index, 'step', self._joints(idx, jump, dq, 'moved by')
-                                    + f' (no arm reading explained it; {arm})')])
+                                    + f' to {np.round(q, 4).tolist()} (no arm reading '
+                                    f'explained it; {arm})')])
         self._pending, self._pending_left = [], []
 
     def flag(self, kind: str, detail: str) -> None:

@@ -82,7 +82,7 @@ def launch_setup(context):
         # robot_state_publisher (TRANSIENT_LOCAL), as it would on a real robot.
         Node(package='ik_node', executable='ik_node',
              parameters=[LaunchConfiguration('ik_params'), ik_overrides],
-             remappings=REMAPPINGS, output='screen',
+             remappings=REMAPPINGS, output='screen', sigterm_timeout='15',
              on_exit=Shutdown(reason='ik_node exited')),
     ]
     if start_web:
@@ -92,7 +92,9 @@ def launch_setup(context):
                             parameters=[{'node_name': 'ik_node',
                                          'port': int(LaunchConfiguration('web_port')
                                                      .perform(context))}],
-                            output='screen'))
+                            # Its teardown (viser, rclpy) can take over launch's default 5 s
+                            # on a busy machine: wait longer before escalating to SIGTERM.
+                            sigterm_timeout='15', output='screen'))
     if start_rviz:
         actions.append(Node(package='rviz2', executable='rviz2',
                             arguments=['-d', LaunchConfiguration('rviz_config'),

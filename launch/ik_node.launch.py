@@ -48,7 +48,8 @@ def launch_setup(context):
     actions.append(Node(package='ik_node', executable='ik_node',
                         parameters=[LaunchConfiguration('params_file'), overrides],
                         remappings=[('/tf', 'tf'), ('/tf_static', 'tf_static')],
-                        output='screen', on_exit=Shutdown(reason='ik_node exited')))
+                        output='screen', sigterm_timeout='15',
+                        on_exit=Shutdown(reason='ik_node exited')))
     return [GroupAction(actions)]
 
 

@@ -394,8 +394,7 @@ class IKNode(Node):
                                        f'{self.get_name()}_target/update')
             else:
                 self.get_logger().info('interactive_markers is not installed: no 6-DOF '
-                                       'marker (use target_pose, /goal_pose or '
-                                       '/clicked_point)')
+                                       f'marker (targets on {self._topic_list()})')
         tracker = self._tracker
         T = tracker.tip_pose(self._now())
         self._marker.offer(tracker.chain.base_link,
