@@ -42,6 +42,9 @@ STALL_READING_AGE = 0.05
 # ... and only an arm that stood still [rad or m] over the last ARM_LATENCY of readings: an
 # arm that lags but moves is following, however late.
 STALL_MOTION = 1e-3
+# The command starts, or restarts after a gap, only at a reading at most this old [s]: the
+# newest of a backlog, not the first.
+START_READING_AGE = 0.1
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class IKTracker:
         self._history: deque[tuple[float, np.ndarray]] = deque(maxlen=512)
         self._lag = np.zeros(chain.n)   # |command in force - reading| of the last reading
         self._readings: deque[tuple[float, np.ndarray]] = deque(maxlen=256)
+        self._resync_pending = True     # the next recent reading (re)starts the command
         self._goal: np.ndarray | None = None
         self._t_cmd = 0.0
         self._reached = True
@@ -219,17 +223,24 @@ class IKTracker:
                 'limits', f'arm outside the joint limits ({outside}): reading not used until '
                           'it is back within one step of them')
         was_fresh = self.measured(now) is not None
+        t_reading = min(now, now if stamp is None else stamp)
+        # A reading's age counts from when it was taken: one read late (a backlog after a
+        # busy spell or at start-up) is neither fresh feedback nor a place to start from.
         self._q_meas = q
-        self._t_meas = now
-        t_reading = now if stamp is None else stamp
+        self._t_meas = t_reading
         self._readings.append((t_reading, q))
+        recent = now - t_reading <= START_READING_AGE
         self._lag = (self._following_lag(q, t_reading)
                      if now - t_reading <= STALL_READING_AGE and self._stood_still(t_reading)
                      else np.zeros(self.chain.n))
-        if self._stepper.q is None:
-            self.start_at(q, now)
-        elif not was_fresh:
-            self._resync(q, now)
+        if not was_fresh:
+            self._resync_pending = True
+        if self._resync_pending and recent:
+            self._resync_pending = False
+            if self._stepper.q is None:
+                self.start_at(q, now)
+            else:
+                self._resync(q, now)
         return True
 
     def _stood_still(self, t: float) -> bool:
@@ -273,6 +284,8 @@ class IKTracker:
         if other.names == self.names and other._q_meas is not None:
             self._q_meas = other._q_meas.copy()
             self._t_meas = other._t_meas
+            self._readings = deque(other._readings, maxlen=other._readings.maxlen)
+            self._resync_pending = other._resync_pending
 
     def _resync(self, q: np.ndarray, now: float) -> None:
         """Restart the command at the measured ``q`` if the arm is far from the command."""

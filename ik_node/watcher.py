@@ -205,10 +205,12 @@ class CommandWatcher:
             near_arm = np.isfinite(arm) & (np.abs(self._diff(
                 idx, q, np.where(np.isfinite(arm), arm, q)))
                 <= self.v_max[idx] * (self.period + self.arm_slack) + self.step_margin)
+            if np.any(jump):
+                # The commands start over (at the arm, or the jump is judged below): speeds
+                # are measured from here on, the jump itself by the step check.
+                self._anchors.clear()
             if np.any(jump) and np.all(near_arm[jump]):
                 self.resyncs += 1
-                # The commands start over at the arm: speeds are measured from here on.
-                self._anchors.clear()
             elif np.any(jump) and np.all(np.isfinite(arm[jump])):
                 # The command may have overtaken the joint_states it answers (they come from
                 # another process): judge it against the next few arm readings.

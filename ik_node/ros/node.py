@@ -221,7 +221,8 @@ class IKNode(Node):
         self._forward_index = self._forward_order(tracker.chain, self._values)
         if (not tracker.ready and self._feedback is not None
                 and now - self._feedback[2] <= tracker.joint_states_timeout):
-            tracker.update_feedback(*self._feedback)
+            names, positions, received = self._feedback
+            tracker.update_feedback(names, positions, now, received)
         self._start_without_feedback(tracker, now)
         chain = tracker.chain
         self.get_logger().info(
