@@ -8,6 +8,8 @@ The library never imports rclpy; the ROS 2 node in ``ik_node.node`` is a thin la
 
 from ik_node import solvers  # noqa: F401  (registers the methods)
 from ik_node.chain import Chain
+from ik_node.collision import Box, Cylinder, HalfSpace, Sphere
+from ik_node.collision.clearance import CollisionClearance
 from ik_node.errors import IKError, IKInputError, URDFError
 from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
                                 RestPosture)
@@ -27,6 +29,7 @@ __all__ = [
     'Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
     'solve', 'methods', 'register_method', 'warm_up',
     'JointLimitAvoidance', 'Manipulability', 'ObstacleClearance', 'RestPosture',
+    'HalfSpace', 'Sphere', 'Box', 'Cylinder', 'CollisionClearance',
     'pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix',
     'fabrik', 'fabrik_tree', 'ccd', 'two_bone', 'two_bone_angles', 'BallJoint', 'HingeJoint',
     'constraint_violation',

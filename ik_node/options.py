@@ -30,6 +30,8 @@ class SolveOptions:
     restarts: try random starts when the first attempt fails; solutions: how many solutions
     to collect among restarts before returning the one nearest the seed; rng_seed: seed of
     the restart sampler (None: fresh entropy).
+    avoid_collisions: a successful answer must be collision-free (self, ``obstacles``);
+    collision_margin [m], collision_weight: the clearance objective's margin and weight.
     """
 
     position_tolerance: float = 1e-3
@@ -50,6 +52,11 @@ class SolveOptions:
     restarts: bool = True
     solutions: int = 1
     rng_seed: Optional[int] = 20260917
+    # ik_node.collision: keep clear of self-contact and ``obstacles``; see solver_hook.
+    avoid_collisions: bool = False
+    obstacles: Sequence[Any] = field(default_factory=tuple)
+    collision_margin: float = 0.02
+    collision_weight: float = 1.0
 
     @classmethod
     def from_kwargs(cls, **kwargs) -> 'SolveOptions':
@@ -79,10 +86,11 @@ class SolveOptions:
                 raise IKInputError(f'option {name} must be a number {bound} and <= '
                                    f'{_MAX_OPTION:g}, got {v!r}')
 
-        for name in ('position_tolerance', 'orientation_tolerance', 'timeout', 'max_step'):
+        for name in ('position_tolerance', 'orientation_tolerance', 'timeout', 'max_step',
+                     'collision_margin'):
             positive(name)
         for name in ('position_weight', 'orientation_weight', 'damping', 'max_damping',
-                     'manipulability_threshold', 'null_space_gain'):
+                     'manipulability_threshold', 'null_space_gain', 'collision_weight'):
             positive(name, allow_zero=True)
         if self.position_weight == 0.0:
             raise IKInputError('option position_weight must be > 0')
@@ -91,6 +99,9 @@ class SolveOptions:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise IKInputError(f'option {name} must be an integer >= {lo}, got {v!r}')
+        if not isinstance(self.avoid_collisions, (bool, np.bool_)):
+            raise IKInputError(f'option avoid_collisions must be True or False, '
+                               f'got {self.avoid_collisions!r}')
         if self.rng_seed is not None and (isinstance(self.rng_seed, bool)
                                           or not isinstance(self.rng_seed, (int, np.integer))):
             raise IKInputError(f'option rng_seed must be an integer or None, '

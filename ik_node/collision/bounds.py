@@ -21,7 +21,10 @@ import math
 import numpy as np
 
 __all__ = ['capsule_of_points', 'capsule_of_box', 'capsule_of_cylinder', 'capsule_volume',
-           'capsules_of_mesh']
+           'capsules_of_mesh', 'hull_points', 'box_corners', 'cylinder_points']
+
+# A cylinder's rim is replaced by a circumscribed polygon of this many sides for its hull.
+_RIM_SIDES = 12
 
 
 def capsule_volume(a: np.ndarray, b: np.ndarray, r: float) -> float:
@@ -85,12 +88,38 @@ def capsule_of_points(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float
     return best[1], best[2], best[3]
 
 
+def hull_points(points: np.ndarray) -> np.ndarray:
+    """Return the vertices of the convex hull of ``points`` (k, 3) (all of them if flat)."""
+    from scipy.spatial import ConvexHull, QhullError
+    p = np.asarray(points, dtype=float).reshape(-1, 3)
+    if p.shape[0] <= 8:
+        return p.copy()
+    try:
+        return p[ConvexHull(p).vertices]
+    except (QhullError, ValueError):   # flat or degenerate: every point is kept
+        return p.copy()
+
+
+def box_corners(size) -> np.ndarray:
+    """Return the 8 corners (8, 3) of the box of full ``size`` centred at the origin."""
+    h = 0.5 * np.asarray(size, dtype=float)
+    return np.array([[sx * h[0], sy * h[1], sz * h[2]]
+                     for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+
+
+def cylinder_points(radius: float, length: float) -> np.ndarray:
+    """Return the corners of a prism that contains the cylinder (radius, length along z)."""
+    angles = np.arange(_RIM_SIDES) * (2.0 * math.pi / _RIM_SIDES)
+    rim = radius / math.cos(math.pi / _RIM_SIDES)     # circumscribed polygon
+    ring = np.stack([rim * np.cos(angles), rim * np.sin(angles), np.zeros(_RIM_SIDES)], axis=1)
+    top = ring + (0.0, 0.0, 0.5 * length)
+    bottom = ring - (0.0, 0.0, 0.5 * length)
+    return np.vstack([bottom, top])
+
+
 def capsule_of_box(size) -> tuple[np.ndarray, np.ndarray, float]:
     """Return a capsule containing the box of full ``size`` (x, y, z) centred at the origin."""
-    h = 0.5 * np.asarray(size, dtype=float)
-    corners = np.array([[sx * h[0], sy * h[1], sz * h[2]]
-                        for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
-    return capsule_of_points(corners)
+    return capsule_of_points(box_corners(size))
 
 
 def capsule_of_cylinder(radius: float, length: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -107,7 +136,10 @@ def capsule_of_cylinder(radius: float, length: float) -> tuple[np.ndarray, np.nd
 def capsules_of_mesh(vertices: np.ndarray, faces: np.ndarray | None,
                      max_capsules: int = 1) -> list:
     """
-    Return [(a, b, r), ...] whose union contains every triangle of the mesh.
+    Return [((a, b, r), points), ...] whose capsules' union contains every triangle.
+
+    ``points`` are the vertices of the faces each capsule bounds (their hull contains those
+    faces too; the half-space check uses it, see :mod:`ik_node.collision.kernels`).
 
     Without ``faces`` (or with ``max_capsules`` 1) one capsule bounds all vertices. With
     faces, the faces are split into up to ``max_capsules`` runs along the longest axis of the
@@ -117,20 +149,20 @@ def capsules_of_mesh(vertices: np.ndarray, faces: np.ndarray | None,
     v = np.asarray(vertices, dtype=float)
     one = capsule_of_points(v)
     if faces is None or max_capsules <= 1 or len(faces) < 2 * max_capsules:
-        return [one]
+        return [(one, v)]
     f = np.asarray(faces, dtype=np.int64)
     axis = one[1] - one[0]
     if float(np.linalg.norm(axis)) < 1e-9:
-        return [one]
+        return [(one, v)]
     axis = axis / np.linalg.norm(axis)
     key = v[f].mean(axis=1) @ axis
     order = np.argsort(key)
-    best = [one]
+    best = [(one, v)]
     best_vol = capsule_volume(*one)
     for k in range(2, max_capsules + 1):
-        parts = np.array_split(order, k)
-        caps = [capsule_of_points(v[np.unique(f[idx])]) for idx in parts]
-        vol = sum(capsule_volume(*c) for c in caps)
+        parts = [v[np.unique(f[idx])] for idx in np.array_split(order, k)]
+        caps = [(capsule_of_points(p), p) for p in parts]
+        vol = sum(capsule_volume(*c) for c, _ in caps)
         if vol < best_vol:
             best, best_vol = caps, vol
     return best

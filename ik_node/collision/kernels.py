@@ -29,6 +29,8 @@ __all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'clearance_terms
 _GOLDEN = 0.6180339887498949
 _SEARCH_STEPS = 40
 _BRACKET = _GOLDEN ** _SEARCH_STEPS
+# Extra separating directions tried for a pair of hulls whose capsules overlap.
+_GAP_STEPS = 3
 # Rounding allowance [m]: a pair this close counts as touching.
 SLACK = 1e-9
 
@@ -50,6 +52,8 @@ def unpack(F, I):
     pairs = I[o:o + 2 * p].reshape((p, 2))
     o += 2 * p
     moving = I[o:o + k]
+    o += k
+    start = I[o:o + c + 1]
     f = 0
     orig_R = F[f:f + 9 * m].reshape((m, 3, 3))
     f += 9 * m
@@ -68,8 +72,10 @@ def unpack(F, I):
     seg = F[f:f + 6 * c].reshape((c, 2, 3))
     f += 6 * c
     radius = F[f:f + c]
+    f += c
+    points = F[f:].reshape((-1, 3))
     model = (orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t)
-    return model, (seg, radius, anchor, pairs, moving)
+    return model, (seg, radius, anchor, pairs, moving, points, start)
 
 
 @njit
@@ -304,6 +310,104 @@ def segment_obstacle(W, c, row, cutoff):
 
 
 @njit
+def support(caps, W, c, R_out, p_out, u0, u1, u2):
+    """
+    Return (h, x0, x1, x2): the smallest u·x over capsule c's hull points x and the point.
+
+    A capsule without hull points (a sphere) uses its own support, min over its end points
+    of u·x minus its radius. The hull contains the link geometry, so for a unit u,
+    h_a(u) - max_b u·y bounds the distance between a and b from below (a separating gap).
+    """
+    points = caps[5]
+    start = caps[6]
+    k = caps[2][c]
+    best = math.inf
+    b0 = b1 = b2 = 0.0
+    if start[c + 1] == start[c]:
+        r = caps[1][c]
+        for e in range(2):
+            d = u0 * W[c, e, 0] + u1 * W[c, e, 1] + u2 * W[c, e, 2] - r
+            if d < best:
+                best = d
+                b0 = W[c, e, 0] - r * u0
+                b1 = W[c, e, 1] - r * u1
+                b2 = W[c, e, 2] - r * u2
+        return best, b0, b1, b2
+    for h in range(start[c], start[c + 1]):
+        if k < 0:
+            x0, x1, x2 = points[h, 0], points[h, 1], points[h, 2]
+        else:
+            x0 = (p_out[k, 0] + R_out[k, 0, 0] * points[h, 0] + R_out[k, 0, 1] * points[h, 1]
+                  + R_out[k, 0, 2] * points[h, 2])
+            x1 = (p_out[k, 1] + R_out[k, 1, 0] * points[h, 0] + R_out[k, 1, 1] * points[h, 1]
+                  + R_out[k, 1, 2] * points[h, 2])
+            x2 = (p_out[k, 2] + R_out[k, 2, 0] * points[h, 0] + R_out[k, 2, 1] * points[h, 1]
+                  + R_out[k, 2, 2] * points[h, 2])
+        d = u0 * x0 + u1 * x1 + u2 * x2
+        if d < best:
+            best = d
+            b0, b1, b2 = x0, x1, x2
+    return best, b0, b1, b2
+
+
+@njit
+def shape_support(row, u0, u1, u2):
+    """Return the largest u·y over the obstacle ``row`` (not used for half-spaces)."""
+    kind = int(row[0])
+    c = u0 * row[13] + u1 * row[14] + u2 * row[15]
+    if kind == 1:
+        return c + row[1]
+    # Directions in the shape frame: u·R e_i.
+    a0 = row[4] * u0 + row[7] * u1 + row[10] * u2
+    a1 = row[5] * u0 + row[8] * u1 + row[11] * u2
+    a2 = row[6] * u0 + row[9] * u1 + row[12] * u2
+    if kind == 2:
+        return c + row[1] * abs(a0) + row[2] * abs(a1) + row[3] * abs(a2)
+    return c + row[2] * abs(a2) + row[1] * math.sqrt(max(a0 * a0 + a1 * a1, 0.0))
+
+
+@njit
+def pair_gap(caps, W, a, b, R_out, p_out, s, t, d):
+    """
+    Return (gap, xa (3,), xb (3,)): a lower bound on the distance of capsules a and b' hulls.
+
+    The direction is the one between the capsules' closest points (parameters s, t, distance
+    d > 0); xa, xb are the hull points that set the gap.
+    """
+    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0]))
+    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1]))
+    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2] - t * (W[b, 1, 2] - W[b, 0, 2]))
+    u0 /= d
+    u1 /= d
+    u2 /= d
+    ha, xa0, xa1, xa2 = support(caps, W, a, R_out, p_out, u0, u1, u2)
+    hb, xb0, xb1, xb2 = support(caps, W, b, R_out, p_out, -u0, -u1, -u2)
+    xa = np.empty(3)
+    xb = np.empty(3)
+    xa[0], xa[1], xa[2] = xa0, xa1, xa2
+    xb[0], xb[1], xb[2] = xb0, xb1, xb2
+    return ha + hb, xa, xb
+
+
+@njit
+def obstacle_gap(caps, W, c, R_out, p_out, row, t):
+    """
+    Return (gap, x0, x1, x2): capsule c's hull against obstacle ``row``, a lower bound.
+
+    The direction is the obstacle's normal at the capsule segment's closest point (parameter
+    t); (x0, x1, x2) is the hull point that sets the gap.
+    """
+    y0 = W[c, 0, 0] + t * (W[c, 1, 0] - W[c, 0, 0])
+    y1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
+    y2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
+    u0, u1, u2 = shape_normal(row, y0, y1, y2)
+    h, x0, x1, x2 = support(caps, W, c, R_out, p_out, u0, u1, u2)
+    if int(row[0]) == 0:
+        return h - row[1], x0, x1, x2
+    return h - shape_support(row, u0, u1, u2), x0, x1, x2
+
+
+@njit
 def distances(F, I, q, obstacles, cutoff):
     """
     Return (d_self (p,), d_obs (k, o), hits): signed capsule distances [m] at ``q``.
@@ -326,18 +430,48 @@ def distances(F, I, q, obstacles, cutoff):
     for i in range(pairs.shape[0]):
         a = pairs[i, 0]
         b = pairs[i, 1]
-        d, _, _ = segment_segment(W, a, b)
-        d_self[i] = d - radius[a] - radius[b]
-        if d_self[i] <= SLACK:
+        d, s, t = segment_segment(W, a, b)
+        dc = d - radius[a] - radius[b]
+        if dc <= cutoff and d > 1e-9:
+            # Round capsule ends overshoot flat geometry: the hulls' gap along the capsules'
+            # closest direction is a tighter bound that is still never above the distance.
+            gap, xa, xb = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
+            dc = max(dc, gap)
+            # A few more directions, each from the last support points (as GJK would
+            # step): every one gives a valid bound, the largest is kept.
+            for _ in range(_GAP_STEPS):
+                if dc > cutoff:
+                    break
+                u0 = xa[0] - xb[0]
+                u1 = xa[1] - xb[1]
+                u2 = xa[2] - xb[2]
+                un = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+                if un < 1e-9:
+                    break
+                ha, xa[0], xa[1], xa[2] = support(caps, W, a, R_out, p_out, u0 / un, u1 / un,
+                                                  u2 / un)
+                hb, xb[0], xb[1], xb[2] = support(caps, W, b, R_out, p_out, -u0 / un,
+                                                  -u1 / un, -u2 / un)
+                dc = max(dc, ha + hb)
+        d_self[i] = dc
+        if dc <= SLACK:
             hits += 1
     moving = caps[4]
     d_obs = np.empty((moving.shape[0], obstacles.shape[0]))
     for i in range(moving.shape[0]):
         c = moving[i]
+        has_hull = caps[6][c + 1] > caps[6][c]
         for o in range(obstacles.shape[0]):
-            d, _ = segment_obstacle(W, c, obstacles[o], cutoff + radius[c])
-            d_obs[i, o] = d - radius[c]
-            if d_obs[i, o] <= SLACK:
+            row = obstacles[o]
+            d, t = segment_obstacle(W, c, row, cutoff + radius[c])
+            d = d - radius[c]
+            if d <= cutoff and has_hull:
+                # The capsule's round ends overshoot flat geometry (a link's flat base above
+                # the floor): the hull's gap along the obstacle's normal is tighter, and
+                # exact against a plane.
+                d = max(d, obstacle_gap(caps, W, c, R_out, p_out, row, t)[0])
+            d_obs[i, o] = d
+            if d <= SLACK:
                 hits += 1
     return d_self, d_obs, hits
 
@@ -412,7 +546,29 @@ def clearance_terms(F, I, q, obstacles, margin, want_grad, grad):
         a = pairs[i, 0]
         b = pairs[i, 1]
         d, s, t = segment_segment(W, a, b)
-        pen = margin - (d - radius[a] - radius[b])
+        dc = d - radius[a] - radius[b]
+        if dc < margin and d > 1e-9:
+            gap, xa, xb = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
+            if gap > dc:
+                pen = margin - gap
+                if pen <= 0.0:
+                    continue
+                h += 0.5 * pen * pen
+                if want_grad:
+                    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0]
+                          - t * (W[b, 1, 0] - W[b, 0, 0])) / d
+                    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1]
+                          - t * (W[b, 1, 1] - W[b, 0, 1])) / d
+                    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2]
+                          - t * (W[b, 1, 2] - W[b, 0, 2])) / d
+                    if anchor[a] >= 0:
+                        _add_point_gradient(model, p_out, z_out, anchor[a], xa[0], xa[1],
+                                            xa[2], u0, u1, u2, -pen, grad)
+                    if anchor[b] >= 0:
+                        _add_point_gradient(model, p_out, z_out, anchor[b], xb[0], xb[1],
+                                            xb[2], u0, u1, u2, pen, grad)
+                continue
+        pen = margin - dc
         if pen <= 0.0:
             continue
         h += 0.5 * pen * pen
@@ -436,17 +592,23 @@ def clearance_terms(F, I, q, obstacles, margin, want_grad, grad):
     moving = caps[4]
     for i in range(moving.shape[0]):
         c = moving[i]
+        has_hull = caps[6][c + 1] > caps[6][c]
         for o in range(obstacles.shape[0]):
             d, t = segment_obstacle(W, c, obstacles[o], margin + radius[c])
-            pen = margin - (d - radius[c])
+            d = d - radius[c]
+            x0 = W[c, 0, 0] + t * (W[c, 1, 0] - W[c, 0, 0])
+            x1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
+            x2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
+            if d < margin and has_hull:
+                dh, y0, y1, y2 = obstacle_gap(caps, W, c, R_out, p_out, obstacles[o], t)
+                if dh > d:
+                    d, x0, x1, x2 = dh, y0, y1, y2
+            pen = margin - d
             if pen <= 0.0:
                 continue
             h += 0.5 * pen * pen
             if not want_grad:
                 continue
-            x0 = W[c, 0, 0] + t * (W[c, 1, 0] - W[c, 0, 0])
-            x1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
-            x2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
             u0, u1, u2 = shape_normal(obstacles[o], x0, x1, x2)
             _add_point_gradient(model, p_out, z_out, anchor[c], x0, x1, x2, u0, u1, u2,
                                 -pen, grad)

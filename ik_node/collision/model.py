@@ -17,7 +17,8 @@ obstacles; links of the base group never are (no chain joint can move them away)
 
 from typing import Mapping, NamedTuple, Optional
 
-from ik_node.collision.bounds import (capsule_of_box, capsule_of_cylinder, capsules_of_mesh)
+from ik_node.collision.bounds import (box_corners, capsule_of_box, capsule_of_cylinder,
+                                      capsules_of_mesh, cylinder_points, hull_points)
 from ik_node.collision.geometry import LinkShape
 from ik_node.errors import URDFError
 from ik_node.rotations import rotation_about_axis
@@ -37,6 +38,8 @@ class Capsules(NamedTuple):
     anchor: np.ndarray    # (c,) moving joint index carrying the capsule, -1 for the base
     pairs: np.ndarray     # (p, 2) capsule indices checked against each other
     moving: np.ndarray    # (k,) capsule indices checked against obstacles
+    points: np.ndarray    # (h, 3) hull points of all capsules, anchor frames [m]
+    start: np.ndarray     # (c + 1,) capsule c's points are points[start[c]:start[c + 1]]
 
 
 class CollisionModel(NamedTuple):
@@ -67,9 +70,11 @@ def pack_flat(model: tuple, caps: Capsules) -> tuple:
     m = orig_R.shape[0]
     c = caps.seg.shape[0]
     I = np.concatenate([[m, c, caps.pairs.shape[0], caps.moving.shape[0]], types, index,
-                        caps.anchor, caps.pairs.ravel(), caps.moving]).astype(np.int64)
+                        caps.anchor, caps.pairs.ravel(), caps.moving,
+                        caps.start]).astype(np.int64)
     F = np.concatenate([orig_R.ravel(), orig_t.ravel(), axes.ravel(), mult, offset,
-                        tip_R.ravel(), tip_t.ravel(), caps.seg.ravel(), caps.radius])
+                        tip_R.ravel(), tip_t.ravel(), caps.seg.ravel(), caps.radius,
+                        caps.points.ravel()])
     return _readonly(F.astype(float)), _readonly(I)
 
 
@@ -147,23 +152,28 @@ def link_groups(robot, chain, held: dict) -> dict:
 
 def _shape_capsules(shape: LinkShape) -> list:
     if shape.kind == 'box':
-        caps = [capsule_of_box(shape.params)]
+        caps = [(capsule_of_box(shape.params), box_corners(shape.params))]
     elif shape.kind == 'cylinder':
-        caps = [capsule_of_cylinder(*shape.params)]
+        caps = [(capsule_of_cylinder(*shape.params), cylinder_points(*shape.params))]
     elif shape.kind == 'sphere':
-        caps = [(np.zeros(3), np.zeros(3), float(shape.params[0]))]
+        # The capsule is the sphere itself: no hull points are needed.
+        caps = [((np.zeros(3), np.zeros(3), float(shape.params[0])), np.zeros((0, 3)))]
     else:
         caps = capsules_of_mesh(shape.vertices, shape.faces, MESH_CAPSULES)
     out = []
-    for a, b, r in caps:
-        a = shape.origin[:3, :3] @ a + shape.origin[:3, 3]
-        b = shape.origin[:3, :3] @ b + shape.origin[:3, 3]
-        out.append((a, b, r))
+    R, t = shape.origin[:3, :3], shape.origin[:3, 3]
+    for (a, b, r), points in caps:
+        out.append((R @ a + t, R @ b + t, r, hull_points(points) @ R.T + t))
     return out
 
 
 def link_capsules(geometry: dict) -> dict:
-    """Return {link: [(a, b, r), ...]} in each link's frame."""
+    """
+    Return {link: [(a, b, r, points), ...]} in each link's frame.
+
+    ``points`` (h, 3) span a convex hull that contains what the capsule bounds (empty for a
+    sphere, which its capsule is exactly).
+    """
     return {link: [c for s in shapes for c in _shape_capsules(s)]
             for link, shapes in geometry.items()}
 
@@ -211,14 +221,16 @@ def build_model(robot, chain, capsules_by_link: dict, disabled: frozenset,
     """Assemble the CollisionModel of ``chain`` from link capsules and disabled pairs."""
     groups = link_groups(robot, chain, held)
     links = tuple(link for link in robot.links if link in capsules_by_link)
-    seg, radius, anchor, owner = [], [], [], []
+    seg, radius, anchor, owner, points, start = [], [], [], [], [], [0]
     for link in links:
         k, T = groups[link]
-        for a, b, r in capsules_by_link[link]:
+        for a, b, r, pts in capsules_by_link[link]:
             seg.append([T[:3, :3] @ a + T[:3, 3], T[:3, :3] @ b + T[:3, 3]])
             radius.append(r)
             anchor.append(k)
             owner.append(link)
+            points.append(pts @ T[:3, :3].T + T[:3, 3])
+            start.append(start[-1] + len(pts))
     seg_a = np.array(seg, dtype=float).reshape(-1, 2, 3)
     radius_a = np.array(radius, dtype=float)
     anchor_a = np.array(anchor, dtype=np.int64)
@@ -239,7 +251,9 @@ def build_model(robot, chain, capsules_by_link: dict, disabled: frozenset,
     caps = Capsules(
         seg=_readonly(seg_a), radius=_readonly(radius_a), anchor=_readonly(anchor_a),
         pairs=_readonly(np.array(pairs, dtype=np.int64).reshape(-1, 2)),
-        moving=_readonly(np.array(moving, dtype=np.int64)))
+        moving=_readonly(np.array(moving, dtype=np.int64)),
+        points=_readonly(np.vstack(points) if points else np.zeros((0, 3))),
+        start=_readonly(np.array(start, dtype=np.int64)))
     lever = _readonly(_lever(chain, seg_a, radius_a, anchor_a))
     return CollisionModel(caps, tuple(owner), links, {lk: groups[lk][0] for lk in links},
                           tuple(checked), frozenset(disabled), lever, dict(held),

@@ -39,6 +39,7 @@ The point-chain solver (no URDF) is :func:`ik_node.solvers.fabrik_points.fabrik`
 import math
 from typing import Callable
 
+from ik_node.collision import solver_hook
 from ik_node.errors import IKInputError
 from ik_node.options import SolveOptions
 from ik_node.pose import pose_error
@@ -134,6 +135,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions,
     starts = Starts(chain, q0, opts.rng_seed)
     solutions = []
     best = None
+    blocked = None
     iterations = 0
     while budget.take():
         start = starts.start(budget.attempts)
@@ -143,6 +145,9 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions,
         perr, oerr = final_errors(chain, target, q)
         ok = perr <= opts.position_tolerance and (not pose
                                                   or oerr <= opts.orientation_tolerance)
+        reason = solver_hook.collision_reason(chain, q, opts) if ok else None
+        if reason is not None:
+            ok, blocked = False, reason
         if ok:
             solutions.append((q, perr, oerr))
             if len(solutions) >= opts.solutions or budget.attempts == 1:
@@ -158,6 +163,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions,
         _, q, perr, oerr = best
         success = False
         message = failure_message(beyond_reach, budget.attempts, perr, oerr, pose)
+        if blocked is not None:
+            message += f'; answers within tolerance collide: {blocked}'
     return IKResult(q=q, success=success, position_error=perr, orientation_error=oerr,
                     iterations=iterations, method=method, attempts=budget.attempts,
                     message=message)

@@ -4,7 +4,8 @@
 
 import math
 
-from ik_node.objectives import empty_objectives, pack_objectives
+from ik_node.collision import solver_hook
+from ik_node.objectives import empty_objectives, objectives_active, pack_objectives
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solvers.dls import METHOD_CODES, run_attempt
@@ -39,9 +40,9 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     code = METHOD_CODES[method]
     tp, tR, pose = unpack_target(target)
     w_inv = opts.joint_weights_inverse(chain.n)
-    obj = pack_objectives(chain, opts.objectives) if opts.objectives else \
-        empty_objectives(chain.n)
-    obj_on = bool(opts.objectives) and (obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0)
+    objectives = tuple(opts.objectives) + solver_hook.clearance_objectives(chain, opts)
+    obj = pack_objectives(chain, objectives) if objectives else empty_objectives(chain.n)
+    obj_on = bool(objectives) and objectives_active(obj)
     # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
     beyond_reach = out_of_reach(chain, tp, opts.position_tolerance)
     restarts = opts.restarts and not beyond_reach
@@ -52,6 +53,7 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     point_reached = 0
     starts = Starts(chain, q0, opts.rng_seed)
     solutions = []
+    blocked = None
 
     def attempt(start, priority, use_objectives=obj_on):
         # A long attempt runs in chunks, so that the timeout is checked inside it too; the
@@ -87,6 +89,9 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
             q, it, perr, oerr, ok = attempt(start, underactuated, False)
             iterations += it
         q = wrap_continuous(q, q0, chain.continuous)
+        reason = solver_hook.collision_reason(chain, q, opts) if ok else None
+        if reason is not None:
+            ok, blocked = False, reason
         if ok:
             solutions.append((q, perr, oerr))
             if len(solutions) >= opts.solutions or budget.attempts == 1:
@@ -109,6 +114,8 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
         _, q, perr, oerr = best
         success = False
         message = failure_message(beyond_reach, budget.attempts, perr, oerr, pose)
+        if blocked is not None:
+            message += f'; answers within tolerance collide: {blocked}'
     return IKResult(q=q, success=success, position_error=float(perr),
                     orientation_error=float(oerr) if pose else math.nan,
                     iterations=iterations, method=method, attempts=budget.attempts,
