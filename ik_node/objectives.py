@@ -132,7 +132,7 @@ def pack_objectives(chain, objectives: Sequence[Objective] | None) -> tuple:
     Return the packed tuple the kernels take.
 
     (k_limits, k_rest, q_rest (n,), k_manip, spheres (k, 4), k_obstacle, margin [m],
-    collision): collision is (k_collision, margin [m], F, I, obstacle rows) of
+    collision): collision is (k_collision, margin [m], F, K, obstacle rows) of
     :class:`ik_node.collision.clearance.CollisionClearance`.
     """
     packed = {'limits': 0.0, 'rest': 0.0, 'q_rest': np.zeros(chain.n), 'manip': 0.0,

@@ -71,8 +71,8 @@ class CollisionSetup:
 
     def default_disabled(self, chain, held: dict) -> dict:
         """Return the default matrix {pair: reason} (see :mod:`ik_node.collision.pairs`)."""
-        disabled = {p: 'Adjacent'
-                    for p in adjacent_pairs(self.robot, set(self.capsules_by_link))}
+        disabled = dict.fromkeys(adjacent_pairs(self.robot, set(self.capsules_by_link)),
+                                 'Adjacent')
         trial = build_model(self.robot, chain, self.capsules_by_link, frozenset(disabled),
                             held)
         for p in always_touching_pairs(chain, trial, seed=self.source.sample_seed):
@@ -124,7 +124,8 @@ def collisions(chain, q, obstacles=None) -> list:
     out = []
     for code in codes.tolist():
         if code < p:
-            pair = (model.capsule_link[caps.pairs[code, 0]], model.capsule_link[caps.pairs[code, 1]])
+            pair = (model.capsule_link[caps.pairs[code, 0]],
+                    model.capsule_link[caps.pairs[code, 1]])
         else:
             i, o = divmod(code - p, len(names))
             pair = (model.capsule_link[caps.moving[i]], names[o])

@@ -6,8 +6,9 @@ CollisionClearance: the null-space objective that keeps links away from contact.
 h(q) = ½ Σ max(0, margin - d_i(q))² over the checked link pairs and the moving links against
 each obstacle, d_i the conservative signed distance of :mod:`ik_node.collision.kernels`
 (capsules, tightened by their hulls). Its gradient moves the closest points apart along
-their separating direction; the solver projects it into the null space of the task, so it
-uses redundancy only and never pulls the tip off the target.
+their separating direction (held fixed where a hull gap sets d, so there it is a descent
+direction rather than the exact gradient); the solver projects it into the null space of
+the task, so it uses redundancy only and never pulls the tip off the target.
 """
 
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ __all__ = ['CollisionClearance']
 
 @dataclass(frozen=True)
 class CollisionClearance(Objective):
-    """Keep every checked pair and obstacle ``margin`` [m] apart (chain from Chain.from_urdf)."""
+    """Keep checked pairs and obstacles ``margin`` [m] apart (chain from Chain.from_urdf)."""
 
     obstacles: Sequence = field(default_factory=tuple)
     margin: float = 0.02
@@ -38,5 +39,5 @@ class CollisionClearance(Objective):
             raise IKInputError(f'collision margin must be > 0 [m], got {self.margin!r}')
         if packed['collision'][0] > 0.0:
             raise IKInputError('a solve takes one CollisionClearance objective')
-        F, I = chain.collision_setup.model.flat
-        packed['collision'] = (w, margin, F, I, pack_obstacles(self.obstacles))
+        F, K = chain.collision_setup.model.flat
+        packed['collision'] = (w, margin, F, K, pack_obstacles(self.obstacles))

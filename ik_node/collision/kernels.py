@@ -36,24 +36,24 @@ SLACK = 1e-9
 
 
 @njit
-def unpack(F, I):
-    """Return (model tuple, (seg, radius, anchor, pairs, moving)) as views of F and I."""
-    m = I[0]
-    c = I[1]
-    p = I[2]
-    k = I[3]
+def unpack(F, K):
+    """Return (model tuple, (seg, radius, anchor, pairs, moving)) as views of F and K."""
+    m = K[0]
+    c = K[1]
+    p = K[2]
+    k = K[3]
     o = 4
-    types = I[o:o + m]
+    types = K[o:o + m]
     o += m
-    index = I[o:o + m]
+    index = K[o:o + m]
     o += m
-    anchor = I[o:o + c]
+    anchor = K[o:o + c]
     o += c
-    pairs = I[o:o + 2 * p].reshape((p, 2))
+    pairs = K[o:o + 2 * p].reshape((p, 2))
     o += 2 * p
-    moving = I[o:o + k]
+    moving = K[o:o + k]
     o += k
-    start = I[o:o + c + 1]
+    start = K[o:o + c + 1]
     f = 0
     orig_R = F[f:f + 9 * m].reshape((m, 3, 3))
     f += 9 * m
@@ -408,15 +408,15 @@ def obstacle_gap(caps, W, c, R_out, p_out, row, t):
 
 
 @njit
-def distances(F, I, q, obstacles, cutoff):
+def distances(F, K, q, obstacles, cutoff):
     """
     Return (d_self (p,), d_obs (k, o), hits): signed capsule distances [m] at ``q``.
 
-    ``F``, ``I``: the flattened chain and capsules (:func:`ik_node.collision.model.pack_flat`).
+    ``F``, ``K``: the flattened chain and capsules (:func:`ik_node.collision.model.pack_flat`).
     ``hits`` counts entries <= SLACK. Box and cylinder entries farther than ``cutoff`` may
     hold a lower bound instead of the distance.
     """
-    model, caps = unpack(F, I)
+    model, caps = unpack(F, K)
     m = model[0].shape[0]
     R_out = np.empty((m + 1, 3, 3))
     p_out = np.empty((m + 1, 3))
@@ -477,15 +477,17 @@ def distances(F, I, q, obstacles, cutoff):
 
 
 @njit
-def contacts(F, I, q, obstacles):
+def contacts(F, K, q, obstacles):
     """
-    Return the pairs in contact at ``q`` as codes (h,): i for capsule pair i, p + i·o + j for
-    moving capsule i against obstacle j (p pairs, o obstacles); [-1] when q is not finite.
+    Return the codes (h,) of the pairs in contact at ``q``.
+
+    Code i is capsule pair i, p + i·o + j moving capsule i against obstacle j (p pairs,
+    o obstacles); [-1] when q is not finite.
     """
     for j in range(q.shape[0]):
         if not math.isfinite(q[j]):
             return np.full(1, -1, dtype=np.int64)
-    d_self, d_obs, hits = distances(F, I, q, obstacles, 0.0)
+    d_self, d_obs, hits = distances(F, K, q, obstacles, 0.0)
     out = np.empty(hits, dtype=np.int64)
     h = 0
     p = d_self.shape[0]
@@ -504,7 +506,7 @@ def contacts(F, I, q, obstacles):
 
 @njit
 def _add_point_gradient(model, p_out, z_out, k, x0, x1, x2, u0, u1, u2, scale, grad):
-    """grad += scale · uᵀ ∂x/∂q for a point x carried by moving joint k."""
+    """Add scale · uᵀ ∂x/∂q into ``grad`` for a point x carried by moving joint k."""
     types = model[3]
     index = model[4]
     mult = model[5]
@@ -523,7 +525,7 @@ def _add_point_gradient(model, p_out, z_out, k, x0, x1, x2, u0, u1, u2, scale, g
 
 
 @njit
-def clearance_terms(F, I, q, obstacles, margin, want_grad, grad):
+def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
     """
     Return h = ½ Σ max(0, margin - d)² over capsule pairs and capsule-obstacle pairs.
 
@@ -531,7 +533,7 @@ def clearance_terms(F, I, q, obstacles, margin, want_grad, grad):
     points x_a, x_b and unit normal u = (x_a - x_b)/|x_a - x_b|, ∂d/∂q = uᵀ(∂x_a/∂q - ∂x_b/∂q)
     (the closest points may be held fixed: envelope theorem), and ∂h/∂q = -(margin - d) ∂d/∂q.
     """
-    model, caps = unpack(F, I)
+    model, caps = unpack(F, K)
     m = model[0].shape[0]
     R_out = np.empty((m + 1, 3, 3))
     p_out = np.empty((m + 1, 3))
@@ -616,8 +618,8 @@ def clearance_terms(F, I, q, obstacles, margin, want_grad, grad):
 
 
 @njit
-def _min_clearance(F, I, q, obstacles):
-    d_self, d_obs, _ = distances(F, I, q, obstacles, math.inf)
+def _min_clearance(F, K, q, obstacles):
+    d_self, d_obs, _ = distances(F, K, q, obstacles, math.inf)
     ms = math.inf
     for i in range(d_self.shape[0]):
         ms = min(ms, d_self[i])
@@ -629,7 +631,7 @@ def _min_clearance(F, I, q, obstacles):
 
 
 @njit
-def path_contact(F, I, qa, qb, obstacles, lever, step, resolution):
+def path_contact(F, K, qa, qb, obstacles, lever, step, resolution):
     """
     Return the first fraction s in [0, 1] of qa -> qb where contact cannot be ruled out, or -1.
 
@@ -649,7 +651,7 @@ def path_contact(F, I, qa, qb, obstacles, lever, step, resolution):
     pieces = max(1, int(math.ceil(span / step)))
     stack_lo = np.empty(64 + pieces)
     stack_hi = np.empty(64 + pieces)
-    ms0, mo0 = _min_clearance(F, I, qa, obstacles)
+    ms0, mo0 = _min_clearance(F, K, qa, obstacles)
     if ms0 <= SLACK or mo0 <= SLACK:
         return 0.0
     # Intervals are pushed last-first so the path is checked from qa onwards.
@@ -667,8 +669,8 @@ def path_contact(F, I, qa, qb, obstacles, lever, step, resolution):
         for j in range(n):
             q0[j] = qa[j] + s0 * dq[j]
             q1[j] = qa[j] + s1 * dq[j]
-        ms0, mo0 = _min_clearance(F, I, q0, obstacles)
-        ms1, mo1 = _min_clearance(F, I, q1, obstacles)
+        ms0, mo0 = _min_clearance(F, K, q0, obstacles)
+        ms1, mo1 = _min_clearance(F, K, q1, obstacles)
         if ms1 <= SLACK or mo1 <= SLACK:
             return s1
         sweep = 0.0

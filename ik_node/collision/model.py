@@ -53,29 +53,29 @@ class CollisionModel(NamedTuple):
     disabled_pairs: frozenset  # frozenset({a, b}) pairs never checked
     lever: np.ndarray         # (n,) sweep bound per actuated joint, see kernels.path_contact
     held: dict                # joint name -> value for joints outside the chain
-    flat: tuple               # (F, I): chain model and capsules in two arrays (pack_flat)
+    flat: tuple               # (F, K): chain model and capsules in two arrays (pack_flat)
 
 
 def pack_flat(model: tuple, caps: Capsules) -> tuple:
     """
-    Return (F float64, I int64): the chain's kinematic model and its capsules, flattened.
+    Return (F float64, K int64): the chain's kinematic model and its capsules, flattened.
 
     A compiled call pays about 0.2 µs per array argument; the 14 arrays of the model and the
     capsules cost more than a whole check, so the kernels take these two arrays and rebuild
-    views (:func:`ik_node.collision.kernels.unpack`). I = [m, c, p, k, types (m), index (m),
+    views (:func:`ik_node.collision.kernels.unpack`). K = [m, c, p, k, types (m), index (m),
     anchor (c), pairs (2p), moving (k)]; F = [orig_R (9m), orig_t (3m), axes (3m), mult (m),
     offset (m), tip_R (9), tip_t (3), seg (6c), radius (c)].
     """
     orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t = model
     m = orig_R.shape[0]
     c = caps.seg.shape[0]
-    I = np.concatenate([[m, c, caps.pairs.shape[0], caps.moving.shape[0]], types, index,
+    K = np.concatenate([[m, c, caps.pairs.shape[0], caps.moving.shape[0]], types, index,
                         caps.anchor, caps.pairs.ravel(), caps.moving,
                         caps.start]).astype(np.int64)
     F = np.concatenate([orig_R.ravel(), orig_t.ravel(), axes.ravel(), mult, offset,
                         tip_R.ravel(), tip_t.ravel(), caps.seg.ravel(), caps.radius,
                         caps.points.ravel()])
-    return _readonly(F.astype(float)), _readonly(I)
+    return _readonly(F.astype(float)), _readonly(K)
 
 
 def _motion(joint, value: float) -> np.ndarray:
