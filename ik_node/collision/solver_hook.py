@@ -18,11 +18,18 @@ from ik_node.errors import IKInputError
 __all__ = ['clearance_objectives', 'collision_reason']
 
 
-def clearance_objectives(chain, opts) -> tuple:
-    """Return (CollisionClearance(...),) when ``opts.avoid_collisions``, else ()."""
+def clearance_objectives(chain, opts, task_rows: int = 6) -> tuple:
+    """
+    Return (CollisionClearance(...),) when ``opts.avoid_collisions``, else ().
+
+    ``task_rows`` (6 for a pose, 3 for a position): with no more joints than task rows there
+    is no null space to keep clear in, and only the final check and restarts act.
+    """
     if not opts.avoid_collisions:
         if opts.obstacles:
             raise IKInputError('option obstacles needs avoid_collisions=True')
+        return ()
+    if chain.n <= task_rows:
         return ()
     return (CollisionClearance(tuple(opts.obstacles), opts.collision_margin,
                                opts.collision_weight),)

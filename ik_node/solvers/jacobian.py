@@ -40,7 +40,8 @@ def run_jacobian(chain, target: np.ndarray, q0: np.ndarray, method: str,
     code = METHOD_CODES[method]
     tp, tR, pose = unpack_target(target)
     w_inv = opts.joint_weights_inverse(chain.n)
-    objectives = tuple(opts.objectives) + solver_hook.clearance_objectives(chain, opts)
+    objectives = tuple(opts.objectives) + solver_hook.clearance_objectives(
+        chain, opts, 6 if pose else 3)
     obj = pack_objectives(chain, objectives) if objectives else empty_objectives(chain.n)
     obj_on = bool(objectives) and objectives_active(obj)
     # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
