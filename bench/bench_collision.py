@@ -268,8 +268,12 @@ def main(argv=None):
             notes.append(f'- {name}: TRAC-IK not run ({trac_error})')
     lines += [''] + notes
     out = Path(args.out) if args.out else HERE / 'results' / f'collision_{date}.md'
+    run = 2
+    while out.exists() and not args.out:    # never overwrite an earlier run of the day
+        out = HERE / 'results' / f'collision_{date}_{run}.md'
+        run += 1
     if out.exists():
-        raise SystemExit(f'{out} exists: results are never overwritten (use --out)')
+        raise SystemExit(f'{out} exists: results are never overwritten')
     out.write_text('\n'.join(lines) + '\n')
     print('\n'.join(lines))
 

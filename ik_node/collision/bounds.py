@@ -155,14 +155,42 @@ def capsules_of_mesh(vertices: np.ndarray, faces: np.ndarray | None,
     if float(np.linalg.norm(axis)) < 1e-9:
         return [(one, v)]
     axis = axis / np.linalg.norm(axis)
-    key = v[f].mean(axis=1) @ axis
-    order = np.argsort(key)
+    centroids = v[f].mean(axis=1)
+    order = np.argsort(centroids @ axis)
     best = [(one, v)]
-    best_vol = capsule_volume(*one)
+    best_vol = capsule_volume(*one) + _hull_volume(v)
     for k in range(2, max_capsules + 1):
-        parts = [v[np.unique(f[idx])] for idx in np.array_split(order, k)]
-        caps = [(capsule_of_points(p), p) for p in parts]
-        vol = sum(capsule_volume(*c) for c, _ in caps)
-        if vol < best_vol:
-            best, best_vol = caps, vol
+        # Two ways to cut the faces into k runs: slices along the long axis, and k-means on
+        # the face centroids (which also separates the prongs of a fork).
+        for groups in (np.array_split(order, k), _kmeans_groups(centroids, k)):
+            if any(len(g) == 0 for g in groups):
+                continue
+            parts = [v[np.unique(f[idx])] for idx in groups]
+            caps = [(capsule_of_points(p), p) for p in parts]
+            # Capsules and hulls both count: a concave part (a fork) gains little capsule
+            # volume from a split but much hull volume, which is what the gap check uses.
+            vol = sum(capsule_volume(*c) + _hull_volume(p) for c, p in caps)
+            if vol < best_vol:
+                best, best_vol = caps, vol
     return best
+
+
+def _hull_volume(points: np.ndarray) -> float:
+    from scipy.spatial import ConvexHull, QhullError
+    try:
+        return float(ConvexHull(points).volume)
+    except (QhullError, ValueError):
+        return 0.0
+
+
+def _kmeans_groups(x: np.ndarray, k: int, iterations: int = 20) -> list:
+    """Return k index groups of the points ``x`` (m, 3) by Lloyd's k-means (seeded)."""
+    rng = np.random.default_rng(0)
+    centers = x[rng.choice(len(x), k, replace=False)]
+    label = np.zeros(len(x), dtype=np.int64)
+    for _ in range(iterations):
+        label = np.argmin(((x[:, None, :] - centers[None]) ** 2).sum(axis=2), axis=1)
+        for j in range(k):
+            if np.any(label == j):
+                centers[j] = x[label == j].mean(axis=0)
+    return [np.flatnonzero(label == j) for j in range(k)]
