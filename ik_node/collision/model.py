@@ -18,7 +18,8 @@ obstacles; links of the base group never are (no chain joint can move them away)
 from typing import Mapping, NamedTuple, Optional
 
 from ik_node.collision.bounds import (box_corners, capsule_of_box, capsule_of_cylinder,
-                                      capsules_of_mesh, cylinder_points, hull_points)
+                                      capsule_of_points, capsule_volume, capsules_of_mesh,
+                                      cylinder_points, hull_points)
 from ik_node.collision.geometry import LinkShape
 from ik_node.errors import URDFError
 from ik_node.rotations import rotation_about_axis
@@ -28,6 +29,9 @@ __all__ = ['Capsules', 'CollisionModel', 'build_model', 'link_groups', 'pack_fla
 
 # A mesh is bounded by up to this many capsules (fewer when one is as tight).
 MESH_CAPSULES = 3
+# A link's capsules merge into one when that adds less than this volume [m³] (20 cm³):
+# a finger made of four small boxes costs one capsule per pair, not four.
+MERGE_VOLUME = 2e-5
 
 
 class Capsules(NamedTuple):
@@ -174,8 +178,17 @@ def link_capsules(geometry: dict) -> dict:
     ``points`` (h, 3) span a convex hull that contains what the capsule bounds (empty for a
     sphere, which its capsule is exactly).
     """
-    return {link: [c for s in shapes for c in _shape_capsules(s)]
-            for link, shapes in geometry.items()}
+    out = {}
+    for link, shapes in geometry.items():
+        caps = [c for s in shapes for c in _shape_capsules(s)]
+        if len(caps) > 1 and all(len(c[3]) for c in caps):
+            points = np.vstack([c[3] for c in caps])
+            a, b, r = capsule_of_points(points)
+            if capsule_volume(a, b, r) - sum(capsule_volume(*c[:3]) for c in caps) \
+                    < MERGE_VOLUME:
+                caps = [(a, b, r, hull_points(points))]
+        out[link] = caps
+    return out
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
