@@ -1,8 +1,10 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-Collision benchmark: ik_node's conservative check against an exact mesh check, its speed,
-and collision-aware solving beside plain DLS and TRAC-IK.
+Collision benchmark: conservative check vs exact meshes, speed, collision-aware solving.
+
+ik_node's conservative check is compared with an exact mesh check, timed, and its
+collision-aware solve run beside plain DLS and TRAC-IK.
 
 Run in the bench venv (``pip install pin example-robot-data rtb-data pytracik trimesh``):
 
@@ -39,8 +41,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from exact_collision import ExactChecker  # noqa: E402
-import ik_node  # noqa: E402, I100
+from exact_collision import ExactChecker  # noqa: E402, I100
+import ik_node  # noqa: E402
 from ik_node import Box, Cylinder, HalfSpace, Sphere  # noqa: E402
 import robots  # noqa: E402
 from targets import judge  # noqa: E402
