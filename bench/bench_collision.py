@@ -23,7 +23,7 @@ Run in the bench venv (``pip install pin example-robot-data rtb-data pytracik tr
    ``dls`` with ``avoid_collisions=True, obstacles=[floor]``, and TRAC-IK (which ignores
    collisions). Success = 1 mm / 0.01 rad by FK, inside the limits, and for the
    collision-aware solve also collision-free by the exact check. For every solver: how many
-   of its answers collide (exact check).
+   of its answers collide (exact check). Solvers run interleaved per target.
 """
 
 import argparse
@@ -168,27 +168,34 @@ def solving(spec, chain, exact, n, rng):
     warm = targets[0]
     for fn in solvers.values():
         fn(warm)
-    rows = {}
-    for label, fn in solvers.items():
-        times, ok, collide, ok_free, msgs = [], 0, 0, 0, {}
-        for T in targets:
+    stats = {label: {'times': [], 'ok': 0, 'collide': 0, 'ok_free': 0, 'msgs': {}}
+             for label in solvers}
+    # Solvers interleaved per target, order rotated, so that a change in the machine's load
+    # reaches every solver alike (the medians are compared).
+    labels = list(solvers)
+    for i, T in enumerate(targets):
+        for label in labels[i % len(labels):] + labels[:i % len(labels)]:
+            st = stats[label]
             t0 = time.perf_counter()
-            r = fn(T)
-            times.append(time.perf_counter() - t0)
+            r = solvers[label](T)
+            st['times'].append(time.perf_counter() - t0)
             q = None if r is None else (r if isinstance(r, np.ndarray) else np.array(r.q))
             reported = r is not None and (isinstance(r, np.ndarray) or r.success)
             good = reported and judge(chain, T, q)[0]
             hit = q is not None and good and exact.collides(q)
-            ok += good
-            collide += bool(hit)
-            ok_free += good and not hit
+            st['ok'] += good
+            st['collide'] += bool(hit)
+            st['ok_free'] += good and not hit
             if not good and not isinstance(r, np.ndarray) and r is not None:
                 key = r.message.split(';')[-1].strip()[:70]
-                msgs[key] = msgs.get(key, 0) + 1
-        rows[label] = {'n': n, 'solved': ok, 'solved_free': ok_free, 'colliding': collide,
-                       'median_ms': float(np.median(times) * 1e3),
-                       'p95_ms': float(np.percentile(times, 95) * 1e3),
-                       'failures': msgs}
+                st['msgs'][key] = st['msgs'].get(key, 0) + 1
+    rows = {}
+    for label, st in stats.items():
+        rows[label] = {'n': n, 'solved': st['ok'], 'solved_free': st['ok_free'],
+                       'colliding': st['collide'],
+                       'median_ms': float(np.median(st['times']) * 1e3),
+                       'p95_ms': float(np.percentile(st['times'], 95) * 1e3),
+                       'failures': st['msgs']}
     return rows, trac_error
 
 
