@@ -24,8 +24,9 @@ setup(
     python_requires='>=3.10',
     # numba compiles the solver kernels (they also run, ~100x slower, without it); its
     # np.linalg support needs SciPy's LAPACK bindings.
+    # trimesh reads the URDF's collision meshes (ik_node.collision), on first collision query.
     install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'numba>=0.57',
-                      'urdfdom-py>=1.2'],
+                      'urdfdom-py>=1.2', 'trimesh>=4'],
     extras_require={
         'test': ['pytest', 'hypothesis'],
         # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and

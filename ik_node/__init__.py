@@ -9,6 +9,8 @@ URDF solvers: :func:`solve` (methods in :mod:`ik_node.solvers.table`); point cha
 """
 
 from ik_node.chain import Chain
+from ik_node.collision import Box, Cylinder, HalfSpace, Sphere
+from ik_node.collision.clearance import CollisionClearance
 from ik_node.errors import IKError, IKInputError, URDFError
 from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
                                 RestPosture)
@@ -25,6 +27,7 @@ __all__ = [
     'Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
     'solve', 'methods', 'register_method', 'warm_up',
     'JointLimitAvoidance', 'Manipulability', 'ObstacleClearance', 'RestPosture',
+    'HalfSpace', 'Sphere', 'Box', 'Cylinder', 'CollisionClearance',
     'pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix',
     'fabrik', 'fabrik_tree', 'ccd', 'two_bone', 'two_bone_angles', 'BallJoint', 'HingeJoint',
     'constraint_violation',

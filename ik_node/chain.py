@@ -4,12 +4,13 @@
 
 import math
 import os
-from typing import Union
+from typing import Mapping, Optional, Sequence, Union
 
 from ik_node import kinematics
+from ik_node.collision import checker
 from ik_node.errors import IKInputError, URDFError
 from ik_node.solvers.records import Limits
-from ik_node.urdf import ChainSpec, read_chain
+from ik_node.urdf import ChainSpec, load_urdf_text, read_chain
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -86,6 +87,9 @@ class Chain:
         # The arm's length [m]: the solvers measure position errors in units of it, so their
         # damping and thresholds act alike on a small arm and a large one.
         self.length_scale = max(self.reach, 1e-3)
+        # Collision geometry: set by from_urdf, loaded on first use (collision_setup).
+        self._collision_source = None
+        self._collision_setup = None
         # The tuple the numba kernels take; built once, reused by every solve.
         self.model = kinematics.ChainModel(
             _readonly(origins_arr[:, :3, :3]), _readonly(origins_arr[:, :3, 3]),
@@ -141,10 +145,68 @@ class Chain:
             raise URDFError(f'the limits of mimic joint {j.name!r} leave its master no range')
 
     @classmethod
-    def from_urdf(cls, urdf: Union[str, os.PathLike], base_link: str, tip_link: str
-                  ) -> 'Chain':
-        """Build the chain ``base_link`` -> ``tip_link`` from URDF XML text or a file path."""
-        return cls(read_chain(urdf, base_link, tip_link))
+    def from_urdf(cls, urdf: Union[str, os.PathLike], base_link: str, tip_link: str,
+                  srdf: Union[str, os.PathLike, None] = None,
+                  package_dirs: Sequence[Union[str, os.PathLike]] = (),
+                  held_joints: Optional[Mapping[str, float]] = None) -> 'Chain':
+        """
+        Build the chain ``base_link`` -> ``tip_link`` from URDF XML text or a file path.
+
+        The collision arguments are used on the first collision query (geometry is loaded
+        then, see :mod:`ik_node.collision`): ``srdf`` (XML text or path) gives the disabled
+        pairs (default: :mod:`ik_node.collision.pairs`); ``package_dirs`` resolve
+        ``package://`` mesh names; ``held_joints`` {name: value} holds joints outside the
+        chain (default: 0 clipped into their limits).
+        """
+        text = load_urdf_text(urdf)
+        chain = cls(read_chain(text, base_link, tip_link))
+        chain._collision_source = checker.source_from(urdf, text, srdf, package_dirs,
+                                                      held_joints)
+        return chain
+
+    @property
+    def collision_setup(self) -> 'checker.CollisionSetup':
+        """Return the collision model (built and cached on first use)."""
+        if self._collision_setup is None:
+            if self._collision_source is None:
+                raise IKInputError('this chain was not read with Chain.from_urdf: it has no '
+                                   'collision geometry')
+            self._collision_setup = checker.CollisionSetup(self, self._collision_source)
+        return self._collision_setup
+
+    def collisions(self, q: ArrayLike, obstacles: Sequence = ()) -> list[tuple[str, str]]:
+        """
+        Return the pairs in contact at ``q``: [(link, link or obstacle name), ...].
+
+        The check is conservative (bounding capsules): it never misses a contact of the
+        URDF's collision geometry and may report a near miss. Obstacles are
+        ik_node.HalfSpace, Sphere, Box or Cylinder in the base_link frame; an unnamed one is
+        reported as '<kind> <index>'.
+        """
+        return checker.collisions(self, q, obstacles)
+
+    def min_distance(self, q: ArrayLike, obstacles: Sequence = ()) -> 'checker.Clearance':
+        """Return (signed clearance [m], closest pair) at ``q``; < 0 means contact."""
+        return checker.min_distance(self, q, obstacles)
+
+    def path_collides(self, q_a: ArrayLike, q_b: ArrayLike, step: float = 0.05,
+                      obstacles: Sequence = ()) -> bool:
+        """
+        Return True when the joint-space segment q_a -> q_b may touch something.
+
+        Checked at most ``step`` [rad or m] apart first, then every stretch that a bound on
+        link motion cannot clear is halved down to 1e-3 (see
+        :func:`ik_node.collision.kernels.path_contact`): no contact between samples is missed.
+        """
+        return checker.path_collides(self, q_a, q_b, step, obstacles)
+
+    def hold_joints(self, values: Mapping[str, float]) -> None:
+        """Hold joints outside the chain (fingers, another arm) at ``values`` [rad or m]."""
+        self.collision_setup.hold(self, values)
+
+    def disabled_pairs_srdf(self) -> str:
+        """Return the disabled-pair matrix in force as SRDF text."""
+        return self.collision_setup.srdf()
 
     def __repr__(self) -> str:
         """Name the robot, the two ends and the joint count."""

@@ -14,6 +14,8 @@ it. They compose by summing weighted costs:
   singularities, so descending it keeps away from them.
 - ObstacleClearance: h = ½ Σ max(0, margin - d)², d the distance [m] from points along the
   links (joint origins, link midpoints, the tip) to the surface of each obstacle sphere.
+- CollisionClearance (:mod:`ik_node.collision.clearance`): the same cost over the URDF's
+  collision geometry, self pairs and obstacles.
 """
 
 from dataclasses import dataclass, field
@@ -22,13 +24,14 @@ from typing import Sequence
 
 from ik_node import kinematics
 from ik_node._jit import njit
+from ik_node.collision.kernels import clearance_terms
 from ik_node.errors import IKInputError
 from ik_node.linalg import cholesky_solve, log_det_spd
 import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['Objective', 'JointLimitAvoidance', 'RestPosture', 'Manipulability',
-           'ObstacleClearance', 'pack_objectives', 'EMPTY_OBJECTIVES']
+           'ObstacleClearance', 'pack_objectives', 'EMPTY_OBJECTIVES', 'objectives_active']
 
 _MANIP_EPS = 1e-9
 
@@ -121,26 +124,37 @@ class ObstacleClearance(Objective):
         packed['obstacle'] = _check_weight(self.weight)
 
 
+_NO_COLLISION = (0.0, 0.02, np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 16)))
+
+
 def pack_objectives(chain, objectives: Sequence[Objective] | None) -> tuple:
     """
     Return the packed tuple the kernels take.
 
-    (k_limits, k_rest, q_rest (n,), k_manip, spheres (k, 4), k_obstacle, margin [m]).
+    (k_limits, k_rest, q_rest (n,), k_manip, spheres (k, 4), k_obstacle, margin [m],
+    collision): collision is (k_collision, margin [m], F, K, obstacle rows) of
+    :class:`ik_node.collision.clearance.CollisionClearance`.
     """
     packed = {'limits': 0.0, 'rest': 0.0, 'q_rest': np.zeros(chain.n), 'manip': 0.0,
-              'spheres': np.zeros((0, 4)), 'obstacle': 0.0, 'margin': 0.05}
+              'spheres': np.zeros((0, 4)), 'obstacle': 0.0, 'margin': 0.05,
+              'collision': _NO_COLLISION}
     for obj in objectives or ():
         if not isinstance(obj, Objective):
             raise IKInputError(f'objectives must be Objective instances, got {type(obj)!r}')
         obj._fill(chain, packed)
     return (packed['limits'], packed['rest'], np.ascontiguousarray(packed['q_rest']),
             packed['manip'], np.ascontiguousarray(packed['spheres']), packed['obstacle'],
-            packed['margin'])
+            packed['margin'], packed['collision'])
 
 
 def empty_objectives(n: int) -> tuple:
     """Return the packed tuple with every objective off."""
-    return (0.0, 0.0, np.zeros(n), 0.0, np.zeros((0, 4)), 0.0, 0.05)
+    return (0.0, 0.0, np.zeros(n), 0.0, np.zeros((0, 4)), 0.0, 0.05, _NO_COLLISION)
+
+
+def objectives_active(obj: tuple) -> bool:
+    """Return True when a packed objectives tuple has any weight on."""
+    return obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0 or obj[7][0] > 0
 
 
 EMPTY_OBJECTIVES = empty_objectives
@@ -291,7 +305,7 @@ def _obstacle_terms(model, n, q, spheres, margin, want_grad, grad):
 @njit
 def objective_cost(model, n, q, lower, upper, obj):
     """Return the summed weighted cost h(q) of the packed objectives ``obj``."""
-    k_lim, k_rest, q_rest, k_manip, spheres, k_obs, margin = obj
+    k_lim, k_rest, q_rest, k_manip, spheres, k_obs, margin, coll = obj
     h = 0.0
     if k_lim > 0.0:
         for i in range(n):
@@ -308,13 +322,16 @@ def objective_cost(model, n, q, lower, upper, obj):
     if k_obs > 0.0 and spheres.shape[0] > 0:
         dummy = np.zeros(n)
         h += k_obs * _obstacle_terms(model, n, q, spheres, margin, False, dummy)
+    if coll[0] > 0.0:
+        dummy = np.zeros(n)
+        h += coll[0] * clearance_terms(coll[2], coll[3], q, coll[4], coll[1], False, dummy)
     return h
 
 
 @njit
 def objective_gradient(model, n, q, lower, upper, obj):
     """Return ∇h(q), (n,), of the packed objectives ``obj``."""
-    k_lim, k_rest, q_rest, k_manip, spheres, k_obs, margin = obj
+    k_lim, k_rest, q_rest, k_manip, spheres, k_obs, margin, coll = obj
     g = np.zeros(n)
     if k_lim > 0.0:
         for i in range(n):
@@ -333,4 +350,9 @@ def objective_gradient(model, n, q, lower, upper, obj):
         _obstacle_terms(model, n, q, spheres, margin, True, go)
         for i in range(n):
             g[i] += k_obs * go[i]
+    if coll[0] > 0.0:
+        gc = np.zeros(n)
+        clearance_terms(coll[2], coll[3], q, coll[4], coll[1], True, gc)
+        for i in range(n):
+            g[i] += coll[0] * gc[i]
     return g

@@ -45,6 +45,10 @@ class SolveOptions:
     min_change [m], orientation_points_offset [m], progress_window, polish_iterations
     (fabrik, ccd), fabrik_iterations (hybrid); see :mod:`ik_node.solvers.fabrik`.
     ``None`` means the method's own default.
+
+    Collisions (every method): avoid_collisions (a successful answer must be collision-free:
+    self-collision and ``obstacles``); collision_margin [m], collision_weight: the clearance
+    objective's margin and weight (dls, pinv, jt, hybrid).
     """
 
     position_tolerance: float = DEFAULT_POSITION_TOLERANCE
@@ -72,6 +76,11 @@ class SolveOptions:
     progress_window: int = 10
     polish_iterations: Optional[int] = None
     fabrik_iterations: int = 10
+    # ik_node.collision: keep clear of self-contact and ``obstacles``; see solver_hook.
+    avoid_collisions: bool = False
+    obstacles: Sequence[Any] = field(default_factory=tuple)
+    collision_margin: float = 0.02
+    collision_weight: float = 1.0
 
     @classmethod
     def from_kwargs(cls, used: frozenset = frozenset(), method: str = '',
@@ -170,6 +179,14 @@ def _objectives(name, v):
         raise IKInputError(f'option objectives must be a sequence of objectives, got {v!r}')
 
 
+def _obstacles(name, v):
+    # The shapes validate themselves (IKInputError for NaN or negative sizes); the hook
+    # refuses obstacles given without avoid_collisions.
+    if isinstance(v, (str, bytes)) or not hasattr(v, '__iter__'):
+        raise IKInputError(f'option {name} must be a sequence of shapes (ik_node.Sphere, '
+                           f'Box, Cylinder, HalfSpace), got {v!r}')
+
+
 def _unchecked_here(name, v):
     # joint_weights need the chain's size: checked by joint_weights_inverse.
     pass
@@ -187,11 +204,16 @@ _CHECKS: dict[str, Callable] = {
     'fabrik_points': _fabrik_points, 'min_change': _number(False, optional=True),
     'orientation_points_offset': _number(False), 'progress_window': _integer(0),
     'polish_iterations': _integer(0, optional=True), 'fabrik_iterations': _integer(0),
+    'avoid_collisions': _boolean, 'obstacles': _obstacles,
+    'collision_margin': _number(False), 'collision_weight': _number(True),
 }
 
 # The options every method uses: tolerances, budget, restarts, choice among solutions.
 COMMON_OPTIONS = frozenset({'position_tolerance', 'orientation_tolerance', 'max_iterations',
-                            'max_attempts', 'timeout', 'restarts', 'solutions', 'rng_seed'})
+                            'max_attempts', 'timeout', 'restarts', 'solutions', 'rng_seed',
+                            'avoid_collisions', 'obstacles'})
+# Options of the collision clearance objective (the methods with null-space objectives).
+CLEARANCE_OPTIONS = frozenset({'collision_margin', 'collision_weight'})
 
 # Validated once: the default options are immutable and shared by every plain solve() call.
 _DEFAULTS = SolveOptions()

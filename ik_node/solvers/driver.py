@@ -22,10 +22,11 @@ of its kernel from one start configuration. Everything else is here, once:
 
 import math
 import time
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 from ik_node import kinematics
 from ik_node._jit import njit
+from ik_node.collision import solver_hook
 from ik_node.result import IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED
 from ik_node.rotations import rotation_vector_from_matrix
 from ik_node.solvers.records import make_target
@@ -103,6 +104,7 @@ class Check(NamedTuple):
     position_error: float
     orientation_error: float
     ok: bool
+    collision: Optional[str] = None     # an answer within tolerance that collides: why
 
 
 def final_check(chain, target: np.ndarray, q: np.ndarray, opts) -> Check:
@@ -114,8 +116,10 @@ def final_check(chain, target: np.ndarray, q: np.ndarray, opts) -> Check:
     """
     record = make_target(target)
     perr, oerr = _target_errors(chain.model, record, q)
-    return Check(perr, oerr, perr <= opts.position_tolerance
-                 and (not record.pose or oerr <= opts.orientation_tolerance))
+    ok = perr <= opts.position_tolerance and (not record.pose
+                                              or oerr <= opts.orientation_tolerance)
+    blocked = solver_hook.collision_reason(chain, q, opts) if ok else None
+    return Check(perr, oerr, ok and blocked is None, blocked)
 
 
 @njit
@@ -217,6 +221,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     lower, upper, continuous = chain.lower, chain.upper, chain.continuous
     solutions = []
     best = None
+    blocked = None      # why an answer within tolerance was refused (a collision)
     ends = []
     point_reached = 0
     iterations = 0
@@ -243,6 +248,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
             if len(solutions) >= opts.solutions or budget.attempts == 1:
                 break
             continue
+        blocked = check.collision or blocked
         key = rank(check, opts)
         if best is None or key < best[0]:
             best = (key, q, check)
@@ -276,6 +282,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         _, q, check = best
         status = STATUS_OUT_OF_REACH if (beyond_reach or stretched) else STATUS_NOT_CONVERGED
         message = _failure_message(status, beyond_reach, budget.attempts, check, pose)
+        if blocked is not None:
+            message += f'; answers within tolerance collide: {blocked}'
     return IKResult(q=q, success=bool(solutions), position_error=check.position_error,
                     orientation_error=check.orientation_error if pose else math.nan,
                     iterations=iterations, method=method, attempts=budget.attempts,

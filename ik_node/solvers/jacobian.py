@@ -12,7 +12,9 @@ fails is run again without them: they must never cost the primary task a solutio
 
 from typing import Callable
 
-from ik_node.objectives import empty_objectives, pack_objectives
+from ik_node.collision import solver_hook
+from ik_node.objectives import empty_objectives, objectives_active, pack_objectives
+from ik_node.options import CLEARANCE_OPTIONS
 from ik_node.solvers.dls import DlsParams, METHOD_CODES, run_attempt
 from ik_node.solvers.records import make_target
 import numpy as np
@@ -26,7 +28,7 @@ _CHUNK = 256
 JACOBIAN_OPTIONS = frozenset({
     'position_weight', 'orientation_weight', 'joint_weights', 'damping', 'max_damping',
     'manipulability_threshold', 'objectives', 'null_space_gain', 'secondary_iterations',
-    'max_step'})
+    'max_step'}) | CLEARANCE_OPTIONS
 
 
 def prepare_jacobian(method: str) -> Callable:
@@ -35,9 +37,11 @@ def prepare_jacobian(method: str) -> Callable:
 
     def prepare(chain, target: np.ndarray, opts) -> Callable:
         tgt = make_target(target)
-        if opts.objectives:
-            obj = pack_objectives(chain, opts.objectives)
-            obj_on = obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0
+        objectives = tuple(opts.objectives) + solver_hook.clearance_objectives(
+            chain, opts, 6 if tgt.pose else 3)
+        if objectives:
+            obj = pack_objectives(chain, objectives)
+            obj_on = objectives_active(obj)
         else:
             obj, obj_on = empty_objectives(chain.n), False
         underactuated = tgt.pose and chain.n < 6

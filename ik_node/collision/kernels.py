@@ -1,0 +1,692 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Compiled distance kernels between link capsules and obstacles (numba, see ik_node._jit).
+
+Capsules (:class:`ik_node.collision.model.Capsules`, passed flattened with the chain's
+model, see :func:`unpack`) hold segment end points
+``seg`` (c, 2, 3) in the frame of their anchor (the moving joint that carries them, -1 for the
+base), ``radius`` (c,), ``anchor`` (c,), the capsule ``pairs`` (p, 2) checked against each
+other and the ``moving`` capsules (k,) checked against obstacles. Obstacles are the rows of
+:mod:`ik_node.collision.shapes`.
+
+Distances are signed [m]: negative when two shapes overlap (by about the depth). For boxes
+and cylinders the closest point on a capsule's segment is found by golden-section search on
+the shape's signed distance function, which is convex along the segment; the result is
+lowered by the search's last bracket width times the segment length, so it never exceeds
+the true distance (signed distance is 1-Lipschitz).
+"""
+
+import math
+
+from ik_node import kinematics
+from ik_node._jit import njit
+import numpy as np
+
+__all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'clearance_terms',
+           'path_contact']
+
+_GOLDEN = 0.6180339887498949
+_SEARCH_STEPS = 40
+_BRACKET = _GOLDEN ** _SEARCH_STEPS
+# Extra separating directions tried for a pair of hulls whose capsules overlap.
+_GAP_STEPS = 3
+# Rounding allowance [m]: a pair this close counts as touching.
+SLACK = 1e-9
+
+
+@njit
+def unpack(F, K):
+    """Return (model tuple, (seg, radius, anchor, pairs, moving)) as views of F and K."""
+    m = K[0]
+    c = K[1]
+    p = K[2]
+    k = K[3]
+    o = 4
+    types = K[o:o + m]
+    o += m
+    index = K[o:o + m]
+    o += m
+    anchor = K[o:o + c]
+    o += c
+    pairs = K[o:o + 2 * p].reshape((p, 2))
+    o += 2 * p
+    moving = K[o:o + k]
+    o += k
+    start = K[o:o + c + 1]
+    f = 0
+    orig_R = F[f:f + 9 * m].reshape((m, 3, 3))
+    f += 9 * m
+    orig_t = F[f:f + 3 * m].reshape((m, 3))
+    f += 3 * m
+    axes = F[f:f + 3 * m].reshape((m, 3))
+    f += 3 * m
+    mult = F[f:f + m]
+    f += m
+    offset = F[f:f + m]
+    f += m
+    tip_R = F[f:f + 9].reshape((3, 3))
+    f += 9
+    tip_t = F[f:f + 3]
+    f += 3
+    seg = F[f:f + 6 * c].reshape((c, 2, 3))
+    f += 6 * c
+    radius = F[f:f + c]
+    f += c
+    points = F[f:].reshape((-1, 3))
+    model = (orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t)
+    return model, (seg, radius, anchor, pairs, moving, points, start)
+
+
+@njit
+def world_segments(model, q, seg, anchor, R_out, p_out, z_out, W):
+    """Run FK into R_out, p_out, z_out and fill W (c, 2, 3) with base-frame end points."""
+    kinematics.forward_kinematics(model, q, R_out, p_out, z_out)
+    for c in range(seg.shape[0]):
+        k = anchor[c]
+        for e in range(2):
+            if k < 0:
+                for i in range(3):
+                    W[c, e, i] = seg[c, e, i]
+            else:
+                for i in range(3):
+                    W[c, e, i] = (p_out[k, i] + R_out[k, i, 0] * seg[c, e, 0]
+                                  + R_out[k, i, 1] * seg[c, e, 1]
+                                  + R_out[k, i, 2] * seg[c, e, 2])
+
+
+@njit
+def _clamp01(x):
+    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
+
+
+@njit
+def segment_segment(W, a, b):
+    """Return (distance, s, t) between segments W[a] and W[b] at parameters s and t."""
+    d10 = W[a, 1, 0] - W[a, 0, 0]
+    d11 = W[a, 1, 1] - W[a, 0, 1]
+    d12 = W[a, 1, 2] - W[a, 0, 2]
+    d20 = W[b, 1, 0] - W[b, 0, 0]
+    d21 = W[b, 1, 1] - W[b, 0, 1]
+    d22 = W[b, 1, 2] - W[b, 0, 2]
+    r0 = W[a, 0, 0] - W[b, 0, 0]
+    r1 = W[a, 0, 1] - W[b, 0, 1]
+    r2 = W[a, 0, 2] - W[b, 0, 2]
+    A = d10 * d10 + d11 * d11 + d12 * d12
+    E = d20 * d20 + d21 * d21 + d22 * d22
+    F = d20 * r0 + d21 * r1 + d22 * r2
+    eps = 1e-18
+    if A <= eps and E <= eps:
+        s = 0.0
+        t = 0.0
+    elif A <= eps:
+        s = 0.0
+        t = _clamp01(F / E)
+    else:
+        C = d10 * r0 + d11 * r1 + d12 * r2
+        if E <= eps:
+            t = 0.0
+            s = _clamp01(-C / A)
+        else:
+            B = d10 * d20 + d11 * d21 + d12 * d22
+            den = A * E - B * B
+            s = _clamp01((B * F - C * E) / den) if den > 1e-18 * A * E else 0.0
+            t = (B * s + F) / E
+            if t < 0.0:
+                t = 0.0
+                s = _clamp01(-C / A)
+            elif t > 1.0:
+                t = 1.0
+                s = _clamp01((B - C) / A)
+    x0 = r0 + d10 * s - d20 * t
+    x1 = r1 + d11 * s - d21 * t
+    x2 = r2 + d12 * s - d22 * t
+    return math.sqrt(x0 * x0 + x1 * x1 + x2 * x2), s, t
+
+
+@njit
+def _point_segment(W, c, x0, x1, x2):
+    """Return (distance, t) from point x to segment W[c]."""
+    d0 = W[c, 1, 0] - W[c, 0, 0]
+    d1 = W[c, 1, 1] - W[c, 0, 1]
+    d2 = W[c, 1, 2] - W[c, 0, 2]
+    r0 = x0 - W[c, 0, 0]
+    r1 = x1 - W[c, 0, 1]
+    r2 = x2 - W[c, 0, 2]
+    L2 = d0 * d0 + d1 * d1 + d2 * d2
+    t = _clamp01((r0 * d0 + r1 * d1 + r2 * d2) / L2) if L2 > 1e-18 else 0.0
+    e0 = r0 - t * d0
+    e1 = r1 - t * d1
+    e2 = r2 - t * d2
+    return math.sqrt(e0 * e0 + e1 * e1 + e2 * e2), t
+
+
+@njit
+def _local(row, x0, x1, x2):
+    """Return x in the obstacle's frame: Rᵀ (x - t), R row major in row[4:13]."""
+    y0 = x0 - row[13]
+    y1 = x1 - row[14]
+    y2 = x2 - row[15]
+    return (row[4] * y0 + row[7] * y1 + row[10] * y2,
+            row[5] * y0 + row[8] * y1 + row[11] * y2,
+            row[6] * y0 + row[9] * y1 + row[12] * y2)
+
+
+@njit
+def shape_sdf(row, x0, x1, x2):
+    """Return the signed distance [m] from point x to the obstacle ``row`` (< 0 inside)."""
+    kind = int(row[0])
+    if kind == 0:
+        return row[4] * x0 + row[7] * x1 + row[10] * x2 - row[1]
+    if kind == 1:
+        return math.sqrt((x0 - row[13]) ** 2 + (x1 - row[14]) ** 2 + (x2 - row[15]) ** 2) \
+            - row[1]
+    l0, l1, l2 = _local(row, x0, x1, x2)
+    if kind == 2:
+        q0 = abs(l0) - row[1]
+        q1 = abs(l1) - row[2]
+        q2 = abs(l2) - row[3]
+        o0 = max(q0, 0.0)
+        o1 = max(q1, 0.0)
+        o2 = max(q2, 0.0)
+        return math.sqrt(o0 * o0 + o1 * o1 + o2 * o2) + min(max(q0, max(q1, q2)), 0.0)
+    qr = math.sqrt(l0 * l0 + l1 * l1) - row[1]
+    qz = abs(l2) - row[2]
+    o0 = max(qr, 0.0)
+    o1 = max(qz, 0.0)
+    return math.sqrt(o0 * o0 + o1 * o1) + min(max(qr, qz), 0.0)
+
+
+@njit
+def shape_normal(row, x0, x1, x2):
+    """Return the unit gradient of :func:`shape_sdf` at x (base frame)."""
+    kind = int(row[0])
+    if kind == 0:
+        return row[4], row[7], row[10]
+    if kind == 1:
+        g0 = x0 - row[13]
+        g1 = x1 - row[14]
+        g2 = x2 - row[15]
+    else:
+        l0, l1, l2 = _local(row, x0, x1, x2)
+        if kind == 2:
+            q0 = abs(l0) - row[1]
+            q1 = abs(l1) - row[2]
+            q2 = abs(l2) - row[3]
+            if q0 > 0.0 or q1 > 0.0 or q2 > 0.0:
+                h0 = math.copysign(max(q0, 0.0), l0)
+                h1 = math.copysign(max(q1, 0.0), l1)
+                h2 = math.copysign(max(q2, 0.0), l2)
+            elif q0 >= q1 and q0 >= q2:
+                h0, h1, h2 = math.copysign(1.0, l0), 0.0, 0.0
+            elif q1 >= q2:
+                h0, h1, h2 = 0.0, math.copysign(1.0, l1), 0.0
+            else:
+                h0, h1, h2 = 0.0, 0.0, math.copysign(1.0, l2)
+        else:
+            rho = math.sqrt(l0 * l0 + l1 * l1)
+            u0, u1 = (l0 / rho, l1 / rho) if rho > 1e-12 else (1.0, 0.0)
+            qr = rho - row[1]
+            qz = abs(l2) - row[2]
+            if qr > 0.0 or qz > 0.0:
+                h0 = u0 * max(qr, 0.0)
+                h1 = u1 * max(qr, 0.0)
+                h2 = math.copysign(max(qz, 0.0), l2)
+            elif qr >= qz:
+                h0, h1, h2 = u0, u1, 0.0
+            else:
+                h0, h1, h2 = 0.0, 0.0, math.copysign(1.0, l2)
+        g0 = row[4] * h0 + row[5] * h1 + row[6] * h2
+        g1 = row[7] * h0 + row[8] * h1 + row[9] * h2
+        g2 = row[10] * h0 + row[11] * h1 + row[12] * h2
+    n = math.sqrt(g0 * g0 + g1 * g1 + g2 * g2)
+    if n < 1e-15:
+        return 0.0, 0.0, 1.0
+    return g0 / n, g1 / n, g2 / n
+
+
+@njit
+def _bound_radius(row):
+    kind = int(row[0])
+    if kind == 2:
+        return math.sqrt(row[1] * row[1] + row[2] * row[2] + row[3] * row[3])
+    return math.sqrt(row[1] * row[1] + row[2] * row[2])
+
+
+@njit
+def segment_obstacle(W, c, row, cutoff):
+    """
+    Return (signed distance, t): segment W[c] to obstacle ``row``, a lower bound.
+
+    Exact for half-spaces and spheres. For boxes and cylinders, a segment whose bounding
+    distance already exceeds ``cutoff`` [m] returns that bound (still a lower bound).
+    """
+    kind = int(row[0])
+    if kind == 0:
+        d0 = row[4] * W[c, 0, 0] + row[7] * W[c, 0, 1] + row[10] * W[c, 0, 2] - row[1]
+        d1 = row[4] * W[c, 1, 0] + row[7] * W[c, 1, 1] + row[10] * W[c, 1, 2] - row[1]
+        return (d0, 0.0) if d0 <= d1 else (d1, 1.0)
+    dc, tc = _point_segment(W, c, row[13], row[14], row[15])
+    if kind == 1:
+        return dc - row[1], tc
+    bound = dc - _bound_radius(row)
+    if bound > cutoff:
+        return bound, tc
+    a0 = W[c, 0, 0]
+    a1 = W[c, 0, 1]
+    a2 = W[c, 0, 2]
+    e0 = W[c, 1, 0] - a0
+    e1 = W[c, 1, 1] - a1
+    e2 = W[c, 1, 2] - a2
+    length = math.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    if length < 1e-12:
+        return shape_sdf(row, a0, a1, a2), 0.0
+    lo = 0.0
+    hi = 1.0
+    x = hi - _GOLDEN * (hi - lo)
+    y = lo + _GOLDEN * (hi - lo)
+    fx = shape_sdf(row, a0 + x * e0, a1 + x * e1, a2 + x * e2)
+    fy = shape_sdf(row, a0 + y * e0, a1 + y * e1, a2 + y * e2)
+    for _ in range(_SEARCH_STEPS):
+        if fx <= fy:
+            hi = y
+            y = x
+            fy = fx
+            x = hi - _GOLDEN * (hi - lo)
+            fx = shape_sdf(row, a0 + x * e0, a1 + x * e1, a2 + x * e2)
+        else:
+            lo = x
+            x = y
+            fx = fy
+            y = lo + _GOLDEN * (hi - lo)
+            fy = shape_sdf(row, a0 + y * e0, a1 + y * e1, a2 + y * e2)
+    if fx <= fy:
+        best, tb = fx, x
+    else:
+        best, tb = fy, y
+    # The minimiser lies in [lo, hi]; f is 1-Lipschitz in the point, so the minimum is at
+    # least best - (hi - lo) * length.
+    return best - (hi - lo) * length, tb
+
+
+@njit
+def support(caps, W, c, R_out, p_out, u0, u1, u2):
+    """
+    Return (h, x0, x1, x2): the smallest u·x over capsule c's hull points x and the point.
+
+    A capsule without hull points (a sphere) uses its own support, min over its end points
+    of u·x minus its radius. The hull contains the link geometry, so for a unit u,
+    h_a(u) - max_b u·y bounds the distance between a and b from below (a separating gap).
+    """
+    points = caps[5]
+    start = caps[6]
+    k = caps[2][c]
+    best = math.inf
+    b0 = b1 = b2 = 0.0
+    if start[c + 1] == start[c]:
+        r = caps[1][c]
+        for e in range(2):
+            d = u0 * W[c, e, 0] + u1 * W[c, e, 1] + u2 * W[c, e, 2] - r
+            if d < best:
+                best = d
+                b0 = W[c, e, 0] - r * u0
+                b1 = W[c, e, 1] - r * u1
+                b2 = W[c, e, 2] - r * u2
+        return best, b0, b1, b2
+    for h in range(start[c], start[c + 1]):
+        if k < 0:
+            x0, x1, x2 = points[h, 0], points[h, 1], points[h, 2]
+        else:
+            x0 = (p_out[k, 0] + R_out[k, 0, 0] * points[h, 0] + R_out[k, 0, 1] * points[h, 1]
+                  + R_out[k, 0, 2] * points[h, 2])
+            x1 = (p_out[k, 1] + R_out[k, 1, 0] * points[h, 0] + R_out[k, 1, 1] * points[h, 1]
+                  + R_out[k, 1, 2] * points[h, 2])
+            x2 = (p_out[k, 2] + R_out[k, 2, 0] * points[h, 0] + R_out[k, 2, 1] * points[h, 1]
+                  + R_out[k, 2, 2] * points[h, 2])
+        d = u0 * x0 + u1 * x1 + u2 * x2
+        if d < best:
+            best = d
+            b0, b1, b2 = x0, x1, x2
+    return best, b0, b1, b2
+
+
+@njit
+def shape_support(row, u0, u1, u2):
+    """Return the largest u·y over the obstacle ``row`` (not used for half-spaces)."""
+    kind = int(row[0])
+    c = u0 * row[13] + u1 * row[14] + u2 * row[15]
+    if kind == 1:
+        return c + row[1]
+    # Directions in the shape frame: u·R e_i.
+    a0 = row[4] * u0 + row[7] * u1 + row[10] * u2
+    a1 = row[5] * u0 + row[8] * u1 + row[11] * u2
+    a2 = row[6] * u0 + row[9] * u1 + row[12] * u2
+    if kind == 2:
+        return c + row[1] * abs(a0) + row[2] * abs(a1) + row[3] * abs(a2)
+    return c + row[2] * abs(a2) + row[1] * math.sqrt(max(a0 * a0 + a1 * a1, 0.0))
+
+
+@njit
+def pair_gap(caps, W, a, b, R_out, p_out, s, t, d):
+    """
+    Return (gap, xa (3,), xb (3,)): a lower bound on the distance of capsules a and b' hulls.
+
+    The direction is the one between the capsules' closest points (parameters s, t, distance
+    d > 0); xa, xb are the hull points that set the gap.
+    """
+    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0]))
+    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1]))
+    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2] - t * (W[b, 1, 2] - W[b, 0, 2]))
+    u0 /= d
+    u1 /= d
+    u2 /= d
+    ha, xa0, xa1, xa2 = support(caps, W, a, R_out, p_out, u0, u1, u2)
+    hb, xb0, xb1, xb2 = support(caps, W, b, R_out, p_out, -u0, -u1, -u2)
+    xa = np.empty(3)
+    xb = np.empty(3)
+    xa[0], xa[1], xa[2] = xa0, xa1, xa2
+    xb[0], xb[1], xb[2] = xb0, xb1, xb2
+    return ha + hb, xa, xb
+
+
+@njit
+def obstacle_gap(caps, W, c, R_out, p_out, row, t):
+    """
+    Return (gap, x0, x1, x2): capsule c's hull against obstacle ``row``, a lower bound.
+
+    The direction is the obstacle's normal at the capsule segment's closest point (parameter
+    t); (x0, x1, x2) is the hull point that sets the gap.
+    """
+    y0 = W[c, 0, 0] + t * (W[c, 1, 0] - W[c, 0, 0])
+    y1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
+    y2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
+    u0, u1, u2 = shape_normal(row, y0, y1, y2)
+    h, x0, x1, x2 = support(caps, W, c, R_out, p_out, u0, u1, u2)
+    if int(row[0]) == 0:
+        return h - row[1], x0, x1, x2
+    return h - shape_support(row, u0, u1, u2), x0, x1, x2
+
+
+@njit
+def distances(F, K, q, obstacles, cutoff):
+    """
+    Return (d_self (p,), d_obs (k, o), hits): signed capsule distances [m] at ``q``.
+
+    ``F``, ``K``: the flattened chain and capsules (:func:`ik_node.collision.model.pack_flat`).
+    ``hits`` counts entries <= SLACK. Box and cylinder entries farther than ``cutoff`` may
+    hold a lower bound instead of the distance.
+    """
+    model, caps = unpack(F, K)
+    m = model[0].shape[0]
+    R_out = np.empty((m + 1, 3, 3))
+    p_out = np.empty((m + 1, 3))
+    z_out = np.empty((m, 3))
+    W = np.empty((caps[0].shape[0], 2, 3))
+    world_segments(model, q, caps[0], caps[2], R_out, p_out, z_out, W)
+    radius = caps[1]
+    pairs = caps[3]
+    d_self = np.empty(pairs.shape[0])
+    hits = 0
+    for i in range(pairs.shape[0]):
+        a = pairs[i, 0]
+        b = pairs[i, 1]
+        d, s, t = segment_segment(W, a, b)
+        dc = d - radius[a] - radius[b]
+        if dc <= cutoff and d > 1e-9:
+            # Round capsule ends overshoot flat geometry: the hulls' gap along the capsules'
+            # closest direction is a tighter bound that is still never above the distance.
+            gap, xa, xb = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
+            dc = max(dc, gap)
+            # A few more directions, each from the last support points (as GJK would
+            # step): every one gives a valid bound, the largest is kept.
+            for _ in range(_GAP_STEPS):
+                if dc > cutoff:
+                    break
+                u0 = xa[0] - xb[0]
+                u1 = xa[1] - xb[1]
+                u2 = xa[2] - xb[2]
+                un = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+                if un < 1e-9:
+                    break
+                ha, xa[0], xa[1], xa[2] = support(caps, W, a, R_out, p_out, u0 / un, u1 / un,
+                                                  u2 / un)
+                hb, xb[0], xb[1], xb[2] = support(caps, W, b, R_out, p_out, -u0 / un,
+                                                  -u1 / un, -u2 / un)
+                dc = max(dc, ha + hb)
+        d_self[i] = dc
+        if dc <= SLACK:
+            hits += 1
+    moving = caps[4]
+    d_obs = np.empty((moving.shape[0], obstacles.shape[0]))
+    for i in range(moving.shape[0]):
+        c = moving[i]
+        has_hull = caps[6][c + 1] > caps[6][c]
+        for o in range(obstacles.shape[0]):
+            row = obstacles[o]
+            d, t = segment_obstacle(W, c, row, cutoff + radius[c])
+            d = d - radius[c]
+            if d <= cutoff and has_hull:
+                # The capsule's round ends overshoot flat geometry (a link's flat base above
+                # the floor): the hull's gap along the obstacle's normal is tighter, and
+                # exact against a plane.
+                d = max(d, obstacle_gap(caps, W, c, R_out, p_out, row, t)[0])
+            d_obs[i, o] = d
+            if d <= SLACK:
+                hits += 1
+    return d_self, d_obs, hits
+
+
+@njit
+def contacts(F, K, q, obstacles):
+    """
+    Return the codes (h,) of the pairs in contact at ``q``.
+
+    Code i is capsule pair i, p + i·o + j moving capsule i against obstacle j (p pairs,
+    o obstacles); [-1] when q is not finite.
+    """
+    for j in range(q.shape[0]):
+        if not math.isfinite(q[j]):
+            return np.full(1, -1, dtype=np.int64)
+    d_self, d_obs, hits = distances(F, K, q, obstacles, 0.0)
+    out = np.empty(hits, dtype=np.int64)
+    h = 0
+    p = d_self.shape[0]
+    for i in range(p):
+        if d_self[i] <= SLACK:
+            out[h] = i
+            h += 1
+    o = d_obs.shape[1]
+    for i in range(d_obs.shape[0]):
+        for j in range(o):
+            if d_obs[i, j] <= SLACK:
+                out[h] = p + i * o + j
+                h += 1
+    return out
+
+
+@njit
+def _add_point_gradient(model, p_out, z_out, k, x0, x1, x2, u0, u1, u2, scale, grad):
+    """Add scale · uᵀ ∂x/∂q into ``grad`` for a point x carried by moving joint k."""
+    types = model[3]
+    index = model[4]
+    mult = model[5]
+    for j in range(k + 1):
+        z = z_out[j]
+        if types[j] == 0:
+            r0 = x0 - p_out[j, 0]
+            r1 = x1 - p_out[j, 1]
+            r2 = x2 - p_out[j, 2]
+            v0 = z[1] * r2 - z[2] * r1
+            v1 = z[2] * r0 - z[0] * r2
+            v2 = z[0] * r1 - z[1] * r0
+        else:
+            v0, v1, v2 = z[0], z[1], z[2]
+        grad[index[j]] += scale * mult[j] * (u0 * v0 + u1 * v1 + u2 * v2)
+
+
+@njit
+def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
+    """
+    Return h = ½ Σ max(0, margin - d)² over capsule pairs and capsule-obstacle pairs.
+
+    With ``want_grad``, add ∇h (n,) into ``grad``: for a pair at distance d with closest
+    points x_a, x_b and unit normal u = (x_a - x_b)/|x_a - x_b|, ∂d/∂q = uᵀ(∂x_a/∂q - ∂x_b/∂q)
+    (the closest points may be held fixed: envelope theorem), and ∂h/∂q = -(margin - d) ∂d/∂q.
+    """
+    model, caps = unpack(F, K)
+    m = model[0].shape[0]
+    R_out = np.empty((m + 1, 3, 3))
+    p_out = np.empty((m + 1, 3))
+    z_out = np.empty((m, 3))
+    W = np.empty((caps[0].shape[0], 2, 3))
+    world_segments(model, q, caps[0], caps[2], R_out, p_out, z_out, W)
+    radius = caps[1]
+    anchor = caps[2]
+    pairs = caps[3]
+    h = 0.0
+    for i in range(pairs.shape[0]):
+        a = pairs[i, 0]
+        b = pairs[i, 1]
+        d, s, t = segment_segment(W, a, b)
+        dc = d - radius[a] - radius[b]
+        if dc < margin and d > 1e-9:
+            gap, xa, xb = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
+            if gap > dc:
+                pen = margin - gap
+                if pen <= 0.0:
+                    continue
+                h += 0.5 * pen * pen
+                if want_grad:
+                    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0]
+                          - t * (W[b, 1, 0] - W[b, 0, 0])) / d
+                    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1]
+                          - t * (W[b, 1, 1] - W[b, 0, 1])) / d
+                    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2]
+                          - t * (W[b, 1, 2] - W[b, 0, 2])) / d
+                    if anchor[a] >= 0:
+                        _add_point_gradient(model, p_out, z_out, anchor[a], xa[0], xa[1],
+                                            xa[2], u0, u1, u2, -pen, grad)
+                    if anchor[b] >= 0:
+                        _add_point_gradient(model, p_out, z_out, anchor[b], xb[0], xb[1],
+                                            xb[2], u0, u1, u2, pen, grad)
+                continue
+        pen = margin - dc
+        if pen <= 0.0:
+            continue
+        h += 0.5 * pen * pen
+        if not want_grad or d < 1e-12:
+            continue
+        xa0 = W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0])
+        xa1 = W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1])
+        xa2 = W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2])
+        xb0 = W[b, 0, 0] + t * (W[b, 1, 0] - W[b, 0, 0])
+        xb1 = W[b, 0, 1] + t * (W[b, 1, 1] - W[b, 0, 1])
+        xb2 = W[b, 0, 2] + t * (W[b, 1, 2] - W[b, 0, 2])
+        u0 = (xa0 - xb0) / d
+        u1 = (xa1 - xb1) / d
+        u2 = (xa2 - xb2) / d
+        if anchor[a] >= 0:
+            _add_point_gradient(model, p_out, z_out, anchor[a], xa0, xa1, xa2, u0, u1, u2,
+                                -pen, grad)
+        if anchor[b] >= 0:
+            _add_point_gradient(model, p_out, z_out, anchor[b], xb0, xb1, xb2, u0, u1, u2,
+                                pen, grad)
+    moving = caps[4]
+    for i in range(moving.shape[0]):
+        c = moving[i]
+        has_hull = caps[6][c + 1] > caps[6][c]
+        for o in range(obstacles.shape[0]):
+            d, t = segment_obstacle(W, c, obstacles[o], margin + radius[c])
+            d = d - radius[c]
+            x0 = W[c, 0, 0] + t * (W[c, 1, 0] - W[c, 0, 0])
+            x1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
+            x2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
+            if d < margin and has_hull:
+                dh, y0, y1, y2 = obstacle_gap(caps, W, c, R_out, p_out, obstacles[o], t)
+                if dh > d:
+                    d, x0, x1, x2 = dh, y0, y1, y2
+            pen = margin - d
+            if pen <= 0.0:
+                continue
+            h += 0.5 * pen * pen
+            if not want_grad:
+                continue
+            u0, u1, u2 = shape_normal(obstacles[o], x0, x1, x2)
+            _add_point_gradient(model, p_out, z_out, anchor[c], x0, x1, x2, u0, u1, u2,
+                                -pen, grad)
+    return h
+
+
+@njit
+def _min_clearance(F, K, q, obstacles):
+    d_self, d_obs, _ = distances(F, K, q, obstacles, math.inf)
+    ms = math.inf
+    for i in range(d_self.shape[0]):
+        ms = min(ms, d_self[i])
+    mo = math.inf
+    for i in range(d_obs.shape[0]):
+        for o in range(d_obs.shape[1]):
+            mo = min(mo, d_obs[i, o])
+    return ms, mo
+
+
+@njit
+def path_contact(F, K, qa, qb, obstacles, lever, step, resolution):
+    """
+    Return the first fraction s in [0, 1] of qa -> qb where contact cannot be ruled out, or -1.
+
+    Between two configurations whose joint values differ by Δq, no capsule point travels
+    farther than L = Σ_j |Δq_j| lever_j [m] (``lever`` (n,): a bound on the distance from
+    joint j to any capsule it carries, 1 for prismatic joints). So on an interval whose end
+    clearances d0, d1 satisfy d0 + d1 > L (obstacles) and > 2L (pairs of links, both may
+    move) no contact occurs. Other intervals are halved until they are shorter than
+    ``resolution`` [rad or m] in every joint; then contact is reported (conservative).
+    ``step`` sets the first sampling (the longest first interval in any joint).
+    """
+    n = qa.shape[0]
+    dq = qb - qa
+    span = 0.0
+    for j in range(n):
+        span = max(span, abs(dq[j]))
+    pieces = max(1, int(math.ceil(span / step)))
+    stack_lo = np.empty(64 + pieces)
+    stack_hi = np.empty(64 + pieces)
+    ms0, mo0 = _min_clearance(F, K, qa, obstacles)
+    if ms0 <= SLACK or mo0 <= SLACK:
+        return 0.0
+    # Intervals are pushed last-first so the path is checked from qa onwards.
+    top = 0
+    for k in range(pieces - 1, -1, -1):
+        stack_lo[top] = k / pieces
+        stack_hi[top] = (k + 1) / pieces
+        top += 1
+    q0 = np.empty(n)
+    q1 = np.empty(n)
+    while top > 0:
+        top -= 1
+        s0 = stack_lo[top]
+        s1 = stack_hi[top]
+        for j in range(n):
+            q0[j] = qa[j] + s0 * dq[j]
+            q1[j] = qa[j] + s1 * dq[j]
+        ms0, mo0 = _min_clearance(F, K, q0, obstacles)
+        ms1, mo1 = _min_clearance(F, K, q1, obstacles)
+        if ms1 <= SLACK or mo1 <= SLACK:
+            return s1
+        sweep = 0.0
+        for j in range(n):
+            sweep += abs(q1[j] - q0[j]) * lever[j]
+        if ms0 + ms1 > 2.0 * sweep and mo0 + mo1 > sweep:
+            continue
+        if (s1 - s0) * span <= resolution:
+            return s0
+        if top + 2 > stack_lo.shape[0]:
+            return s0
+        mid = 0.5 * (s0 + s1)
+        stack_lo[top] = mid
+        stack_hi[top] = s1
+        top += 1
+        stack_lo[top] = s0
+        stack_hi[top] = mid
+        top += 1
+    return -1.0
