@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ['IKResult', 'STATUS_REACHED', 'STATUS_OUT_OF_REACH', 'STATUS_NOT_CONVERGED']
+__all__ = ['IKResult', 'STATUS_REACHED', 'STATUS_OUT_OF_REACH', 'STATUS_NOT_CONVERGED',
+           'STATUS_BLOCKED']
 
 # Values of IKResult.status.
 STATUS_REACHED = 'reached'
 STATUS_OUT_OF_REACH = 'out_of_reach'
 STATUS_NOT_CONVERGED = 'not_converged'
+STATUS_BLOCKED = 'blocked'
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,9 @@ class IKResult:
     ``iterations`` counts solver iterations over all attempts; ``attempts`` the starts tried.
     ``status`` says why: ``'reached'`` (success), ``'out_of_reach'`` (the target is beyond the
     arm's reach bound, or every attempt stretched to the same best pose: ``q`` is that
-    stretched pose), or ``'not_converged'`` (no attempt met the tolerances within the budget;
-    the target may still be reachable).
+    stretched pose), ``'not_converged'`` (no attempt met the tolerances within the budget;
+    the target may still be reachable), or ``'blocked'`` (with ``avoid_collisions``: answers
+    met the tolerances but every one collided; ``message`` names the pair).
     """
 
     q: np.ndarray

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
 from ik_node.pose import pose_error
+from ik_node.result import STATUS_BLOCKED
 from ik_node.result import IKResult
 from ik_node.safety import CommandStepper, StepReport, wrap_angle
 from ik_node.solve import solve
@@ -100,6 +101,7 @@ class IKTracker:
         self.feedback_problem: FeedbackProblem | None = None
         self.resync_distance: float | None = None
         self._following_error = np.full(chain.n, np.inf)
+        self._obstacles: tuple | None = None
         self._singularity: tuple[float, float, float] | None = None
         self.condition = 1.0          # Jacobian condition number at the last command
         self._target: np.ndarray | None = None
@@ -141,6 +143,35 @@ class IKTracker:
             return 1.0
         return float(np.clip((stop - k_new) / (stop - slow), min_scale, 1.0))
 
+    def set_collision_guard(self, obstacles: Sequence[Any] | None) -> None:
+        """
+        Refuse steps into contact: self-collision and ``obstacles`` (None: no guard).
+
+        A step that ends in contact (the conservative check of
+        :meth:`ik_node.Chain.collisions`, bounding capsules; one step is at most v_max * dt,
+        a few hundredths of a radian, so its end stands for the segment) is not taken when
+        the command is clear now: the command holds, the goal is dropped and :attr:`stall`
+        names the pair. (An arm already in contact may move, so that it can get out.) The
+        solver gets the same obstacles.
+        """
+        self._obstacles = None if obstacles is None else tuple(obstacles)
+        if self._obstacles is None:
+            self.options.pop('avoid_collisions', None)
+            self.options.pop('obstacles', None)
+        else:
+            self.options.update(avoid_collisions=True, obstacles=self._obstacles)
+
+    def _step_blocked(self, q_prev: np.ndarray, q_new: np.ndarray) -> str:
+        """Return why the step q_prev -> q_new may not be taken ('' if it may)."""
+        if self._obstacles is None or np.array_equal(q_prev, q_new):
+            return ''
+        obstacles = self._obstacles
+        pairs = self.chain.collisions(q_new, obstacles)
+        if not pairs or self.chain.collisions(q_prev, obstacles):
+            return ''           # clear, or already in contact: let it move out
+        return (f'step refused, {pairs[0][0]} would touch {pairs[0][1]}: holding, send a new '
+                'target to go on')
+
     def set_following_error(self, limit: ArrayLike) -> None:
         """
         Set the largest following error [rad or m] (n,) (inf: off).
@@ -166,6 +197,9 @@ class IKTracker:
             raise ValueError(f'velocity must be {self.chain.n} finite numbers > 0')
         self.method = method
         self.options = dict(options)
+        obstacles = getattr(self, '_obstacles', None)
+        if obstacles is not None:       # the collision guard outlives a solver change
+            self.options.update(avoid_collisions=True, obstacles=obstacles)
         self._stepper.v_max = v
         self._stepper.max_dt = float(output_period)
         self.joint_states_timeout = float(joint_states_timeout)
@@ -412,7 +446,9 @@ class IKTracker:
         result = solve(self.chain, target, q0=q0, method=self.method, **self.options)
         elapsed = time.perf_counter() - t0
         q = np.asarray(result.q, dtype=float)
-        if q.shape == (self.chain.n,) and np.all(np.isfinite(q)):
+        if result.status == STATUS_BLOCKED:
+            pass        # every answer collides: the arm stays where it is going now
+        elif q.shape == (self.chain.n,) and np.all(np.isfinite(q)):
             self._goal = self.chain.clip(q)
             self._reached = False
             self._target = np.array(target, dtype=float)
@@ -458,6 +494,13 @@ class IKTracker:
                                 velocity_clamped=report.velocity_clamped | (scale < 1.0),
                                 reached=False)
         report = self._follow(command, report, now)
+        blocked = self._step_blocked(command, report.q)
+        if blocked:
+            self.stall = blocked
+            self.start_at(command, now)
+            report = StepReport(q=command, dt=report.dt, nonfinite=report.nonfinite,
+                                position_clamped=report.position_clamped,
+                                velocity_clamped=report.velocity_clamped, reached=True)
         self._history.append((now, report.q.copy()))
         return report
 

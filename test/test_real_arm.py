@@ -279,3 +279,60 @@ def test_two_namespaced_arms_move_only_on_their_own_click(chain, tmp_path):
     finally:
         probe.close()
         procs.close()
+
+
+DEMO_URDF = URDF.parents[2] / 'config' / 'urdf' / 'demo_arm.urdf'
+DEMO_START = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+
+
+def test_the_floor_and_live_obstacles_are_never_entered(tmp_path):
+    """The demo arm (collision cylinders), its floor, and a sphere marker on its path."""
+    from ik_node import Chain, HalfSpace, Sphere
+    from visualization_msgs.msg import Marker, MarkerArray
+    demo = Chain.from_urdf(DEMO_URDF, 'base_link', 'tool0')
+    domain = fresh_domain()
+    procs, probe = Procs(domain, tmp_path), WatchedProbe(domain, demo)
+    try:
+        procs.start('sim_arm', f'urdf_file:={DEMO_URDF}',
+                    f'initial_positions:={DEMO_START.tolist()}', 'follow:=instant')
+        procs.start('ik_node', f'urdf_file:={DEMO_URDF}')
+        T0 = demo.fk(DEMO_START)
+        assert probe.answer_to(lambda: probe.publish_pose(T0)) is not None, procs.logs()
+        # Below the floor: refused with the pair, the arm stays put.
+        T_low = T0.copy()
+        T_low[2, 3] = -0.15
+        n_cmd = len(probe.commands)
+        status = probe.answer_to(lambda: probe.publish_pose(T_low), refusal=True)
+        assert status.level == DiagnosticStatus.ERROR, status.message
+        assert 'collides' in status.message and 'floor' in status.message
+        assert status_values(status)['status'] == 'blocked'
+        moved = [np.max(np.abs(np.array(m.position) - DEMO_START))
+                 for _, m in probe.commands[n_cmd:]]
+        assert not moved or max(moved) < 1e-9
+        # A sphere on the way to a reachable target: the arm stops short of it.
+        T_goal = T0.copy()
+        T_goal[:3, 3] += [0.0, 0.2, 0.0]
+        centre = T0[:3, 3] + [0.0, 0.1, 0.0]
+        marker = Marker(ns='test', id=1, type=Marker.SPHERE, action=Marker.ADD)
+        marker.header.frame_id = 'base_link'
+        marker.pose.position.x, marker.pose.position.y, marker.pose.position.z = centre
+        marker.pose.orientation.w = 1.0
+        marker.scale.x = marker.scale.y = marker.scale.z = 0.08
+        obstacles = probe.node.create_publisher(MarkerArray, 'ik_obstacles', 10)
+        n_status, n_arm = len(probe.statuses), len(probe.arm)
+
+        def refused():
+            return any('would touch' in s.message or 'collides' in s.message
+                       for s in probe.statuses[n_status:])
+
+        assert probe.spin_until(refused, 20.0, lambda: (
+            obstacles.publish(MarkerArray(markers=[marker])), probe.publish_pose(T_goal))), \
+            [s.message for s in probe.statuses[n_status:]]
+        assert probe.spin_until(lambda: len(probe.arm) > n_arm + 20, 5.0)
+        world = [HalfSpace(name='floor'), Sphere(center=centre, radius=0.04, name='ball')]
+        touching = [q for _, q in probe.arm[n_arm:] if demo.collisions(q, world)]
+        assert not touching, demo.collisions(touching[0], world)
+        probe.assert_safe()
+    finally:
+        probe.close()
+        procs.close()

@@ -25,7 +25,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 __all__ = ['pose_to_matrix', 'matrix_to_pose', 'transform_to_matrix', 'point_to_array',
            'stamp_ns', 'stamp_text', 'stamp_from_ns', 'duration', 'joint_state',
            'joint_trajectory', 'float64_array', 'status_array', 'answer_values',
-           'target_markers', 'LEVELS']
+           'target_markers', 'marker_obstacle', 'LEVELS']
 
 # DiagnosticStatus levels by name (the message constants are bytes).
 LEVELS = {'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
@@ -162,6 +162,32 @@ def answer_values(result: Any, seed_source: str, solve_time: float, header: Any,
     if command_stamp is not None:
         values['command_stamp'] = stamp_text(command_stamp)
     return values
+
+
+def marker_obstacle(marker: Marker) -> Any:
+    """
+    Return the ik_node.collision shape of a SPHERE, CUBE or CYLINDER marker (its own frame).
+
+    Named '<ns>/<id>'. Raises ValueError for another marker type, IKInputError for a bad
+    size or pose (NaN, zero, negative).
+    """
+    from ik_node.collision import Box, Cylinder, Sphere
+    name = f'{marker.ns}/{marker.id}'
+    T = pose_to_matrix(marker.pose)
+    s = marker.scale
+    if marker.type == Marker.SPHERE:
+        if not (s.x == s.y == s.z):
+            raise ValueError(f'marker {name}: only round spheres (scale x = y = z) are '
+                             'obstacles')
+        return Sphere(center=T[:3, 3], radius=0.5 * s.x, name=name)
+    if marker.type == Marker.CUBE:
+        return Box(pose=T, size=(s.x, s.y, s.z), name=name)
+    if marker.type == Marker.CYLINDER:
+        if s.x != s.y:
+            raise ValueError(f'marker {name}: only round cylinders (scale x = y) are obstacles')
+        return Cylinder(pose=T, radius=0.5 * s.x, length=s.z, name=name)
+    raise ValueError(f'marker {name}: type {marker.type} is not an obstacle shape (SPHERE, '
+                     'CUBE or CYLINDER)')
 
 
 def target_markers(frame: str, T_target: ArrayLike, T_reached: ArrayLike, success: bool,

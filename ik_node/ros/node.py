@@ -32,7 +32,7 @@ from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
 from ik_node.history import JointHistory
 from ik_node.pose import planar_goal
-from ik_node.result import STATUS_OUT_OF_REACH
+from ik_node.result import STATUS_BLOCKED, STATUS_OUT_OF_REACH
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
 from ik_node.ros.description import RobotDescriptionSource
@@ -52,7 +52,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import SetBool
 from trajectory_msgs.msg import JointTrajectory
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['IKNode', 'main']
 
@@ -102,6 +102,8 @@ class IKNode(Node):
         self._paused = False
         self._goal_stamp = ''       # target_stamp of the goal being approached
         self._forward_index: np.ndarray | None = None
+        # Live obstacles from the obstacles topic: (ns, id) -> shape in the base frame.
+        self._live_obstacles: dict[tuple[str, int], Any] = {}
         self._last_marker = -math.inf
         self._tf_buffer = None
         self._tf_listener = None
@@ -161,6 +163,15 @@ class IKNode(Node):
                             1.0 / values['output_rate'], values['joint_states_timeout'])
         self._configure_guards(tracker, values)
         self._forward_order(chain, values)
+        if values['avoid_collisions']:
+            try:
+                # Loads the collision geometry (meshes too) now, not at the first target.
+                chain.collisions(chain.mid)
+            except IKError as exc:
+                raise URDFError(f'collision geometry of robot {chain.robot_name!r} not '
+                                f'usable: {exc} (avoid_collisions:=false runs without '
+                                'collision checks: not for a real arm)') from exc
+            tracker.set_collision_guard(self._obstacles(values))
         initial = values['initial_positions']
         if initial and len(initial) != chain.n:
             raise ValueError(f'initial_positions must have {chain.n} values (one per joint of '
@@ -177,6 +188,47 @@ class IKNode(Node):
         tracker.set_singularity_thresholds(values['singularity_slowdown'],
                                            values['singularity_stop'],
                                            values['singularity_min_speed'])
+
+    def _obstacles(self, values: dict[str, Any]) -> list:
+        """Return the obstacles in force: floor, static spheres and boxes, live markers."""
+        from ik_node.collision import Box, HalfSpace, Sphere
+        shapes: list = []
+        if values['floor']:
+            shapes.append(HalfSpace(normal=(0.0, 0.0, 1.0), offset=values['floor_height'],
+                                    name='floor'))
+        s = values['obstacle_spheres']
+        for k in range(0, len(s), 4):
+            shapes.append(Sphere(center=s[k:k + 3], radius=s[k + 3], name=f'sphere {k // 4}'))
+        b = values['obstacle_boxes']
+        for k in range(0, len(b), 6):
+            T = np.eye(4)
+            T[:3, 3] = b[k:k + 3]
+            shapes.append(Box(pose=T, size=b[k + 3:k + 6], name=f'box {k // 6}'))
+        shapes.extend(self._live_obstacles.values())
+        return shapes
+
+    @_guarded('obstacles callback')
+    def _on_obstacles(self, msg: MarkerArray) -> None:
+        tracker = self._tracker
+        for m in msg.markers:
+            key = (m.ns, m.id)
+            if m.action == Marker.DELETEALL:
+                self._live_obstacles.clear()
+            elif m.action == Marker.DELETE:
+                self._live_obstacles.pop(key, None)
+            elif m.header.frame_id.lstrip('/') not in ('', self._base_frame()):
+                self._warn('obstacle', f'obstacle marker {m.ns}/{m.id} ignored: its frame '
+                           f'{m.header.frame_id!r} is not the base frame {self._base_frame()!r}')
+            else:
+                try:
+                    self._live_obstacles[key] = conv.marker_obstacle(m)
+                except (IKError, ValueError) as exc:
+                    self._warn('obstacle', f'obstacle marker ignored: {exc}')
+        if tracker is not None and self._values['avoid_collisions']:
+            tracker.set_collision_guard(self._obstacles(self._values))
+
+    def _base_frame(self) -> str:
+        return self._tracker.chain.base_link if self._tracker is not None else ''
 
     @staticmethod
     def _forward_order(chain: Chain, values: dict[str, Any]) -> np.ndarray:
@@ -301,6 +353,8 @@ class IKNode(Node):
                                         1.0 / new['output_rate'], new['joint_states_timeout'])
                 self._configure_guards(self._tracker, new)
                 self._forward_index = self._forward_order(chain, new)
+                self._tracker.set_collision_guard(self._obstacles(new)
+                                                  if new['avoid_collisions'] else None)
                 if 'solver' in changed:
                     self._tracker.warm_up()
         except (IKError, ValueError) as exc:
@@ -352,6 +406,7 @@ class IKNode(Node):
                               TARGET_QOS),
             'joint_states': (JointState, values['joint_states_topic'], self._on_joint_states,
                              FEEDBACK_QOS),
+            'obstacles': (MarkerArray, values['obstacles_topic'], self._on_obstacles, 10),
         }
         for key, (msg_type, topic, callback, qos) in wanted_subs.items():
             old = self._subs.get(key)
@@ -644,6 +699,10 @@ class IKNode(Node):
         r = outcome.result
         if r.success:
             level, message = 'OK', 'target solved: commanding the arm there'
+        elif r.status == STATUS_BLOCKED:
+            level = 'ERROR'
+            message = f'target refused, every answer collides: {r.message}; the arm stays put'
+            self._warn('blocked', message)
         else:
             level = 'WARN'
             why = ('target out of reach' if r.status == STATUS_OUT_OF_REACH

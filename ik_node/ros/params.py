@@ -129,7 +129,24 @@ def _finite_list(value) -> str | None:
     return None
 
 
-MODEL_PARAMETERS = ('robot_description', 'urdf_file', 'base_link', 'tip_link')
+def _shapes(per: int, what: str) -> Check:
+    """Check a flat list of ``per`` numbers per shape whose last ones are sizes > 0."""
+    def check(value) -> str | None:
+        if len(value) % per:
+            return f'must hold {per} numbers per {what}, got {len(value)} numbers'
+        reason = _finite_list(value)
+        if reason:
+            return reason
+        sizes = [v for i, v in enumerate(value) if i % per >= 3]
+        if any(v <= 0.0 for v in sizes):
+            return f'sizes must be > 0, got {list(value)}'
+        return None
+    return check
+
+
+# Changing one of these rebuilds the model (avoid_collisions loads the collision geometry).
+MODEL_PARAMETERS = ('robot_description', 'urdf_file', 'base_link', 'tip_link',
+                    'avoid_collisions')
 
 # ik_node.solve refuses real-valued options above 1e6 (their squares would overflow); the
 # parameters that become solver options share the bound, so a value the node accepts never
@@ -218,6 +235,21 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               kind='double_array'),
     ParamSpec('joint_states_timeout', 0.5,
               'joint_states older than this [s] no longer seed the solver.', _positive),
+    ParamSpec('avoid_collisions', True,
+              'Keep the arm out of self-collision, below-floor and obstacle contact (the '
+              'URDF collision geometry, bounding capsules): solutions that collide are '
+              'refused, and so is a step into contact.'),
+    ParamSpec('floor', True,
+              'A floor: the half-space below floor_height in the base frame is an obstacle.'),
+    ParamSpec('floor_height', 0.0,
+              'Height [m] of the floor in the base frame (0: the base plane).',
+              _in_range(-100.0, 100.0)),
+    ParamSpec('obstacle_spheres', [],
+              'Static spheres in the base frame: x, y, z, radius [m] per sphere.',
+              _shapes(4, 'sphere'), kind='double_array'),
+    ParamSpec('obstacle_boxes', [],
+              'Static axis-aligned boxes in the base frame: x, y, z (centre), size x, y, z [m] '
+              'per box.', _shapes(6, 'box'), kind='double_array'),
     ParamSpec('max_following_error', 0.25,
               'Largest lead [rad] of a revolute joint command over the measured arm. Beyond '
               'it the arm is not following (stalled, e-stop): the node holds at the measured '
@@ -252,6 +284,10 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('trajectory_topic', '',
               'trajectory_msgs/JointTrajectory commands for a joint_trajectory_controller, '
               'e.g. /joint_trajectory_controller/joint_trajectory (empty: off).', _topic),
+    ParamSpec('obstacles_topic', 'ik_obstacles',
+              'visualization_msgs/MarkerArray of live obstacles (SPHERE, CUBE, CYLINDER '
+              'markers in the base frame; DELETE and DELETEALL work); RViz can show the same '
+              'topic (empty: off).', _topic),
     ParamSpec('forward_command_topic', '',
               'std_msgs/Float64MultiArray commands for a forward_command_controller, e.g. '
               '/forward_position_controller/commands (empty: off).', _topic),

@@ -27,7 +27,8 @@ from typing import Callable, NamedTuple, Optional
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.collision import solver_hook
-from ik_node.result import IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED
+from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
+                            STATUS_REACHED)
 from ik_node.rotations import rotation_vector_from_matrix
 from ik_node.solvers.records import make_target
 import numpy as np
@@ -284,6 +285,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         message = _failure_message(status, beyond_reach, budget.attempts, check, pose)
         if blocked is not None:
             message += f'; answers within tolerance collide: {blocked}'
+            if status == STATUS_NOT_CONVERGED:
+                status = STATUS_BLOCKED
     return IKResult(q=q, success=bool(solutions), position_error=check.position_error,
                     orientation_error=check.orientation_error if pose else math.nan,
                     iterations=iterations, method=method, attempts=budget.attempts,
