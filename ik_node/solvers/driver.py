@@ -275,6 +275,12 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                     break
             continue
         if position_met:
+            # n < 6: attempts after the point was first met count too (they polish the
+            # orientation of a pose the arm cannot take, and may miss the point itself).
+            if underactuated:
+                point_reached += 1
+                if point_reached >= _UNDERACTUATED_TRIES:
+                    break
             continue
         if pose and not probing:
             probing = True
