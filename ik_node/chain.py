@@ -81,6 +81,9 @@ class Chain:
         self.velocity = _readonly(velocity)
         mid = 0.5 * (np.where(self.continuous, 0.0, lower) + np.where(self.continuous, 0.0, upper))
         self.mid = _readonly(mid)
+        # Revolute joints whose range spans more than a turn: the same pose repeats 2π apart.
+        self.wide_revolute = _readonly(~self.prismatic & ~self.continuous
+                                       & (upper - lower > 2.0 * math.pi))
         # The limits record the kernels take.
         self.limits = Limits(self.lower, self.upper, self.continuous)
         self.reach_origin, self.reach = self._reach_bound(origins_arr, pending, spec.joints)

@@ -155,13 +155,31 @@ def pick_nearest(solutions: list, q_ref: np.ndarray, w: np.ndarray):
     return min(solutions, key=lambda s: float(np.sum(w * (s[0] - q_ref) ** 2)))
 
 
-def wrap_continuous(q: np.ndarray, q_ref: np.ndarray, continuous: np.ndarray) -> np.ndarray:
-    """Return ``q`` with continuous joints moved by multiples of 2π to lie nearest ``q_ref``."""
-    if not continuous.any():
-        return q
-    out = q.copy()
-    d = out[continuous] - q_ref[continuous]
-    out[continuous] = q_ref[continuous] + (d + math.pi) % (2.0 * math.pi) - math.pi
+def wrap_continuous(q: np.ndarray, q_ref: np.ndarray, continuous: np.ndarray,
+                    chain=None) -> np.ndarray:
+    """
+    Return ``q`` with joints moved by multiples of 2π to lie nearest ``q_ref``.
+
+    Continuous joints always; with ``chain``, also revolute joints whose range spans more
+    than 2π (a UR joint in [-2π, 2π]), as far as their limits allow: the same pose, without
+    a turn of 2π away from the seed.
+    """
+    out = q
+    if continuous.any():
+        out = q.copy()
+        d = out[continuous] - q_ref[continuous]
+        out[continuous] = q_ref[continuous] + (d + math.pi) % (2.0 * math.pi) - math.pi
+    wide = None if chain is None else chain.wide_revolute
+    if wide is not None and wide.any():
+        out = out.copy() if out is q else out
+        for i in np.flatnonzero(wide):
+            turns = round((q_ref[i] - out[i]) / (2.0 * math.pi))
+            while turns != 0:
+                moved = out[i] + 2.0 * math.pi * turns
+                if chain.lower[i] <= moved <= chain.upper[i]:
+                    out[i] = moved
+                    break
+                turns -= 1 if turns > 0 else -1
     return out
 
 
@@ -240,7 +258,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         else:
             q, it = attempt(start, budget)
         iterations += int(it)
-        q = wrap_continuous(np.minimum(np.maximum(q, lower), upper), q0, continuous)
+        q = wrap_continuous(np.minimum(np.maximum(q, lower), upper), q0, continuous, chain)
         check = final_check(chain, target, q, opts)
         if check.ok:
             if budget.attempts > 1:
@@ -264,6 +282,12 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                     break
             continue
         if position_met:
+            # n < 6: attempts after the point was first met count too (they polish the
+            # orientation of a pose the arm cannot take, and may miss the point itself).
+            if underactuated:
+                point_reached += 1
+                if point_reached >= _UNDERACTUATED_TRIES:
+                    break
             continue
         if pose and not probing:
             probing = True

@@ -28,10 +28,11 @@ timeout, restarts, solutions, rng_seed; see :class:`ik_node.options.SolveOptions
 - ``progress_window`` (10): an attempt also stops as stalled when its error did not halve
   over this many iterations (0: off). FABRIK and CCD converge linearly, and a few targets
   creep towards the tolerance for hundreds of iterations.
-- ``polish_iterations`` (5 for 'fabrik', 0 for 'ccd'): when an attempt stops short of the
-  tolerance, at most this many damped least-squares (Levenberg-Marquardt) steps finish it
-  from the best q found. With 0 the method is pure FABRIK and relies on random restarts
-  instead (slower tail).
+- ``polish_iterations`` (5): when an attempt stops short of the tolerance, at most this many
+  damped least-squares (Levenberg-Marquardt) steps finish it from the best q found. With 0
+  the method is pure FABRIK (or CCD) and relies on random restarts instead: at the default
+  10 µm, pure CCD on a UR5 pose meets 3 targets in 20 within a 1 s budget, with the polish
+  all 20 in 0.4 ms (median).
 
 Restarts, the budget, the final check and the choice among solutions are the driver's
 (:mod:`ik_node.solvers.driver`). The point-chain solver (no URDF) is
@@ -54,7 +55,7 @@ ARM_OPTIONS = frozenset({'tip_weight', 'fabrik_points', 'min_change',
 
 # Per-mode defaults of the options whose SolveOptions default is None.
 _TIP_WEIGHT = {MODE_FABRIK: 3.0, MODE_CCD: 1.0}
-_POLISH = {MODE_FABRIK: 5, MODE_CCD: 0}
+_POLISH = {MODE_FABRIK: 5, MODE_CCD: 5}
 
 
 def arm_params(mode: int, opts, max_iterations: int, polish: int) -> ArmParams:
