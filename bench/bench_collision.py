@@ -41,7 +41,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from exact_collision import ExactChecker  # noqa: E402, I100
+from common import add_common_arguments, check_kernels  # noqa: E402, I100
+from exact_collision import ExactChecker  # noqa: E402
 import ik_node  # noqa: E402
 from ik_node import Box, Cylinder, HalfSpace, Sphere  # noqa: E402
 import robots  # noqa: E402
@@ -208,7 +209,9 @@ def main(argv=None):
     ap.add_argument('--out', default=None)
     ap.add_argument('--speed-only', action='store_true',
                     help='only the Panda timing (section 2), printed, no results file')
+    add_common_arguments(ap)
     args = ap.parse_args(argv)
+    check_kernels(args)
     start = time.time()
     load_start = os.getloadavg()
     pkg_root = _pkg_root()

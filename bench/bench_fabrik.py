@@ -41,6 +41,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
+from common import add_common_arguments, check_kernels  # noqa: E402, I100
 from ik_node._jit import njit  # noqa: E402
 from ik_node.pointchain.ccd import ccd_points_kernel  # noqa: E402
 from ik_node.pointchain.fabrik import fabrik_free_kernel  # noqa: E402
@@ -255,7 +256,9 @@ def main(argv=None) -> int:
     parser.add_argument('--robots', action='store_true', help='also run the URDF arms')
     parser.add_argument('--arm-targets', type=int, default=1000, help='targets per arm')
     parser.add_argument('--skip-planar', action='store_true')
+    add_common_arguments(parser)
     args = parser.parse_args(argv)
+    check_kernels(args)
     parts = []
     if not args.skip_planar:
         parts.append(convergence_table(args.targets, args.cap))

@@ -44,7 +44,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-import ik_node  # noqa: E402, I100
+from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
+                    scratch_dir)
+import ik_node  # noqa: E402
 from ik_node.errors import IKInputError  # noqa: E402
 import peers as peers_mod  # noqa: E402
 import robots  # noqa: E402
@@ -702,11 +704,14 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--track-points', type=int, default=1000,
                         help='points of the tracking path (0: no tracking)')
     parser.add_argument('--out', default=None,
-                        help='report path without extension (default: '
-                             'bench/results/ik_<date>, with _quick for filtered runs)')
-    parser.add_argument('--failures', default='/tmp/ik/bench_failures.json',
-                        help='where failed and slowest targets are saved')
+                        help='report path without extension (default: a new '
+                             'bench/results/ik[_quick]_<date>_<machine>)')
+    parser.add_argument('--failures', default=None,
+                        help='where failed and slowest targets are saved (default: in '
+                             'bench/results/scratch/)')
+    add_common_arguments(parser)
     args = parser.parse_args(argv)
+    check_kernels(args)
     if args.quick:
         args.targets = min(args.targets, 100)
         args.track_points = min(args.track_points, 200)
@@ -789,8 +794,8 @@ def main(argv=None) -> int:
     checks = criteria(rows, tracking)
     report = render(meta, robot_info, rows, tracking, checks)
     print(report)
-    out = Path(args.out) if args.out else HERE / 'results' / (
-        f'ik_{date}' + ('_quick' if filtered else ''))
+    out = Path(args.out) if args.out else new_result_path(
+        'ik_quick' if filtered else 'ik', 'md', args.out_dir).with_suffix('')
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix('.md').write_text(report)
     payload = {'meta': meta, 'robots': robot_info, 'one_shot': rows, 'tracking': tracking,
@@ -800,7 +805,8 @@ def main(argv=None) -> int:
         for t in trows:
             t.pop('step_outliers', None)
     out.with_suffix('.json').write_text(json.dumps(payload, indent=1))
-    failures_path = Path(args.failures)
+    failures_path = (Path(args.failures) if args.failures
+                     else scratch_dir('ik_failures', args.out_dir) / 'bench_failures.json')
     failures_path.parent.mkdir(parents=True, exist_ok=True)
     failures_path.write_text(json.dumps({'meta': {'date': date, 'targets': args.targets,
                                                   'command': meta['command']},

@@ -32,6 +32,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import add_common_arguments, check_kernels  # noqa: E402, I100
 import peers as peers_mod  # noqa: E402
 import robots  # noqa: E402
 import targets  # noqa: E402
@@ -242,7 +243,9 @@ def main(argv=None) -> int:
     ap.add_argument('--tracking', action='store_true', help='also run the tracking paths')
     ap.add_argument('--out', default=None, help='markdown file (default bench/results/'
                     'precision_<date>.md, never overwritten)')
+    add_common_arguments(ap)
     args = ap.parse_args(argv)
+    check_kernels(args)
     import ik_node
     arms = arm_files()
     names = args.arms or list(arms)

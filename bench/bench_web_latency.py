@@ -28,6 +28,7 @@ import shutil
 import socket
 import time
 
+from common import add_common_arguments, check_kernels, new_result_path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,8 +89,11 @@ def main() -> int:
     ap.add_argument('--methods', nargs='+', default=['dls', 'fabrik', 'hybrid'])
     ap.add_argument('--duration', type=float, default=5.0, help='[s] per method')
     ap.add_argument('--no-browser', action='store_true', help='no chromium client')
-    ap.add_argument('--output', help='JSON file (default: bench/results/web_latency_<date>)')
+    ap.add_argument('--output', help='JSON file (default: a new '
+                    'bench/results/web_latency_<date>_<machine>.json)')
+    add_common_arguments(ap)
     args = ap.parse_args()
+    check_kernels(args)
     from ik_node.web.app import start
     app = start(port=free_port())
     browser = pw = None
@@ -112,8 +116,8 @@ def main() -> int:
     out = {'date': str(date.today()), 'rate_hz': RATE, 'browser': bool(browser),
            'machine': f'{platform.processor() or platform.machine()}, {os.cpu_count()} cpus, '
                       f'load {os.getloadavg()[0]:.1f}', 'runs': runs}
-    path = Path(args.output) if args.output else (
-        ROOT / 'bench' / 'results' / f'web_latency_{date.today()}.json')
+    path = Path(args.output) if args.output else new_result_path('web_latency', 'json',
+                                                                 args.out_dir)
     path.write_text(json.dumps(out, indent=2) + '\n')
     print(f'{"method":8} {"solved":>7} {"superseded":>10} {"within 1 frame":>14} '
           f'{"lat. median":>11} {"p95":>6} {"p99":>6} {"max":>6} {"solve med.":>10} '

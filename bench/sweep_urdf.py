@@ -17,6 +17,8 @@ import importlib.metadata
 from pathlib import Path
 import sys
 
+from common import add_common_arguments, check_kernels
+
 
 def urdf_files() -> list:
     """Return every *.urdf file shipped by example-robot-data and rtb-data."""
@@ -46,7 +48,9 @@ def main(argv=None) -> int:
     """Load each URDF with both parsers; write a markdown table of the differences."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument('--out', default=None)
+    add_common_arguments(ap)
     args = ap.parse_args(argv)
+    check_kernels(args)
     from ik_node.errors import URDFError
     from ik_node.urdf import read_robot
     rows, missing = [], 0

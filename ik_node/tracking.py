@@ -16,8 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
 from ik_node.pose import pose_error
-from ik_node.result import STATUS_BLOCKED
-from ik_node.result import IKResult
+from ik_node.result import IKResult, STATUS_BLOCKED
 from ik_node.safety import CommandStepper, StepReport, wrap_angle
 from ik_node.solve import solve
 import numpy as np

@@ -73,6 +73,7 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     arm = start_arm(procs, Q0)
     node = procs.start('ik_node', f'urdf_file:={URDF}', 'interactive_marker:=false')
     assert answer_ok(probe, np.full(6, 0.05)).level == DiagnosticStatus.OK, procs.logs()
+    assert probe.spin_until(lambda: probe.arm, 10.0), 'the probe never heard the arm'
     # The arm crashes while the node drives it to a far goal: joint_states stop.
     probe.publish_pose(chain.fk(Q0 + FAR))
     n = len(probe.commands)

@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ik_node.errors import IKError
 from ik_node.objectives import JointLimitAvoidance, Manipulability, Objective, RestPosture
+from ik_node.solvers.table import METHODS
 from ik_node.options import SolveOptions
 from ik_node.solve import methods
 import viser
@@ -102,7 +103,12 @@ class SolverControls:
                 objectives.append(obj)
         if objectives:
             options['objectives'] = tuple(objectives)
-        return Settings(str(self.method.value), bool(self.position_only.value), options)
+        # Each method takes only the options it uses (it refuses the others): the panel's
+        # values for the others stay in the inputs for when the method changes back.
+        method = str(self.method.value)
+        used = METHODS[method].options
+        options = {name: value for name, value in options.items() if name in used}
+        return Settings(method, bool(self.position_only.value), options)
 
     def _changed(self, event: viser.GuiEvent[Any]) -> None:
         if event.client is None:
