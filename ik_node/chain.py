@@ -91,8 +91,8 @@ class Chain:
         # damping and thresholds act alike on a small arm and a large one.
         self.length_scale = max(self.reach, 1e-3)
         # Collision geometry: set by from_urdf, loaded on first use (collision_setup).
-        self._collision_source = None
-        self._collision_setup = None
+        self._collision_source: Optional[checker.CollisionSource] = None
+        self._collision_setup: Optional[checker.CollisionSetup] = None
         # The tuple the numba kernels take; built once, reused by every solve.
         self.model = kinematics.ChainModel(
             _readonly(origins_arr[:, :3, :3]), _readonly(origins_arr[:, :3, 3]),

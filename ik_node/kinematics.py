@@ -39,7 +39,8 @@ class ChainModel(NamedTuple):
     origin_t: np.ndarray
     axes: np.ndarray
     types: np.ndarray
-    index: np.ndarray
+    # NamedTuple fields may not shadow tuple.index per typeshed; the kernels read model.index.
+    index: np.ndarray  # type: ignore[assignment]
     mult: np.ndarray
     offset: np.ndarray
     tip_R: np.ndarray

@@ -192,7 +192,7 @@ def read_robot(urdf: UrdfSource) -> RobotSpec:
     """Parse ``urdf`` (XML text or a file path) into every link and joint, checked."""
     robot = _parse(load_urdf_text(urdf))
     links = tuple(link.name for link in robot.links)
-    children = {}
+    children: dict[str, str] = {}
     for j in robot.joints:
         if j.child not in links or j.parent not in links:
             missing = j.child if j.child not in links else j.parent

@@ -85,6 +85,7 @@ def capsule_of_points(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float
         vol = capsule_volume(a, b, r)
         if best is None or vol < best[0]:
             best = (vol, a, b, r)
+    assert best is not None   # eigh's eigenvectors are unit vectors: one axis at least
     return best[1], best[2], best[3]
 
 

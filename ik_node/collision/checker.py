@@ -20,7 +20,7 @@ from ik_node.collision.geometry import read_link_geometry
 from ik_node.collision.model import build_model, held_values, link_capsules
 from ik_node.collision.pairs import adjacent_pairs, always_touching_pairs
 from ik_node.collision.shapes import obstacle_names, pack_obstacles, Shape
-from ik_node.collision.srdf import read_disabled_pairs, srdf_text
+from ik_node.collision.srdf import read_disabled_pairs, srdf_text, SrdfSource
 from ik_node.errors import IKInputError
 import numpy as np
 
@@ -34,7 +34,7 @@ class CollisionSource:
 
     urdf_text: str
     urdf_dir: Optional[Path]
-    srdf: Optional[object] = None
+    srdf: Optional[SrdfSource] = None
     package_dirs: tuple = ()
     held: Optional[Mapping[str, float]] = None
     sample_seed: int = 0
@@ -65,9 +65,9 @@ class CollisionSetup:
             self.disabled = self.default_disabled(chain, held)
         self.model = build_model(self.robot, chain, self.capsules_by_link,
                                  frozenset(self.disabled), held)
-        self._last_obstacles = ()
+        self._last_obstacles: tuple[Shape, ...] = ()
         self._last_rows = pack_obstacles(())
-        self._last_names = ()
+        self._last_names: tuple[str, ...] = ()
 
     def default_disabled(self, chain, held: dict) -> dict:
         """Return the default matrix {pair: reason} (see :mod:`ik_node.collision.pairs`)."""
@@ -148,9 +148,9 @@ def min_distance(chain, q, obstacles=None) -> Clearance:
         best = Clearance(float(d_self[i]), (model.capsule_link[caps.pairs[i, 0]],
                                             model.capsule_link[caps.pairs[i, 1]]))
     if d_obs.size:
-        i, o = np.unravel_index(int(np.argmin(d_obs)), d_obs.shape)
-        if d_obs[i, o] < best.distance:
-            best = Clearance(float(d_obs[i, o]), (model.capsule_link[caps.moving[i]], names[o]))
+        m, o = np.unravel_index(int(np.argmin(d_obs)), d_obs.shape)
+        if d_obs[m, o] < best.distance:
+            best = Clearance(float(d_obs[m, o]), (model.capsule_link[caps.moving[m]], names[o]))
     return best
 
 

@@ -20,7 +20,7 @@ model with a hole where a link should be would let the solver put that link anyw
 from dataclasses import dataclass
 import os
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import cast, Optional, Sequence
 
 from ik_node.errors import URDFError
 from ik_node.urdf import _origin_matrix
@@ -92,7 +92,8 @@ def resolve_mesh_path(uri: str, urdf_dir: Optional[Path],
 
 def _load_mesh(path: Path, scale) -> tuple[np.ndarray, np.ndarray]:
     import trimesh
-    loaded = trimesh.load(str(path), force='mesh', process=False)
+    # force='mesh' returns a Trimesh; trimesh.load is typed with their common base class.
+    loaded = cast('trimesh.Trimesh', trimesh.load(str(path), force='mesh', process=False))
     vertices = np.asarray(loaded.vertices, dtype=float)
     if vertices.ndim != 2 or vertices.shape[0] == 0:
         raise ValueError('the file holds no vertices')

@@ -131,7 +131,7 @@ def link_groups(robot, chain, held: dict) -> dict:
     carried by the chain's moving joint k (T relative to that joint's child link frame).
     """
     moving = {name: k for k, name in enumerate(chain.moving_joint_names)}
-    edges = {}
+    edges: dict[str, list[tuple[str, np.ndarray]]] = {}
     for j in robot.joints:
         if j.name in moving:
             continue
@@ -163,6 +163,7 @@ def _shape_capsules(shape: LinkShape) -> list:
         # The capsule is the sphere itself: no hull points are needed.
         caps = [((np.zeros(3), np.zeros(3), float(shape.params[0])), np.zeros((0, 3)))]
     else:
+        assert shape.vertices is not None and shape.faces is not None   # kind 'mesh'
         caps = capsules_of_mesh(shape.vertices, shape.faces, MESH_CAPSULES)
     out = []
     R, t = shape.origin[:3, :3], shape.origin[:3, 3]

@@ -57,7 +57,7 @@ class TreeSolution:
 def children_of(parents: ArrayLike) -> list:
     """Return the list of children of each node of a ``parents`` array."""
     par = np.asarray(parents)
-    out = [[] for _ in range(par.size)]
+    out: list[list[int]] = [[] for _ in range(par.size)]
     for i, p in enumerate(par):
         if p >= 0:
             out[int(p)].append(i)

@@ -89,16 +89,15 @@ def two_bone(root: ArrayLike, target: ArrayLike, d1: float, d2: float,
     if dim == 2:
         n = np.array([-u[1], u[0], 0.0])
     else:
-        n = None
+        pole_normal: Optional[np.ndarray] = None
         if pole is not None:
             w = np.array(pole, dtype=float).reshape(-1) - o3
             if w.shape != (3,) or not np.all(np.isfinite(w)):
                 raise IKInputError('pole must be a finite 3-D point')
             w = w - (w @ u) * u
             if np.linalg.norm(w) > 1e-12:
-                n = w / np.linalg.norm(w)
-        if n is None:
-            n = _perpendicular(u)
+                pole_normal = w / np.linalg.norm(w)
+        n = _perpendicular(u) if pole_normal is None else pole_normal
     Dc = min(max(D, lo), hi)
     if Dc > 0.0:
         # half-angle form of the law of cosines: exact at both rims of the annulus

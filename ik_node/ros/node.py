@@ -48,6 +48,7 @@ from ik_node.tracking import IKTracker, SolveOutcome
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
+from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import SetBool
@@ -398,7 +399,7 @@ class IKNode(Node):
                 del self._pubs[key]
             if topic:
                 self._pubs[key] = (self.create_publisher(msg_type, topic, depth), topic)
-        wanted_subs = {
+        wanted_subs: dict[str, tuple[Any, str, Any, QoSProfile | int]] = {
             'target': (PoseStamped, values['target_topic'], self._on_pose, TARGET_QOS),
             'goal_pose': (PoseStamped, values['goal_pose_topic'], self._on_goal_pose,
                           TARGET_QOS),

@@ -83,7 +83,7 @@ class Starts:
         self.chain = chain
         self.q0 = q0
         self.rng_seed = rng_seed
-        self._rng = None
+        self._rng: Optional[np.random.Generator] = None
 
     def start(self, attempt: int) -> np.ndarray:
         """Return the start of attempt number ``attempt`` (1 = the seed)."""
@@ -212,7 +212,7 @@ def keep_seed_joints(chain, target: np.ndarray, q: np.ndarray, q0: np.ndarray, o
 
 
 def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Callable,
-                 method: str, w: np.ndarray = None) -> IKResult:
+                 method: str, w: Optional[np.ndarray] = None) -> IKResult:
     """
     Solve with the attempts of ``prepare`` from q0, then from random starts.
 
@@ -241,7 +241,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     solutions = []
     best = None
     blocked = None      # why an answer within tolerance was refused (a collision)
-    ends = []
+    ends: list[float] = []
     point_reached = 0
     iterations = 0
     stretched = False
@@ -304,6 +304,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         q, check = pick_nearest(solutions, q0, np.ones(chain.n) if w is None else w)
         status, message = STATUS_REACHED, ''
     else:
+        assert best is not None   # budget gives one attempt at least, and it failed
         _, q, check = best
         status = STATUS_OUT_OF_REACH if (beyond_reach or stretched) else STATUS_NOT_CONVERGED
         message = _failure_message(status, beyond_reach, budget.attempts, check, pose)
