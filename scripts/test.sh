@@ -40,6 +40,6 @@ echo "test.sh: installing the test requirements into $VENV (about a minute on a 
     2> >(grep -v "^WARNING: Location" >&2)
 
 cd "$ROOT"
-echo "test.sh: running pytest (the first test compiles the solver kernels, about 30 s on a" \
-     "fresh checkout)"
-"$VENV/bin/python" -m pytest test "$@"
+echo "test.sh: running pytest on 2 workers (on a fresh checkout each first compiles the" \
+     "solver kernels: about a minute before the first dot)"
+"$VENV/bin/python" -m pytest test -n 2 --dist loadfile "$@"

@@ -119,6 +119,8 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     start_arm(procs, Q0)
     assert probe.spin_until(lambda: node_log.read_text().count('joint_states came back')
                             > resyncs, STARTUP_TIMEOUT), procs.logs()
+    # (The watcher must hear the new arm there too, to recognise the hold at it.)
+    assert probe.spin_until(lambda: probe.arm_settled_at(Q0), STARTUP_TIMEOUT)
     # A hold at the arm is published at once, without a new target.
     assert probe.spin_until(lambda: np.max(np.abs(probe.last_command(chain) - Q0))
                             <= STEP + 1e-9, 5.0)

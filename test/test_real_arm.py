@@ -309,10 +309,10 @@ def test_the_floor_and_live_obstacles_are_never_entered(tmp_path):
         moved = [np.max(np.abs(np.array(m.position) - DEMO_START))
                  for _, m in probe.commands[n_cmd:]]
         assert not moved or max(moved) < 1e-9
-        # A sphere on the way to a reachable target: the arm stops short of it.
+        # A live sphere where the tool would go: refused with the pair, the arm stays put.
         T_goal = T0.copy()
-        T_goal[:3, 3] += [0.0, 0.2, 0.0]
-        centre = T0[:3, 3] + [0.0, 0.1, 0.0]
+        T_goal[:3, 3] += [0.0, 0.1, 0.0]
+        centre = T_goal[:3, 3]
         marker = Marker(ns='test', id=1, type=Marker.SPHERE, action=Marker.ADD)
         marker.header.frame_id = 'base_link'
         marker.pose.position.x, marker.pose.position.y, marker.pose.position.z = centre
@@ -322,8 +322,7 @@ def test_the_floor_and_live_obstacles_are_never_entered(tmp_path):
         n_status, n_arm = len(probe.statuses), len(probe.arm)
 
         def refused():
-            return any('would touch' in s.message or 'collides' in s.message
-                       for s in probe.statuses[n_status:])
+            return any('collides with test/1' in s.message for s in probe.statuses[n_status:])
 
         assert probe.spin_until(refused, 20.0, lambda: (
             obstacles.publish(MarkerArray(markers=[marker])), probe.publish_pose(T_goal))), \

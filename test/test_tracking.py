@@ -2,6 +2,8 @@
 # Licensed under the Apache License, Version 2.0
 """ik_node.tracking: feedback seeds the solver, commands approach the goal safely."""
 
+from pathlib import Path
+
 from conftest import load
 from ik_node import IKInputError
 from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, solver_options
@@ -11,6 +13,7 @@ from numpy.testing import assert_allclose
 import pytest
 
 PERIOD = 0.01
+URDF_DEMO = Path(__file__).resolve().parents[1] / 'config' / 'urdf' / 'demo_arm.urdf'
 
 
 def make_tracker(name='ur5', **overrides):
@@ -204,3 +207,28 @@ def test_steps_toward_a_wrist_singularity_slow_down_and_stop_short_of_it():
     tracker.move_to(q)
     prev = tracker.command
     assert abs(tracker.step(t + PERIOD).q[4] - prev[4]) == pytest.approx(v * PERIOD)
+
+
+def test_a_step_into_an_obstacle_is_not_taken():
+    from ik_node import Chain, HalfSpace, Sphere
+    demo = Chain.from_urdf(URDF_DEMO, 'base_link', 'tool0')
+    q = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    tracker = IKTracker(demo, 'dls', {}, np.full(6, 3.0), PERIOD, 0.5)
+    tracker.start_at(q, now=0.0)
+    # A ball on the arc the tool sweeps when the base turns by 0.6 rad.
+    q_mid = q.copy()
+    q_mid[0] += 0.3
+    ball = Sphere(center=demo.fk(q_mid)[:3, 3], radius=0.03, name='ball')
+    world = [HalfSpace(name='floor'), ball]
+    tracker.set_collision_guard(world)
+    goal = q.copy()
+    goal[0] += 0.6
+    tracker.move_to(goal)
+    t, commands = 0.0, []
+    while tracker.moving and t < 2.0:
+        t += PERIOD
+        commands.append(tracker.step(t).q)
+    assert 'step refused' in tracker.stall and 'ball' in tracker.stall
+    assert not tracker.moving                    # held, the goal dropped
+    assert all(not demo.collisions(c, world) for c in commands)
+    assert commands[-1][0] < q_mid[0]            # it stopped short of the ball

@@ -5,7 +5,7 @@
 import math
 import socket
 
-from ik_node import IKInputError, URDFError
+from ik_node import IKInputError, SolveOptions, URDFError
 from ik_node.web.app import start
 from ik_node.web.playground import CONSTRAINT_KINDS, Playground, PlaygroundConfig
 from ik_node.web.robot import demo_arm_path, load_robot
@@ -120,7 +120,8 @@ def test_controls_change_the_solver_and_refuse_bad_values(arm_app):
     c.position_tolerance.value = 0.0
     msg = c.apply()
     assert msg is not None and 'position_tolerance' in msg and c.error.visible
-    assert c.settings.options['position_tolerance'] == pytest.approx(1e-3)
+    assert c.settings.options['position_tolerance'] == pytest.approx(
+        SolveOptions().position_tolerance)      # the previous value stays
     c.position_tolerance.value = 1.0
     c.limit_weight.value = -1.0
     assert 'weight' in c.apply()

@@ -8,9 +8,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ik_node.errors import IKError
 from ik_node.objectives import JointLimitAvoidance, Manipulability, Objective, RestPosture
-from ik_node.solvers.table import METHODS
 from ik_node.options import SolveOptions
 from ik_node.solve import methods
+from ik_node.solvers.table import METHODS
 import viser
 
 __all__ = ['Settings', 'SolverControls']
