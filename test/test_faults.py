@@ -180,7 +180,7 @@ def test_node_restarted_mid_stream_continues_from_the_arm(chain, rig, sig):
     # Following the moving target again.
     assert probe.spin_until(lambda: np.linalg.norm(
         chain.fk(probe.last_command(chain))[:3, 3]
-        - circle((probe.now_ns() - t0) * 1e-9)[:3, 3]) < 0.02, 10.0, publish_circle, 0.02)
+        - circle((probe.now_ns() - t0) * 1e-9)[:3, 3]) < 0.02, 30.0, publish_circle, 0.02)
     probe.assert_safe()
 
 

@@ -198,8 +198,10 @@ def test_bad_joint_states_are_ignored_with_a_warning(live, chain):
         assert matching, (words, lines)
         assert len(matching) <= max_lines(flood_seconds), matching
     # The arm's own joint_states keep the feedback fresh, so partial messages (another
-    # publisher's joints) are not worth a warning.
-    assert not any('chain joints missing' in line for line in lines)
+    # publisher's joints) are not worth a warning, except while a starved node reads the
+    # arm's messages late: then at the throttled rate only.
+    missing = [line for line in lines if 'chain joints missing' in line]
+    assert len(missing) <= max_lines(flood_seconds), missing
     status = probe.serve_good_target(np.array([-0.1, 0.1, -0.1, 0.0, 0.1, -0.1]))
     assert status_values(status)['seed'] == 'joint_states'
     probe.assert_safe()

@@ -116,8 +116,8 @@ def test_commands_respect_the_velocity_limit_and_stay_finite(ros, chain):
     n = len(probe.commands)
     status = probe.answer_to(lambda: probe.publish_pose(T))
     assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
-    # 1.5 rad at 1.575 rad/s: about 1 s of approach at 100 Hz.
-    assert probe.spin_until(lambda: reached(probe, chain, T), 10.0)
+    # 1.5 rad at 1.575 rad/s: about 1 s of approach at 100 Hz (the deadline only bounds it).
+    assert probe.spin_until(lambda: reached(probe, chain, T), 30.0)
     stamps, qs = probe.commands_by_stamp(chain, n)
     assert len(qs) > 50, 'a far goal must be approached in many steps'
     assert np.all(np.isfinite(qs))

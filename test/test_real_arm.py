@@ -108,10 +108,11 @@ def test_trajectory_and_forward_outputs_keep_limits_and_joint_order(rig, chain):
         assert t >= 0.01 - 1e-9
     # The forward command is the JointState command in the configured joint order.
     order = [chain.joint_names.index(name) for name in FORWARD_ORDER]
-    commands = [np.array(m.position) for _, m in probe.commands[n_cmd:]]
-    forwards = [np.array(m.data) for m in outputs['forward'][n_fwd:]]
-    assert len(forwards) > 10
-    assert_allclose(forwards[-1], commands[-1][order])
+    q_last = probe.last_command(chain)
+    # The two topics arrive independently: wait for the forward copy of the newest command.
+    assert probe.spin_until(lambda: any(np.allclose(np.array(m.data), q_last[order])
+                                        for m in outputs['forward'][n_fwd:]), 10.0)
+    assert len(outputs['forward'][n_fwd:]) > 10 and len(probe.commands) > n_cmd + 10
 
 
 def test_a_trajectory_point_gives_a_lagging_arm_time_at_the_velocity_limit(rig, chain):
@@ -319,13 +320,16 @@ def test_the_floor_and_live_obstacles_are_never_entered(tmp_path):
         marker.pose.orientation.w = 1.0
         marker.scale.x = marker.scale.y = marker.scale.z = 0.08
         obstacles = probe.node.create_publisher(MarkerArray, 'ik_obstacles', 10)
+        # The node knows the ball before the target is sent.
+        node_log = procs.procs[-1].log_path
+        assert probe.spin_until(lambda: '1 live obstacle(s)' in node_log.read_text(), 20.0,
+                                lambda: obstacles.publish(MarkerArray(markers=[marker])))
         n_status, n_arm = len(probe.statuses), len(probe.arm)
 
         def refused():
             return any('collides with test/1' in s.message for s in probe.statuses[n_status:])
 
-        assert probe.spin_until(refused, 20.0, lambda: (
-            obstacles.publish(MarkerArray(markers=[marker])), probe.publish_pose(T_goal))), \
+        assert probe.spin_until(refused, 20.0, lambda: probe.publish_pose(T_goal)), \
             [s.message for s in probe.statuses[n_status:]]
         assert probe.spin_until(lambda: len(probe.arm) > n_arm + 20, 5.0)
         world = [HalfSpace(name='floor'), Sphere(center=centre, radius=0.04, name='ball')]

@@ -105,6 +105,10 @@ class IKNode(Node):
         self._forward_index: np.ndarray | None = None
         # Live obstacles from the obstacles topic: (ns, id) -> shape in the base frame.
         self._live_obstacles: dict[tuple[str, int], Any] = {}
+        self._live_count = 0
+        # After a hold at a returning arm, the hold is repeated this long [s, node clock]:
+        # an arm driver that has just come up may not be listening yet.
+        self._hold_until = -math.inf
         self._last_marker = -math.inf
         self._tf_buffer = None
         self._tf_listener = None
@@ -225,6 +229,10 @@ class IKNode(Node):
                     self._live_obstacles[key] = conv.marker_obstacle(m)
                 except (IKError, ValueError) as exc:
                     self._warn('obstacle', f'obstacle marker ignored: {exc}')
+        if len(self._live_obstacles) != self._live_count:
+            self._live_count = len(self._live_obstacles)
+            self.get_logger().info(f'{self._live_count} live obstacle(s) from '
+                                   f'{self._values["obstacles_topic"]}')
         if tracker is not None and self._values['avoid_collisions']:
             tracker.set_collision_guard(self._obstacles(self._values))
 
@@ -487,6 +495,7 @@ class IKNode(Node):
                 # every output mode (a position-controlled arm would otherwise keep going
                 # to the last command it got).
                 self._step_and_publish()
+                self._hold_until = now + 0.5
                 self._warn('resync', f'joint_states came back {tracker.resync_distance:.3g} '
                            'rad or m away from the last command (arm restarted or moved?): '
                            'holding the arm where it is, the goal is dropped')
@@ -540,7 +549,8 @@ class IKNode(Node):
         tracker = self._tracker
         if tracker is None or not tracker.ready:
             return
-        if self._values['output_mode'] == 'timer' or tracker.moving:
+        if (self._values['output_mode'] == 'timer' or tracker.moving
+                or self._now() < self._hold_until):
             self._step_and_publish()
         now = self._now()
         if tracker.moving and tracker.measured(now) is None and \
