@@ -119,11 +119,16 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     start_arm(procs, Q0)
     assert probe.spin_until(lambda: node_log.read_text().count('joint_states came back')
                             > resyncs, STARTUP_TIMEOUT), procs.logs()
-    # (The watcher must hear the new arm there too, to recognise the hold at it.)
-    assert probe.spin_until(lambda: probe.arm_settled_at(Q0), STARTUP_TIMEOUT)
-    # A hold at the arm is published at once, without a new target.
-    assert probe.spin_until(lambda: np.max(np.abs(probe.last_command(chain) - Q0))
-                            <= STEP + 1e-9, 5.0)
+    # The new arm may have heard a few of the commands that waited for it before the node
+    # heard the arm (they are within max_following_error of the last reading); the node
+    # then holds it where it is: it comes to rest near Q0, and the newest command is there.
+    def resting() -> bool:
+        return (len(probe.arm) > 2 and np.array_equal(probe.arm[-1][1], probe.arm[-2][1])
+                and np.max(np.abs(probe.arm[-1][1] - Q0)) < 0.25 + STEP)
+
+    assert probe.spin_until(resting, STARTUP_TIMEOUT)
+    assert probe.spin_until(lambda: np.max(np.abs(
+        probe.last_command(chain) - probe.arm[-1][1])) <= STEP + 1e-9, 5.0)
     # Service resumes: the arm reaches the next goal.
     T = chain.fk(Q0 + np.array([0.1, -0.1, 0.1, 0.1, 0.0, 0.1]))
     probe.serve_good_target(np.array([0.1, -0.1, 0.1, 0.1, 0.0, 0.1]))
