@@ -122,6 +122,7 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     # The new arm may have heard a few of the commands that waited for it before the node
     # heard the arm (they are within max_following_error of the last reading); the node
     # then holds it where it is: it comes to rest near Q0, and the newest command is there.
+
     def resting() -> bool:
         return (len(probe.arm) > 2 and np.array_equal(probe.arm[-1][1], probe.arm[-2][1])
                 and np.max(np.abs(probe.arm[-1][1] - Q0)) < 0.25 + STEP)
