@@ -10,6 +10,8 @@ block of ROS domains.
 import fcntl
 import os
 from pathlib import Path
+import subprocess
+import sys
 import tempfile
 
 from ik_node import Chain, warm_up
@@ -30,11 +32,13 @@ ROBOTS = {
     'ur5': ('ur5.urdf', 'base_link', 'tool0'),
 }
 
-# ROS domains come in blocks of DOMAIN_BLOCK; a test run holds a lock on one block for its
-# whole life, so two runs on one machine (CI and a developer, or parallel worktrees) never
-# share a domain. Domain 0 (everyone's default) and ids above 215 (port range) are not used.
-DOMAIN_BLOCK = 24
-DOMAIN_BLOCKS = range(1, 9)
+# ROS domains come in blocks of DOMAIN_BLOCK; each test process (each xdist worker, or the
+# only process without xdist) holds a lock on one block for its whole life, so two workers,
+# or two runs on one machine (CI and a developer, or parallel worktrees), never share a
+# domain. The xdist controller runs no test and holds none. Domain 0 (everyone's default)
+# and ids above 215 (port range) are not used.
+DOMAIN_BLOCK = 12
+DOMAIN_BLOCKS = range(1, 18)
 _lock_file = None
 
 
@@ -49,7 +53,7 @@ def _hold_domain_block() -> int:
         preferred = DOMAIN_BLOCKS[0]
     order = sorted(DOMAIN_BLOCKS, key=lambda b: (b != preferred, b))
     for block in order:
-        f = open(lock_dir / f'block-{block}.lock', 'w')
+        f = open(lock_dir / f'block-{block}-of-{DOMAIN_BLOCK}.lock', 'w')
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -61,13 +65,20 @@ def _hold_domain_block() -> int:
                        'another test run holds each one')
 
 
+def _runs_tests(config) -> bool:
+    """Return False in the xdist controller, which only hands tests to its workers."""
+    return hasattr(config, 'workerinput') or not getattr(config.option, 'numprocesses', None)
+
+
 def pytest_configure(config):
-    """Give this run its ROS domains and loopback-only discovery, before any test starts."""
+    """Give this process its ROS domains and loopback-only discovery, before any test."""
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ.pop('ROS_LOCALHOST_ONLY', None)
+    if not _runs_tests(config):
+        return
     base = _hold_domain_block()
     os.environ['IK_NODE_TEST_DOMAIN_BLOCK'] = f'{base}:{DOMAIN_BLOCK}'
     os.environ['ROS_DOMAIN_ID'] = str(base)
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    os.environ.pop('ROS_LOCALHOST_ONLY', None)
 
 
 def load(name: str) -> Chain:
@@ -76,13 +87,27 @@ def load(name: str) -> Chain:
     return Chain.from_urdf(URDF_DIR / fname, base, tip)
 
 
+def pytest_sessionstart(session):
+    """
+    Compile the kernels once per session, before any test worker starts.
+
+    Two processes (test/warm_kernels.py) compile the two kernel groups side by side and write
+    numba's disk cache; the workers and the node processes of the ROS tests load it. Runs in
+    the xdist controller, or in the only process without xdist.
+    """
+    if hasattr(session.config, 'workerinput'):
+        return
+    script = Path(__file__).parent / 'warm_kernels.py'
+    warmers = [subprocess.Popen([sys.executable, str(script), group])
+               for group in ('jacobian', 'points')]
+    failed = [w.args[-1] for w in warmers if w.wait() != 0]
+    if failed:
+        raise pytest.UsageError(f'compiling the kernels failed: {failed}')
+
+
 @pytest.fixture(scope='session', autouse=True)
 def compiled_kernels():
-    """
-    Compile (or load from numba's cache) every solver kernel once, before the first test.
-
-    Node processes started by the ROS tests then load the cache written here.
-    """
+    """Load every solver kernel from the cache the session start wrote, before any test."""
     warm_up(load('ur5'))
 
 

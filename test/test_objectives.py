@@ -5,7 +5,6 @@
 from conftest import load
 from ik_node import (IKInputError, JointLimitAvoidance, Manipulability, ObstacleClearance,
                      RestPosture, solve)
-from ik_node.solvers.dls import _pinv_nullspace, _project_null
 import numpy as np
 import pytest
 
@@ -50,19 +49,22 @@ def test_obstacle_cost_is_zero_when_clear_and_positive_when_close():
     assert near.cost(chain, q) > 0.0
 
 
-def test_null_space_step_leaves_the_task_unchanged(rng):
+def test_null_space_motion_keeps_the_pose_while_the_objective_improves(rng):
+    # Seeded exactly on a solution of a full pose, a 7-joint arm can still move in the null
+    # space of its task: the posture objective moves it toward rest, the pose stays met.
     chain = load('panda')
+    rest = RestPosture(chain.mid, 1.0)
+    moved = 0
     for _ in range(10):
-        q = chain.random_q(rng)
-        J = chain.jacobian(q)
-        for rows in (J, J[:3]):
-            _, N = _pinv_nullspace(np.ascontiguousarray(rows))
-            g = rng.normal(size=7)
-            dq = N @ g
-            np.testing.assert_allclose(rows @ dq, 0.0, atol=1e-10)
-            # The Cholesky form used in the solver loop gives the same projection.
-            np.testing.assert_allclose(_project_null(np.ascontiguousarray(rows), g), dq,
-                                       atol=1e-6)
+        q_true = chain.random_q(rng) * 0.8
+        T = chain.fk(q_true)
+        res = solve(chain, T, q0=q_true, restarts=False, objectives=[rest],
+                    secondary_iterations=50)
+        assert res.success, res.message
+        assert res.position_error <= 1e-5 and res.orientation_error <= 1e-4
+        assert rest.cost(chain, res.q) <= rest.cost(chain, q_true) + 1e-12
+        moved += np.linalg.norm(res.q - q_true) > 1e-3
+    assert moved >= 8
 
 
 def test_objectives_improve_their_cost_without_losing_the_target(rng):
@@ -112,8 +114,10 @@ def test_objectives_do_not_lower_the_solve_rate(rng):
     plain = shaped = 0
     for _ in range(60):
         T = chain.fk(chain.random_q(rng))
-        plain += solve(chain, T).success
-        shaped += solve(chain, T, objectives=objs).success
+        # The same attempt budget for both (not the default 50 ms, which a loaded machine
+        # spends in fewer attempts on the slower shaped solve).
+        plain += solve(chain, T, timeout=10.0).success
+        shaped += solve(chain, T, objectives=objs, timeout=10.0).success
     assert shaped >= plain >= 59
 
 

@@ -32,13 +32,14 @@ class Limits(NamedTuple):
     continuous: np.ndarray
 
 
-_EYE = np.eye(3)
-_EYE.setflags(write=False)
-
-
 def make_target(target: np.ndarray) -> Target:
-    """Return the record of a validated (4, 4) pose or (3,) position."""
+    """
+    Return the record of a validated (4, 4) pose or (3,) position.
+
+    The arrays are always fresh writable copies: a read-only array has another numba type,
+    and would compile every kernel a second time.
+    """
     if target.shape == (4, 4):
-        return Target(np.ascontiguousarray(target[:3, 3]),
-                      np.ascontiguousarray(target[:3, :3]), True)
-    return Target(np.ascontiguousarray(target, dtype=float), _EYE, False)
+        return Target(np.array(target[:3, 3], dtype=float),
+                      np.array(target[:3, :3], dtype=float), True)
+    return Target(np.array(target, dtype=float), np.eye(3), False)
