@@ -320,15 +320,27 @@ class IKTracker:
             self._readings = deque(other._readings, maxlen=other._readings.maxlen)
             self._resync_pending = other._resync_pending
 
+    def _away_from_command(self, q: np.ndarray) -> float:
+        """
+        Return how far [rad or m] the arm at ``q`` is from the command, or 0 if it is near.
+
+        Near: within :data:`RESYNC_STEPS` velocity-limited steps and :data:`RESYNC_LAG`
+        seconds of motion on every joint.
+        """
+        command = self._stepper.q
+        if command is None:
+            return 0.0
+        diff = q - command
+        diff = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
+        allowed = self._stepper.v_max * max(RESYNC_STEPS * self._stepper.max_dt, RESYNC_LAG)
+        return 0.0 if np.all(diff <= allowed) else float(np.max(diff))
+
     def _resync(self, q: np.ndarray, now: float) -> None:
         """Restart the command at the measured ``q`` if the arm is far from the command."""
-        command = self._stepper.q
-        diff = q - command
-        diff = np.where(self.chain.continuous, wrap_angle(diff), diff)
-        allowed = self._stepper.v_max * max(RESYNC_STEPS * self._stepper.max_dt, RESYNC_LAG)
-        if np.all(np.abs(diff) <= allowed) or self.outside_limits(q):
+        distance = self._away_from_command(q)
+        if distance == 0.0 or self.outside_limits(q):
             return
-        self.resync_distance = float(np.max(np.abs(diff)))
+        self.resync_distance = distance
         self.start_at(q, now)
 
     def outside_limits(self, q: ArrayLike, tolerance: ArrayLike | None = None) -> str:
@@ -404,6 +416,20 @@ class IKTracker:
         if self._q_meas is not None and now - self._t_meas <= self.joint_states_timeout:
             return self._q_meas.copy()
         return None
+
+    def feedback_lost(self, now: float) -> bool:
+        """
+        Return True when readings came, then stopped for over ``joint_states_timeout``.
+
+        While the first readings after a gap are too old to restart the command (older than
+        :data:`START_READING_AGE`: a backlog) and show the arm away from the command (moved
+        while unheard), it stays True until a recent one has restarted the command there.
+        """
+        if self._q_meas is None:
+            return False
+        if self.measured(now) is None:
+            return True
+        return self._resync_pending and self._away_from_command(self._q_meas) > 0.0
 
     def current_q(self, now: float) -> np.ndarray | None:
         """Best knowledge of where the arm is: fresh feedback, else the last command."""

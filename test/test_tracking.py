@@ -232,3 +232,27 @@ def test_a_step_into_an_obstacle_is_not_taken():
     assert not tracker.moving                    # held, the goal dropped
     assert all(not demo.collisions(c, world) for c in commands)
     assert commands[-1][0] < q_mid[0]            # it stopped short of the ball
+
+
+def test_feedback_lost_until_a_recent_reading_restarts_the_command_where_the_arm_is():
+    tracker = make_tracker(joint_states_timeout=0.5)
+    names, q0 = tracker.names, tracker.chain.mid.copy()
+    assert not tracker.feedback_lost(0.0)                  # never heard: not lost, not ready
+    tracker.update_feedback(names, q0, now=1.0, stamp=1.0)
+    assert not tracker.feedback_lost(1.4)
+    assert tracker.feedback_lost(1.6)                      # silent for over 0.5 s
+    # The arm comes back where it was commanded: even an old reading (a backlog) ends it.
+    tracker.update_feedback(names, q0, now=2.0, stamp=1.8)
+    assert not tracker.feedback_lost(2.0)
+    # Silent again; back 0.5 rad away (moved while unheard; more than 0.1 s at the UR5's
+    # 3.15 rad/s). An old reading of that does not end the loss, a recent one restarts the
+    # command there.
+    moved = q0 + 0.5
+    assert tracker.feedback_lost(2.7)
+    tracker.update_feedback(names, moved, now=3.0, stamp=2.8)
+    assert tracker.feedback_lost(3.0)
+    assert_allclose(tracker.command, q0)
+    tracker.update_feedback(names, moved, now=3.05, stamp=3.02)
+    assert not tracker.feedback_lost(3.05)
+    assert_allclose(tracker.command, moved)
+    assert tracker.resync_distance == pytest.approx(0.5)

@@ -553,11 +553,10 @@ class IKNode(Node):
                 or self._now() < self._hold_until):
             self._step_and_publish()
         now = self._now()
-        if tracker.moving and tracker.measured(now) is None and \
-                self._values['require_joint_states']:
+        if self._feedback_lost(now):
             self._warn('feedback lost', f'no joint_states on {self._values["joint_states_topic"]}'
-                       f' for over {tracker.joint_states_timeout:g} s: the commands go no '
-                       'farther than max_following_error from the last reading')
+                       f' for over {tracker.joint_states_timeout:g} s: no command is sent '
+                       'until the arm is heard again')
         if tracker.arrived(now, self._values['reached_position_tolerance'],
                            self._values['reached_orientation_tolerance']):
             self._send_status('OK', 'target reached: the measured arm is there',
@@ -657,11 +656,13 @@ class IKNode(Node):
 
         The command's stamp is the clock time the step was sized for (made strictly
         increasing, even if a simulated clock stands still). Returns (report, stamp), both
-        None while the arm position is unknown.
+        None while the arm position is unknown or the feedback is lost.
         """
         tracker = self._tracker
         assert tracker is not None
         now_ns = max(self.get_clock().now().nanoseconds, self._last_stamp_ns + 1)
+        if self._feedback_lost(now_ns * 1e-9):
+            return None, None
         report = tracker.step(now_ns * 1e-9)
         if report is None:
             return None, None
@@ -684,6 +685,18 @@ class IKNode(Node):
             self._error('stall', tracker.stall)
             self._send_status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
         return report, stamp
+
+    def _feedback_lost(self, now: float) -> bool:
+        """
+        Return True while the arm, heard before, is unheard (when feedback is required).
+
+        No command is stepped or sent then: the arm may not follow, and a driver that comes
+        back would act on a command no reading has judged. Stream controllers and trajectory
+        controllers both hold their last command meanwhile.
+        """
+        tracker = self._tracker
+        return (tracker is not None and self._values['require_joint_states']
+                and tracker.feedback_lost(now))
 
     def _send_status(self, level: str, message: str, values: dict[str, Any]) -> None:
         """Publish a status that answers no particular target (arrival, stall)."""
@@ -708,7 +721,11 @@ class IKNode(Node):
         tracker = self._tracker
         assert tracker is not None
         r = outcome.result
-        if r.success:
+        if r.success and self._feedback_lost(self._now()):
+            level = 'WARN'
+            message = ('target solved, but joint_states are lost: the arm is commanded there '
+                       'once it is heard again')
+        elif r.success:
             level, message = 'OK', 'target solved: commanding the arm there'
         elif r.status == STATUS_BLOCKED:
             level = 'ERROR'
