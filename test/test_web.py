@@ -3,7 +3,6 @@
 """The web view without a browser: model loading, the arm following targets, the playground."""
 
 import math
-import socket
 
 from ik_node import IKInputError, SolveOptions, URDFError
 from ik_node.web.app import start
@@ -12,6 +11,7 @@ from ik_node.web.robot import demo_arm_path, load_robot
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
+from web_helpers import free_port
 
 URDF = """<?xml version="1.0"?>
 <robot name="meshy">
@@ -26,12 +26,6 @@ URDF = """<?xml version="1.0"?>
     <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
 </robot>
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 def test_demo_arm_is_found_from_any_working_directory(tmp_path, monkeypatch):

@@ -13,13 +13,12 @@ Set IK_WEB_DOCS_SCREENSHOT=1 to also write docs/web_view.png (the README's pictu
 import os
 from pathlib import Path
 import shutil
-import socket
-import time
 
 from ik_node import SolveOptions
 from ik_node.web.app import start
 import numpy as np
 import pytest
+from web_helpers import free_port, wait_until
 
 CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
                  if p and os.path.exists(p)), None)
@@ -32,21 +31,6 @@ pytestmark = pytest.mark.skipif(
 # Small pages render faster with software WebGL on a shared CI machine.
 VIEWPORT = {'width': 800, 'height': 560}
 DOCS_PNG = Path(__file__).resolve().parent.parent / 'docs' / 'web_view.png'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-def wait_until(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 @pytest.fixture(scope='module')

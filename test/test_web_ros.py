@@ -4,7 +4,6 @@
 
 import math
 from pathlib import Path
-import socket
 import threading
 import time
 
@@ -12,6 +11,7 @@ from ik_node.chain import Chain
 import numpy as np
 import pytest
 from ros_harness import fresh_domain, Procs
+from web_helpers import free_port, wait_until
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -20,21 +20,6 @@ from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 
 URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
 Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
-
-
-def wait_until(predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -94,7 +79,8 @@ def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
         reason = view.set_parameter('position_tolerance', 'double', -1.0)
         assert reason and view.error.visible and 'position_tolerance' in view.error.content
     finally:
-        server.stop()
+        # The ROS side first: its timer draws on the server until the executor stops.
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown(context=ctx)
+        server.stop()

@@ -340,10 +340,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.stop()
+        # The ROS side first: its timer draws on the server until the executor stops.
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
+        server.stop()
     return code
 
 
