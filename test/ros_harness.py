@@ -9,15 +9,18 @@ One harness for the tests that run the nodes as real processes.
 - :class:`Probe`: an rclpy node in the test process that publishes targets and records what the
   node sends, every command with its header stamp;
 - :class:`WatchedProbe`: a Probe whose commands and arm readings are judged by a
-  :class:`ik_node.watcher.CommandWatcher` in stamp order (publish order), never arrival order.
+  :class:`ik_node.watcher.CommandWatcher` in stamp order (publish order), never arrival order;
+- :func:`ros_rig`: Procs and a probe in a fresh domain, closed after, no traceback allowed.
 
 Tests wait for conditions with deadlines (:meth:`Probe.spin_until`), never for a fixed time.
 """
 
+from contextlib import contextmanager
 import itertools
 import os
 from pathlib import Path
 import time
+from typing import Iterator, Optional
 
 from conftest import URDF_DIR
 from ik_node import Chain
@@ -343,3 +346,22 @@ def status_values(status: DiagnosticStatus) -> dict:
 def q_of(msg: JointState, chain: Chain) -> np.ndarray:
     assert list(msg.name) == list(chain.joint_names)
     return np.array(msg.position)
+
+
+@contextmanager
+def ros_rig(tmp: Path, chain: Optional[Chain] = None) -> Iterator[tuple[Procs, Probe]]:
+    """
+    Yield (procs, probe) in a fresh domain: a WatchedProbe of ``chain``, or a plain Probe.
+
+    Both are closed afterwards; then no node process may have printed a Python traceback
+    (also not while stopping).
+    """
+    domain = fresh_domain()
+    procs = Procs(domain, tmp)
+    probe = WatchedProbe(domain, chain) if chain is not None else Probe(domain)
+    try:
+        yield procs, probe
+    finally:
+        probe.close()
+        procs.close()
+    assert 'Traceback' not in procs.logs(), procs.logs()

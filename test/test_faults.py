@@ -17,8 +17,8 @@ import subprocess
 from ik_node import Chain
 import numpy as np
 import pytest
-from ros_harness import (fresh_domain, Procs, Q0, STARTUP_TIMEOUT, status_values, STEP,
-                         URDF, V_MAX, WatchedProbe)
+from ros_harness import (Procs, Q0, ros_rig, STARTUP_TIMEOUT, status_values, STEP, URDF, V_MAX,
+                         WatchedProbe)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -33,17 +33,9 @@ def chain():
 
 @pytest.fixture
 def rig(chain, tmp_path):
-    """
-    Yield (procs, probe) in a fresh domain; everything is stopped afterwards.
-
-    At the end, no process may have printed a Python traceback, also not while stopping.
-    """
-    domain = fresh_domain()
-    procs, probe = Procs(domain, tmp_path), WatchedProbe(domain, chain)
-    yield procs, probe
-    probe.close()
-    procs.close()
-    assert 'Traceback' not in procs.logs(), procs.logs()
+    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
+    with ros_rig(tmp_path, chain) as rig:
+        yield rig
 
 
 def start_arm(procs: Procs, q: np.ndarray) -> subprocess.Popen:

@@ -23,8 +23,8 @@ from ik_node import Chain
 from ik_node.ros.params import IK_NODE_PARAMETERS
 import numpy as np
 import pytest
-from ros_harness import (fresh_domain, NODE_TEST_PARAMS, pose_msg, Probe, Procs, Q0,
-                         STARTUP_TIMEOUT, status_values, URDF, WatchedProbe)
+from ros_harness import (NODE_TEST_PARAMS, pose_msg, Probe, Q0, ros_rig, STARTUP_TIMEOUT,
+                         status_values, URDF)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -57,12 +57,9 @@ def chain():
 @pytest.fixture(scope='module')
 def live(chain, tmp_path_factory):
     """Yield (procs, probe, node_process) with the arm and the node up and serving."""
-    tmp = tmp_path_factory.mktemp('fuzz_node')
-    domain = fresh_domain()
-    procs, probe = Procs(domain, tmp), WatchedProbe(domain, chain)
-    # The tests publish bad joint_states of the arm's joints themselves: not arm readings.
-    probe.trusted_arm = False
-    try:
+    with ros_rig(tmp_path_factory.mktemp('fuzz_node'), chain) as (procs, probe):
+        # The tests publish bad joint_states of the arm's joints themselves: not arm readings.
+        probe.trusted_arm = False
         probe.description.publish(String(data=URDF.read_text()))
         procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}')
         node = procs.start('ik_node', 'interactive_marker:=false')
@@ -70,9 +67,6 @@ def live(chain, tmp_path_factory):
             s.level == DiagnosticStatus.OK for s in probe.statuses), STARTUP_TIMEOUT,
             lambda: probe.publish_pose(chain.fk(Q0))), node.log_path.read_text()
         yield procs, probe, node
-    finally:
-        probe.close()
-        procs.close()
 
 
 def bad_pose_messages(rng: np.random.Generator, count: int) -> list[tuple[tuple, tuple, str]]:

@@ -8,6 +8,7 @@ block, see conftest), with loopback-only discovery, and stops them at the end. S
 rclpy is not installed.
 """
 
+from contextlib import ExitStack
 import math
 import subprocess
 import sys
@@ -16,8 +17,8 @@ from ik_node.pose import orientation_error, pose_error
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
-from ros_harness import (fresh_domain, pose_msg, Probe, Procs, Q0, stamp_text,
-                         STARTUP_TIMEOUT, status_values, URDF, V_MAX)
+from ros_harness import (fresh_domain, pose_msg, Probe, Q0, ros_rig, stamp_text, STARTUP_TIMEOUT,
+                         status_values, URDF, V_MAX)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -35,19 +36,9 @@ def chain():
 
 @pytest.fixture
 def ros(tmp_path):
-    """Yield a factory of (Procs, Probe) pairs, each in a fresh domain; all closed after."""
-    made = []
-
-    def make():
-        domain = fresh_domain()
-        procs, probe = Procs(domain, tmp_path), Probe(domain)
-        made.append((procs, probe))
-        return procs, probe
-
-    yield make
-    for procs, probe in made:
-        probe.close()
-        procs.close()
+    """Yield a factory of (Procs, Probe) pairs, each in a fresh domain (ros_harness.ros_rig)."""
+    with ExitStack() as stack:
+        yield lambda: stack.enter_context(ros_rig(tmp_path))
 
 
 def ik_params(*extra: str) -> tuple[str, ...]:

@@ -17,8 +17,8 @@ from ik_node import Chain
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
-from ros_harness import (fresh_domain, pose_msg, Probe, Procs, Q0, stamp_text, status_values,
-                         URDF, V_MAX, WatchedProbe)
+from ros_harness import (fresh_domain, pose_msg, Probe, Procs, Q0, ros_rig, stamp_text,
+                         status_values, URDF, V_MAX, WatchedProbe)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -41,15 +41,13 @@ def chain():
 @pytest.fixture(scope='module')
 def rig(chain, tmp_path_factory):
     """Yield (procs, probe, outputs) with the instant arm and the node serving."""
-    tmp = tmp_path_factory.mktemp('real_arm')
-    domain = fresh_domain()
-    procs, probe = Procs(domain, tmp), WatchedProbe(domain, chain)
-    outputs = {'trajectory': [], 'forward': []}
-    probe.node.create_subscription(JointTrajectory, 'arm_controller/joint_trajectory',
-                                   outputs['trajectory'].append, 1000)
-    probe.node.create_subscription(Float64MultiArray, 'forward_position_controller/commands',
-                                   outputs['forward'].append, 1000)
-    try:
+    with ros_rig(tmp_path_factory.mktemp('real_arm'), chain) as (procs, probe):
+        outputs = {'trajectory': [], 'forward': []}
+        probe.node.create_subscription(JointTrajectory, 'arm_controller/joint_trajectory',
+                                       outputs['trajectory'].append, 1000)
+        probe.node.create_subscription(Float64MultiArray,
+                                       'forward_position_controller/commands',
+                                       outputs['forward'].append, 1000)
         procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}',
                     'follow:=instant')
         procs.start('ik_node', f'urdf_file:={URDF}',
@@ -60,10 +58,6 @@ def rig(chain, tmp_path_factory):
             procs.logs()
         yield procs, probe, outputs
         probe.assert_safe()
-        assert 'Traceback' not in procs.logs()
-    finally:
-        probe.close()
-        procs.close()
 
 
 @pytest.fixture(autouse=True)

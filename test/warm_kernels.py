@@ -7,8 +7,9 @@ Usage: python test/warm_kernels.py GROUP   (GROUP: jacobian or points)
 
 conftest.py runs both groups side by side, before the test workers start: each kernel
 compiles once per session, the two groups on the two cores, and the workers and the node
-processes they start load the cache. The groups share no solver kernel (only small
-helpers such as forward kinematics), so neither compiles the other's. Public calls only, so the groups follow the kernels' changes.
+processes they start load the cache. The groups share no solver kernel (only small helpers
+such as forward kinematics), so neither compiles the other's. Public calls only, so the
+groups follow the kernels' changes.
 """
 
 from pathlib import Path
@@ -25,7 +26,7 @@ def _ur5() -> ik_node.Chain:
 
 
 def jacobian() -> None:
-    """The Jacobian methods, with and without null-space objectives."""
+    """Compile the Jacobian methods, with and without null-space objectives."""
     chain = _ur5()
     ik_node.warm_up(chain, ['dls', 'pinv', 'jt'])
     target = chain.fk(chain.mid)
@@ -35,7 +36,7 @@ def jacobian() -> None:
 
 
 def points() -> None:
-    """FABRIK and CCD (URDF arms and point chains) and the collision checks."""
+    """Compile FABRIK and CCD (URDF arms and point chains) and the collision checks."""
     # Not 'hybrid': it runs the FABRIK and the dls kernels, one from each group.
     ik_node.warm_up(_ur5(), ['fabrik', 'ccd'])
     zigzag = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.1, 0.0, 0.6], [0.0, 0.0, 0.9]])

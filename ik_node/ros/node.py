@@ -487,7 +487,7 @@ class IKNode(Node):
         if not -1.0 < now - stamp < 1.0:
             stamp = now
         if tracker.update_feedback(msg.name, msg.position, now, stamp):
-            if not was_ready:
+            if not was_ready and tracker.ready:
                 self.get_logger().info('arm position known from joint_states')
                 self._offer_interactive_marker()
             elif tracker.resync_distance is not None:
