@@ -31,30 +31,16 @@ import sys
 import time
 
 from ik_node.ros.answers import AnswerMatcher
+from ik_node.resources import DEMO_ARM, share_path
 from ik_node.ros.processes import ros_environment, start_node, stop_processes
 import numpy as np
 
-__all__ = ['main', 'scripted_path', 'find_share_file']
+__all__ = ['main', 'scripted_path']
 
 START = (0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0)   # demo arm start pose [rad]
 RATE = 50.0                                              # target rate [Hz]
+DEFAULT_OUTPUT = Path(__file__).resolve().parents[1] / 'out' / 'ik_demo.png'
 FLOOR_MM = 0.01                                          # smallest error drawn [mm]
-
-
-def find_share_file(relative: str) -> Path:
-    """Return a file shipped in share/ik_node (installed) or in the source tree."""
-    candidates = []
-    try:
-        from ament_index_python.packages import get_package_share_directory
-        candidates.append(Path(get_package_share_directory('ik_node')) / relative)
-    except Exception:  # not installed through ament, or no ament_index_python
-        pass
-    candidates.append(Path(sys.prefix) / 'share' / 'ik_node' / relative)
-    candidates.append(Path(__file__).resolve().parents[1] / relative)   # the source tree
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise FileNotFoundError(f'{relative} not found in {[str(c) for c in candidates]}')
 
 
 def warm_up(chain, q: np.ndarray, method: str) -> None:
@@ -100,8 +86,8 @@ def scripted_path(T_start: np.ndarray, scale: float = 1.0) -> list[Segment]:
     out = p0 + np.outer(np.linspace(0.0, 0.9, m), direction)
     line = np.vstack([out, out[::-1]])
     # Far but reachable without touching the floor: the arm swings round its base.
-    far = np.tile(p0 + np.array([0.6, 0.6, 0.0]), (max(int(RATE * 2.5 * scale), 10), 1))
-    home = np.tile(p0, (max(int(RATE * 2.5 * scale), 10), 1))
+    far = np.tile(p0 + np.array([0.6, 0.6, 0.0]), (max(int(RATE * 3.5 * scale), 10), 1))
+    home = np.tile(p0, (max(int(RATE * 3.5 * scale), 10), 1))
     return [Segment('circle', circle, True),
             Segment('out of reach and back', line, False),
             Segment('far jump', far, True),
@@ -162,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     env = ros_environment(args.domain_id, ros_home=os.environ.get('ROS_HOME', log_dir))
     os.environ.update({k: env[k] for k in ('ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_DOMAIN_ID',
                                            'ROS_HOME')})
-    urdf = Path(args.urdf) if args.urdf else find_share_file('config/urdf/demo_arm.urdf')
+    urdf = Path(args.urdf) if args.urdf else share_path(DEMO_ARM)
 
     from ik_node import Chain
     chain = Chain.from_urdf(urdf, 'base_link', 'tool0')
@@ -492,7 +478,8 @@ def plot(output: str, tr: Tracking, segments: list[Segment]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the demo."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--output', default='out/ik_demo.png', help='plot file (PNG)')
+    parser.add_argument('--output', default=str(DEFAULT_OUTPUT),
+                        help='plot file (PNG; default: out/ik_demo.png in the repository)')
     parser.add_argument('--solver', default='dls', help='IK method of the node')
     parser.add_argument('--urdf', default='', help='URDF file (default: the demo arm)')
     parser.add_argument('--domain-id', type=int,
