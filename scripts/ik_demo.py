@@ -30,8 +30,8 @@ from pathlib import Path
 import sys
 import time
 
-from ik_node.ros.answers import AnswerMatcher
 from ik_node.resources import DEMO_ARM, share_path
+from ik_node.ros.answers import AnswerMatcher
 from ik_node.ros.processes import ros_environment, start_node, stop_processes
 import numpy as np
 
