@@ -13,6 +13,9 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
+    # The packages live at the top of the repository: said so, an editable install (the demo's,
+    # the tests') is a plain .pth entry, and setuptools has nothing to warn about.
+    package_dir={'': '.'},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),

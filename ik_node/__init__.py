@@ -20,6 +20,7 @@ from ik_node.pointchain import (BallJoint, ccd, constraint_violation, fabrik, fa
                                 reference_offsets, retarget_rotations, two_bone,
                                 two_bone_angles)
 from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
+from ik_node.resources import share_path
 from ik_node.result import IKResult
 from ik_node.solve import methods, register_method, solve, warm_up
 
@@ -30,6 +31,6 @@ __all__ = [
     'HalfSpace', 'Sphere', 'Box', 'Cylinder', 'CollisionClearance',
     'pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix',
     'fabrik', 'fabrik_tree', 'ccd', 'two_bone', 'two_bone_angles', 'BallJoint', 'HingeJoint',
-    'constraint_violation',
+    'constraint_violation', 'share_path',
     'global_rotations', 'local_rotations', 'reference_offsets', 'retarget_rotations',
 ]

@@ -6,7 +6,10 @@
 # library wheels and this package, then runs the simulated arm and the IK node as real ROS
 # nodes with a scripted target path, prints tracking error and latency, and saves a plot.
 #
-#   bash scripts/demo.sh [--output out/ik_demo.png] [--solver dls] [--scale 0.5]
+#   bash scripts/demo.sh [--output FILE.png] [--solver dls] [--scale 0.5]
+#
+# From any folder; the picture goes to out/ik_demo.png in the repository unless --output says
+# otherwise (a relative --output is relative to the current folder).
 #
 # Environment: IK_NODE_VENV (default .venv-ros in the repository), ROS_DOMAIN_ID (default: a
 # random one in 100-199, so runs do not see each other).
@@ -36,5 +39,4 @@ if ! "$VENV/bin/python" -c 'import rclpy, diagnostic_msgs, matplotlib, ik_node' 
   "$VENV/bin/python" -m pip install --quiet -e "$ROOT"
 fi
 
-cd "$ROOT"
 exec "$VENV/bin/python" "$ROOT/scripts/ik_demo.py" "$@"

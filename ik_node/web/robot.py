@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from functools import partial
 import os
 from pathlib import Path
-import sys
 from typing import List, Optional, TYPE_CHECKING, Union
 
 from ik_node.chain import Chain
 from ik_node.errors import URDFError
+from ik_node.resources import DEMO_ARM, share_path
 from ik_node.robot_tree import RobotTree
 import numpy as np
 
@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     import yourdfpy
 
 __all__ = ['RobotModel', 'load_robot', 'demo_arm_path']
-
-DEMO_ARM = os.path.join('config', 'urdf', 'demo_arm.urdf')
 
 
 @dataclass
@@ -46,23 +44,11 @@ class RobotModel:
 
 
 def demo_arm_path() -> Path:
-    """
-    Return the bundled demo arm's URDF, found from the package, not the working directory.
-
-    Looks in the source tree next to the package, then in the install's share/ik_node.
-    """
-    here = Path(__file__).resolve().parent.parent.parent
-    candidates = [here / DEMO_ARM, Path(sys.prefix) / 'share' / 'ik_node' / DEMO_ARM]
+    """Return the bundled demo arm's URDF, found from the package, not the working directory."""
     try:
-        from ament_index_python.packages import get_package_share_directory
-        candidates.append(Path(get_package_share_directory('ik_node')) / DEMO_ARM)
-    except Exception:  # noqa: B902  (no ament index or package not installed there)
-        pass
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise URDFError('the bundled demo arm (config/urdf/demo_arm.urdf) was not found in '
-                    f'{[str(c) for c in candidates]}; give --urdf FILE')
+        return share_path(DEMO_ARM)
+    except URDFError as exc:
+        raise URDFError(f'{exc}; give --urdf FILE') from exc
 
 
 def _missing_meshes(urdf: 'yourdfpy.URDF', path: Path) -> List[str]:
