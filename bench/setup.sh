@@ -10,13 +10,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${IK_NODE_BENCH_VENV:-$ROOT/.venv-bench}"
-if [ ! -x "$VENV/bin/python" ]; then
-    echo "bench/setup.sh: creating $VENV"
-    python3 -m venv "$VENV"
-fi
-echo "bench/setup.sh: installing the benchmark requirements and ik_node into $VENV"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    -r "$ROOT/bench/requirements.txt" 2> >(grep -v "^WARNING: Location" >&2)
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT" \
-    2> >(grep -v "^WARNING: Location" >&2)
+# shellcheck source=scripts/venv.sh
+source "$ROOT/scripts/venv.sh"
+ik_node_venv "$VENV" bench/setup.sh -r "$ROOT/bench/requirements.txt"
 echo "bench/setup.sh: done; run e.g. $VENV/bin/python $ROOT/bench/bench_ik.py --quick"

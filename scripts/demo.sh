@@ -18,7 +18,6 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${IK_NODE_VENV:-$ROOT/.venv-ros}"
-PYTHON="${PYTHON:-python3}"
 
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 100) + 100 ))}"
@@ -26,17 +25,12 @@ export ROS_HOME="${ROS_HOME:-$ROOT/out/ros_home}"
 unset ROS_LOCALHOST_ONLY
 mkdir -p "$ROS_HOME"
 
-if [ ! -x "$VENV/bin/python" ]; then
-  echo "creating $VENV"
-  "$PYTHON" -m venv "$VENV"
-fi
 if ! "$VENV/bin/python" -c 'import rclpy, diagnostic_msgs, matplotlib, ik_node' 2>/dev/null; then
-  echo "installing ROS 2 wheels and ik_node into $VENV (about a minute)"
-  "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs ros-std-srvs \
-    ros-sensor-msgs ros-geometry-msgs ros-trajectory-msgs ros-visualization-msgs \
-    ros-diagnostic-msgs numpy scipy numba urdfdom-py matplotlib
-  "$VENV/bin/python" -m pip install --quiet -e "$ROOT"
+  # shellcheck source=scripts/venv.sh
+  source "$ROOT/scripts/venv.sh"
+  ik_node_venv "$VENV" demo.sh --upgrade pip ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs \
+    ros-std-srvs ros-sensor-msgs ros-geometry-msgs ros-trajectory-msgs ros-visualization-msgs \
+    ros-diagnostic-msgs matplotlib
 fi
 
 exec "$VENV/bin/python" "$ROOT/scripts/ik_demo.py" "$@"

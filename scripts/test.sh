@@ -6,17 +6,16 @@
 # client wheels, the package and its test tools, then run pytest with loopback-only DDS.
 # Usage: bash scripts/test.sh [extra pytest args]
 #
-# ROS domains: each run locks a block of 24 domain ids for itself (test/conftest.py), so two
-# runs on one machine never see each other; ROS_DOMAIN_ID only picks the preferred block.
+# ROS domains: each test process locks a block of 12 domain ids for itself (test/conftest.py),
+# so two runs on one machine never see each other; ROS_DOMAIN_ID only picks the preferred block.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${IK_NODE_TEST_VENV:-$ROOT/.venv-test}"
-PYTHON="${PYTHON:-python3}"
 
 # DDS discovery stays on this machine; each run gets its own domain and scratch ROS_HOME.
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 8 + 1) * 24 ))}"
+export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 17 + 1) * 12 ))}"
 unset ROS_LOCALHOST_ONLY
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
@@ -29,17 +28,11 @@ if ! command -v chromium >/dev/null; then
 fi
 export IK_NODE_REQUIRE_BROWSER=1
 
-if [ ! -x "$VENV/bin/python" ]; then
-    echo "test.sh: creating $VENV"
-    "$PYTHON" -m venv "$VENV"
-fi
-echo "test.sh: installing the test requirements into $VENV (about a minute on a fresh machine)"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    -r "$ROOT/requirements-test.txt" 2> >(grep -v "^WARNING: Location" >&2)
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT" \
-    2> >(grep -v "^WARNING: Location" >&2)
+# shellcheck source=scripts/venv.sh
+source "$ROOT/scripts/venv.sh"
+ik_node_venv "$VENV" test.sh -r "$ROOT/requirements-test.txt"
 
 cd "$ROOT"
-echo "test.sh: running pytest on 2 workers (on a fresh checkout each first compiles the" \
-     "solver kernels: about a minute before the first dot)"
+echo "test.sh: running pytest on 2 workers (on a fresh checkout the solver kernels compile" \
+     "first, two processes side by side: a minute or two before the first dot)"
 "$VENV/bin/python" -m pytest test -n 2 --dist loadfile "$@"
