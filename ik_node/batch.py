@@ -128,7 +128,7 @@ def _as_rows(targets: ArrayLike) -> tuple:
 def _row_problems(t: np.ndarray, problems: dict) -> np.ndarray:
     """Return valid (m,) bool; fill ``problems`` with the reason of each invalid row."""
     m = t.shape[0]
-    flat = t.reshape(m, -1)
+    flat = t.reshape(m, int(np.prod(t.shape[1:])))
     bad = ~np.all(np.isfinite(flat), axis=1)
     if t.ndim == 3:
         with np.errstate(invalid='ignore'):
