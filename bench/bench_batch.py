@@ -125,8 +125,9 @@ def main() -> None:
         lines.append(f'| {name} | {ok} | {n} | {wall:.2f} | {rate:.0f} | {cpu:.2f} | '
                      f'{per_core:.0f} |')
     if scale:
-        lines += ['', '## Reachability map scale-out (demo_arm, 9 x 10 x 6 voxels x 8 '
-                  'orientations)', '', '| run | wall s | poses/s | map equal to local |',
+        lines += ['', '## Reachability map scale-out (demo_arm, 0.1 m voxels over 0.8 x 1.0 x '
+                  '0.6 m, 8 orientations, max_attempts 10)', '',
+                  '| run | wall s | poses/s | map equal to local |',
                   '|---|---|---|---|']
         for name, wall, rate, equal in scale:
             lines.append(f'| {name} | {wall:.2f} | {rate:.0f} | {equal} |')

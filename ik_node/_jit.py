@@ -70,7 +70,6 @@ def njit(func):
     return func
 
 
-
 def njit_nogil(func):
     """Return ``func`` compiled by numba, releasing the GIL (threads run it side by side)."""
     if JIT_ENABLED:

@@ -104,7 +104,7 @@ def _as_rows(targets: ArrayLike) -> tuple:
     except TypeError as exc:
         raise IKInputError('targets must be an (m, 4, 4) array of poses or an (m, 3) array '
                            f'of positions, got {type(targets).__name__}') from exc
-    shapes = []
+    shapes: list[Optional[tuple]] = []
     for r in rows:
         try:
             shapes.append(np.shape(np.asarray(r, dtype=float)))
@@ -198,6 +198,10 @@ def _start_table(chain, opts: SolveOptions) -> np.ndarray:
     return np.array([starts.start(2) for _ in range(k)])
 
 
+def _kernel(args: tuple, lo: int, hi: int) -> None:
+    bk.solve_targets(*args, lo, hi)
+
+
 def _run_threads(args: tuple, m: int, threads: Optional[int]) -> None:
     """Run the kernel over rows 0..m-1 in chunks, on ``threads`` threads (None: every core)."""
     if m == 0:
@@ -210,7 +214,7 @@ def _run_threads(args: tuple, m: int, threads: Optional[int]) -> None:
         bk.solve_targets(*args, 0, m)
         return
     with ThreadPoolExecutor(max_workers=k) as pool:
-        for f in [pool.submit(bk.solve_targets, *args, lo, hi) for lo, hi in bounds]:
+        for f in [pool.submit(_kernel, args, lo, hi) for lo, hi in bounds]:
             f.result()
 
 

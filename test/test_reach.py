@@ -84,7 +84,8 @@ def test_file_and_resume(ur5_map, tmp_path):
 
 def test_too_large_grid_is_refused_with_its_size():
     chain = load('ur5')
-    with pytest.raises(IKInputError, match=r'300 x 300 x 300 voxels x 64 orientations needs 1853\.9 MiB'):
+    with pytest.raises(IKInputError,
+                       match=r'300 x 300 x 300 voxels x 64 orientations needs 1853\.9 MiB'):
         reachability(chain, 0.001, directions=64, bounds=[0, 0, 0, 0.3, 0.3, 0.3],
                      max_memory=2**30)
 

@@ -49,7 +49,7 @@ def connect(scheduler):
     if isinstance(scheduler, str):
         client = Client(scheduler)
         return client, client.close
-    raise IKInputError(f'scheduler must be an address, \'local:N\' or a Client, got '
+    raise IKInputError("scheduler must be an address, 'local:N' or a Client, got "
                        f'{scheduler!r}')
 
 

@@ -45,7 +45,8 @@ def plot_slices(reach_map: ReachMap, path: Union[str, os.PathLike],
         ax.set_ylabel('y [m]')
     for ax in list(axes.flat)[len(ks):]:
         ax.axis('off')
-    fig.colorbar(image, ax=axes, label='fraction of orientations reached')
+    if image is not None:
+        fig.colorbar(image, ax=axes, label='fraction of orientations reached')
     meta = reach_map.meta
     fig.suptitle(f"{meta.get('robot', '')}: {meta.get('base_link', '')} -> "
                  f"{meta.get('tip_link', '')}")

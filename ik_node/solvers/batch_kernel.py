@@ -97,7 +97,7 @@ def _run(model, limits, tgt, params, obj, start, max_iterations):
 @njit
 def _attempt(model, limits, tgt, first, plain, no_obj, obj, obj_on, underactuated, start,
              max_iterations):
-    """The attempt of :func:`ik_node.solvers.jacobian.prepare_jacobian`."""
+    """Run the attempt of :func:`ik_node.solvers.jacobian.prepare_jacobian`."""
     iterations = 0
     if underactuated:
         start, it, _ = _run(model, limits, tgt, plain, obj, start, max_iterations)
