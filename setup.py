@@ -35,6 +35,10 @@ setup(
         # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and
         # trimesh read the URDF's visual geometry.
         'web': ['viser>=1.0', 'yourdfpy>=0.0.56', 'trimesh>=4.0'],
+        # ik-reach: the progress bar and the pictures of a reachability map.
+        'reach': ['tqdm', 'matplotlib'],
+        # reachability maps on a cluster (ik_node.reach.cluster): Dask distributed.
+        'cluster': ['dask[distributed]>=2024.1'],
     },
     zip_safe=True,
     maintainer='ik_node maintainers',
@@ -45,6 +49,7 @@ setup(
     entry_points={
         'console_scripts': [
             'ik-solve = ik_node.cli:main',
+            'ik-reach = ik_node.reach.cli:main',
             'ik-web = ik_node.web.app:main',
             'web_view = ik_node.web.ros_view:main',
             'ik_node = ik_node.ros.node:main',

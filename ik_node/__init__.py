@@ -8,6 +8,7 @@ URDF solvers: :func:`solve` (methods in :mod:`ik_node.solvers.table`); point cha
 :mod:`ik_node.pointchain`.
 """
 
+from ik_node.batch import BatchResult, solve_batch
 from ik_node.chain import Chain
 from ik_node.collision import Box, Cylinder, HalfSpace, Sphere
 from ik_node.collision.clearance import CollisionClearance
@@ -20,13 +21,15 @@ from ik_node.pointchain import (BallJoint, ccd, constraint_violation, fabrik, fa
                                 reference_offsets, retarget_rotations, two_bone,
                                 two_bone_angles)
 from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
+from ik_node.reach import reachability, ReachMap
 from ik_node.resources import share_path
 from ik_node.result import IKResult
 from ik_node.solve import methods, register_method, solve, warm_up
 
 __all__ = [
     'Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
-    'solve', 'methods', 'register_method', 'warm_up',
+    'solve', 'methods', 'register_method', 'warm_up', 'solve_batch', 'BatchResult',
+    'reachability', 'ReachMap',
     'JointLimitAvoidance', 'Manipulability', 'ObstacleClearance', 'RestPosture',
     'HalfSpace', 'Sphere', 'Box', 'Cylinder', 'CollisionClearance',
     'pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix',

@@ -17,7 +17,7 @@ import hashlib
 import os
 from pathlib import Path
 
-__all__ = ['njit', 'JIT_ENABLED']
+__all__ = ['njit', 'njit_nogil', 'JIT_ENABLED']
 
 JIT_ENABLED = False
 if os.environ.get('IK_NODE_DISABLE_JIT', '') not in ('1', 'true', 'yes'):
@@ -67,4 +67,11 @@ def njit(func):
     """Return ``func`` compiled by numba (cached on disk) when available, else unchanged."""
     if JIT_ENABLED:
         return numba.njit(cache=True, fastmath=False)(func)
+    return func
+
+
+def njit_nogil(func):
+    """Return ``func`` compiled by numba, releasing the GIL (threads run it side by side)."""
+    if JIT_ENABLED:
+        return numba.njit(cache=True, fastmath=False, nogil=True)(func)
     return func

@@ -19,16 +19,42 @@ from ik_node.solvers.dls import DlsParams, METHOD_CODES, run_attempt
 from ik_node.solvers.records import make_target
 import numpy as np
 
-__all__ = ['prepare_jacobian', 'JACOBIAN_OPTIONS']
+__all__ = ['prepare_jacobian', 'attempt_records', 'JACOBIAN_OPTIONS', 'CHUNK']
 
 # Iterations per kernel call: a long attempt runs in chunks so that the timeout is checked
 # inside it too; the default max_iterations fits in one chunk.
-_CHUNK = 256
+CHUNK = 256
 
 JACOBIAN_OPTIONS = frozenset({
     'position_weight', 'orientation_weight', 'joint_weights', 'damping', 'max_damping',
     'manipulability_threshold', 'objectives', 'null_space_gain', 'secondary_iterations',
     'max_step'}) | CLEARANCE_OPTIONS
+
+
+def attempt_records(code: int, chain, tgt, opts) -> tuple:
+    """
+    Return (DlsParams, packed objectives, objectives active) of one target's attempts.
+
+    code: METHOD_DLS, METHOD_PINV or METHOD_JT; tgt: the target record. The parameters have
+    priority False; the attempt sets it for a pose target on an arm with n < 6.
+    """
+    objectives = tuple(opts.objectives) + solver_hook.clearance_objectives(
+        chain, opts, 6 if tgt.pose else 3)
+    if objectives:
+        obj = pack_objectives(chain, objectives)
+        obj_on = objectives_active(obj)
+    else:
+        obj, obj_on = empty_objectives(chain.n), False
+    params = DlsParams(
+        method=code, w_pos=opts.position_weight / chain.length_scale,
+        w_ori=float(opts.orientation_weight), w_inv=opts.joint_weights_inverse(chain.n),
+        tol_p=float(opts.position_tolerance), tol_o=float(opts.orientation_tolerance),
+        max_iter=min(int(opts.max_iterations), CHUNK), lam0=float(opts.damping),
+        lam_max=float(opts.max_damping), w0=float(opts.manipulability_threshold),
+        objectives_on=bool(obj_on), k_null=float(opts.null_space_gain),
+        max_step=float(opts.max_step), secondary_iter=int(opts.secondary_iterations),
+        priority=False)
+    return params, obj, obj_on
 
 
 def prepare_jacobian(method: str) -> Callable:
@@ -37,23 +63,8 @@ def prepare_jacobian(method: str) -> Callable:
 
     def prepare(chain, target: np.ndarray, opts) -> Callable:
         tgt = make_target(target)
-        objectives = tuple(opts.objectives) + solver_hook.clearance_objectives(
-            chain, opts, 6 if tgt.pose else 3)
-        if objectives:
-            obj = pack_objectives(chain, objectives)
-            obj_on = objectives_active(obj)
-        else:
-            obj, obj_on = empty_objectives(chain.n), False
+        params, obj, obj_on = attempt_records(code, chain, tgt, opts)
         underactuated = tgt.pose and chain.n < 6
-        params = DlsParams(
-            method=code, w_pos=opts.position_weight / chain.length_scale,
-            w_ori=float(opts.orientation_weight), w_inv=opts.joint_weights_inverse(chain.n),
-            tol_p=float(opts.position_tolerance), tol_o=float(opts.orientation_tolerance),
-            max_iter=min(int(opts.max_iterations), _CHUNK), lam0=float(opts.damping),
-            lam_max=float(opts.max_damping), w0=float(opts.manipulability_threshold),
-            objectives_on=bool(obj_on), k_null=float(opts.null_space_gain),
-            max_step=float(opts.max_step), secondary_iter=int(opts.secondary_iterations),
-            priority=False)
         model, limits = chain.model, chain.limits
         max_iterations = int(opts.max_iterations)
 

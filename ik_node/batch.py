@@ -1,0 +1,317 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+``solve_batch``: IK for many targets in one compiled call, on every core.
+
+The targets are solved by :func:`ik_node.solvers.batch_kernel.solve_targets`, a parallel loop
+that takes per target the steps of the one restart driver (:mod:`ik_node.solvers.driver`), so
+a target's answer is the one ``solve`` gives it with the same options (``timeout`` aside: the
+budget is ``max_attempts``). With ``avoid_collisions``, each answer goes through the driver's
+final check (the collision model of :mod:`ik_node.collision`); a target whose first answer
+collides is solved again by ``solve`` itself.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+import math
+import os
+from typing import Optional
+
+from ik_node.errors import IKInputError
+from ik_node.options import SolveOptions
+from ik_node.result import (IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
+                            STATUS_REACHED)
+from ik_node.solve import check_target, methods
+from ik_node.solvers import batch_kernel as bk
+from ik_node.solvers.dls import METHOD_CODES
+from ik_node.solvers.driver import (_failure_message, Check, final_check, keep_seed_joints,
+                                    run_restarts, Starts)
+from ik_node.solvers.jacobian import attempt_records
+from ik_node.solvers.records import make_target
+from ik_node.solvers.table import METHODS
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ['BatchResult', 'solve_batch', 'batch_memory', 'STATUS_INVALID']
+
+# Status of a target that was not solved because it is not a valid target.
+STATUS_INVALID = 'invalid_target'
+# A batch whose arrays would need more than this [bytes] is refused (split it).
+MAX_BATCH_BYTES = 8 << 30
+# Targets per task of the thread pool.
+_CHUNK = 64
+_STATUS = {bk.BATCH_REACHED: STATUS_REACHED, bk.BATCH_OUT_OF_REACH: STATUS_OUT_OF_REACH,
+           bk.BATCH_NOT_CONVERGED: STATUS_NOT_CONVERGED, bk.BATCH_SKIPPED: STATUS_INVALID}
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """
+    Outcome of :func:`solve_batch` for m targets, one row per target.
+
+    q (m, n) [rad or m]: the answer (inside the limits; the seed for an invalid target);
+    success (m,) bool; position_error (m,) [m], orientation_error (m,) [rad] (nan for
+    position targets and invalid ones); iterations, attempts (m,) int; status (m,) str (the
+    values of :class:`ik_node.IKResult`, or ``'invalid_target'``); message: m strings (why a
+    target failed, '' when reached).
+    """
+
+    q: np.ndarray
+    success: np.ndarray
+    position_error: np.ndarray
+    orientation_error: np.ndarray
+    iterations: np.ndarray
+    attempts: np.ndarray
+    status: np.ndarray
+    message: tuple
+    method: str
+
+    def __len__(self) -> int:
+        """Return the number of targets."""
+        return int(self.success.shape[0])
+
+    def result(self, i: int) -> IKResult:
+        """Return target ``i``'s outcome as the IKResult ``solve`` would give."""
+        return IKResult(q=self.q[i], success=bool(self.success[i]),
+                        position_error=float(self.position_error[i]),
+                        orientation_error=float(self.orientation_error[i]),
+                        iterations=int(self.iterations[i]), method=self.method,
+                        attempts=int(self.attempts[i]), message=self.message[i],
+                        status=str(self.status[i]))
+
+
+def batch_memory(m: int, n: int) -> int:
+    """Return the bytes the arrays of a batch of ``m`` targets for ``n`` joints take."""
+    return m * (8 * (3 + 9 + 3 * n + 2 + 4) + 1)
+
+
+def _as_rows(targets: ArrayLike) -> tuple:
+    """
+    Return (array (m, 4, 4) or (m, 3), problems {row: reason}) from the user's targets.
+
+    A row of the wrong shape or type becomes a problem (filled with NaN), not an error.
+    """
+    try:
+        t = np.array(targets, dtype=float)
+        if t.ndim in (2, 3) and t.shape[1:] in ((4, 4), (3,)):
+            return t, {}
+    except (TypeError, ValueError):
+        t = None
+    if t is not None and t.ndim == 1 and t.shape[0] == 0:
+        return np.zeros((0, 4, 4)), {}
+    try:
+        rows = list(targets)    # type: ignore[arg-type]
+    except TypeError as exc:
+        raise IKInputError('targets must be an (m, 4, 4) array of poses or an (m, 3) array '
+                           f'of positions, got {type(targets).__name__}') from exc
+    shapes: list[Optional[tuple]] = []
+    for r in rows:
+        try:
+            shapes.append(np.shape(np.asarray(r, dtype=float)))
+        except (TypeError, ValueError):
+            shapes.append(None)
+    kinds = [s for s in shapes if s in ((4, 4), (3,))]
+    if not kinds:
+        raise IKInputError('targets must be (4, 4) poses or (3,) positions; none is')
+    shape = max(set(kinds), key=kinds.count)
+    out = np.full((len(rows),) + shape, np.nan)
+    problems = {}
+    for i, (r, s) in enumerate(zip(rows, shapes)):
+        if s == shape:
+            out[i] = np.asarray(r, dtype=float)
+        else:
+            problems[i] = (f'target must be a {shape} like the others, got '
+                           + ('a non-numeric value' if s is None else f'shape {s}'))
+    return out, problems
+
+
+def _row_problems(t: np.ndarray, problems: dict) -> np.ndarray:
+    """Return valid (m,) bool; fill ``problems`` with the reason of each invalid row."""
+    m = t.shape[0]
+    flat = t.reshape(m, int(np.prod(t.shape[1:])))
+    bad = ~np.all(np.isfinite(flat), axis=1)
+    if t.ndim == 3:
+        with np.errstate(invalid='ignore'):
+            R = t[:, :3, :3]
+            gram = np.einsum('mij,mkj->mik', R, R) - np.eye(3)
+            det = np.linalg.det(np.where(np.isfinite(R), R, 0.0))
+            bad |= np.any(np.abs(t[:, 3, :] - (0.0, 0.0, 0.0, 1.0)) > 1e-9, axis=1)
+            bad |= np.any(np.abs(gram) > 1e-6, axis=(1, 2)) | (np.abs(det - 1.0) > 1e-6)
+            p = t[:, :3, 3]
+    else:
+        p = t
+    with np.errstate(invalid='ignore'):
+        bad |= np.any(np.abs(p) > 1e6, axis=1)
+    for i in problems:
+        bad[i] = True
+    for i in np.flatnonzero(bad):
+        if i in problems:
+            continue
+        try:
+            check_target(t[i])
+        except IKInputError as exc:
+            problems[int(i)] = str(exc)
+        else:
+            bad[i] = False      # rounding at the edge of a tolerance: solve accepts it
+    return ~bad
+
+
+def _seeds(chain, q0: Optional[ArrayLike], m: int) -> np.ndarray:
+    if q0 is None:
+        return np.tile(chain.mid, (m, 1))
+    try:
+        q = np.array(q0, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise IKInputError(f'q0 must be ({chain.n},) or (m, {chain.n}) numbers: {exc}') from exc
+    if q.shape == (chain.n,):
+        q = np.tile(q, (m, 1))
+    if q.shape != (m, chain.n):
+        raise IKInputError(f'q0 must have shape ({chain.n},) or ({m}, {chain.n}), got {q.shape}')
+    if not np.all(np.isfinite(q)):
+        raise IKInputError('q0 is not finite')
+    return np.clip(q, chain.lower, chain.upper)
+
+
+def _batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
+    pose_rec = make_target(np.eye(4) if pose else np.zeros(3))
+    params, obj_pose, on_pose = attempt_records(code, chain, pose_rec, opts)
+    point, obj_point, on_point = attempt_records(code, chain, make_target(np.zeros(3)), opts)
+    underactuated = pose and chain.n < 6
+    first = params._replace(priority=underactuated)
+    w = (np.ones(chain.n) if opts.joint_weights is None
+         else 1.0 / opts.joint_weights_inverse(chain.n))
+    bp = bk.BatchParams(
+        pose_first=first, pose_plain=params, pose_no_obj=first._replace(objectives_on=False),
+        point_first=point, point_no_obj=point._replace(objectives_on=False),
+        obj_pose_on=bool(on_pose), obj_point_on=bool(on_point),
+        max_iterations=int(opts.max_iterations), max_attempts=int(opts.max_attempts),
+        solutions=int(opts.solutions), restarts=bool(opts.restarts),
+        reach_origin=np.array(chain.reach_origin), reach=float(chain.reach),
+        length_scale=float(chain.length_scale), w=w, wide=np.array(chain.wide_revolute))
+    return bp, obj_pose, obj_point
+
+
+def _start_table(chain, opts: SolveOptions) -> np.ndarray:
+    """Return the driver's random starts 2..max_attempts, drawn as :class:`Starts` draws."""
+    k = max(int(opts.max_attempts) - 1, 1) if opts.restarts else 1
+    starts = Starts(chain, np.zeros(chain.n), opts.rng_seed)
+    return np.array([starts.start(2) for _ in range(k)])
+
+
+def _kernel(args: tuple, lo: int, hi: int) -> None:
+    bk.solve_targets(*args, lo, hi)
+
+
+def _run_threads(args: tuple, m: int, threads: Optional[int]) -> None:
+    """Run the kernel over rows 0..m-1 in chunks, on ``threads`` threads (None: every core)."""
+    if m == 0:
+        return
+    k = max(1, min(threads or os.cpu_count() or 1, m))
+    # Small chunks handed out in turn balance hard targets (many restarts) across threads.
+    chunk = max(1, min(_CHUNK, -(-m // k)))
+    bounds = [(lo, min(lo + chunk, m)) for lo in range(0, m, chunk)]
+    if k == 1:
+        bk.solve_targets(*args, 0, m)
+        return
+    with ThreadPoolExecutor(max_workers=k) as pool:
+        for f in [pool.submit(_kernel, args, lo, hi) for lo, hi in bounds]:
+            f.result()
+
+
+def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, method: str = 'dls',
+                threads: Optional[int] = None, **options) -> BatchResult:
+    """
+    Solve IK for each of ``targets``, in compiled code on every core.
+
+    targets: (m, 4, 4) poses or (m, 3) positions [m] in the base_link frame. A target that is
+    not valid (NaN, a bad rotation, a wrong shape in a list) fails alone, with status
+    ``'invalid_target'`` and the reason in ``message``; the others are solved.
+    q0: (n,) seed for every target or (m, n) one per target; None: mid-range.
+    method: 'dls', 'pinv' or 'jt' (the compiled family). options: those of ``solve``; the
+    budget per target is ``max_attempts`` (``timeout`` is accepted and not applied, so that
+    the answer does not depend on the machine's load). threads: how many threads run the
+    compiled kernel (None: one per core).
+
+    Returns a :class:`BatchResult`; row i is what ``solve(chain, targets[i], q0, method,
+    **options)`` returns when its timeout does not cut it short. Raises IKInputError for a
+    bad method, option or seed, or a batch too large for memory.
+    """
+    if method not in METHOD_CODES:
+        raise IKInputError(f'solve_batch runs the compiled methods {sorted(METHOD_CODES)}, '
+                           f'got {method!r} (all methods: {list(methods())})')
+    opts = SolveOptions.from_kwargs(METHODS[method].options, method, **options)
+    t, problems = _as_rows(targets)
+    m = t.shape[0]
+    need = batch_memory(m, chain.n)
+    if need > MAX_BATCH_BYTES:
+        raise IKInputError(f'a batch of {m} targets needs about {need / 2**30:.1f} GiB; '
+                           f'split it into batches under {MAX_BATCH_BYTES / 2**30:.0f} GiB')
+    seeds = _seeds(chain, q0, m)
+    valid = _row_problems(t, problems)
+    pose = t.ndim == 3
+    positions = np.ascontiguousarray(t[:, :3, 3] if pose else t)
+    rotations = (np.ascontiguousarray(t[:, :3, :3]) if pose
+                 else np.broadcast_to(np.eye(3), (m, 3, 3)).copy())
+    positions[~valid] = 0.0
+    rotations[~valid] = np.eye(3)
+    bp, obj_pose, obj_point = _batch_params(chain, METHOD_CODES[method], opts, pose)
+    q_out = seeds.copy()
+    q_raw = seeds.copy()
+    stats = np.zeros((m, 4), dtype=np.int64)
+    errors = np.full((m, 2), np.nan)
+    args = (chain.model, chain.limits, positions, rotations, pose, valid, seeds,
+            _start_table(chain, opts), bp, obj_pose, obj_point, q_out, q_raw, stats, errors)
+    _run_threads(args, m, threads)
+    success = stats[:, 0].astype(bool)
+    status = np.array([_STATUS[int(s)] for s in stats[:, 3]], dtype=object)
+    messages = [''] * m
+    for i, reason in problems.items():
+        messages[i] = reason
+    for i in np.flatnonzero(valid & ~success):
+        check = Check(float(errors[i, 0]), float(errors[i, 1]), False)
+        messages[i] = _failure_message(status[i], _beyond(chain, positions[i], opts),
+                                       int(stats[i, 1]), check, pose)
+    if opts.avoid_collisions:
+        _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,
+                        status, messages)
+    oerr = errors[:, 1].copy()
+    if not pose:
+        oerr[:] = math.nan
+    return BatchResult(q=q_out, success=success, position_error=errors[:, 0].copy(),
+                       orientation_error=oerr, iterations=stats[:, 2].copy(),
+                       attempts=stats[:, 1].copy(), status=status, message=tuple(messages),
+                       method=method)
+
+
+def _beyond(chain, position: np.ndarray, opts: SolveOptions) -> bool:
+    d = position - chain.reach_origin
+    return math.sqrt(float(d @ d)) > chain.reach + opts.position_tolerance
+
+
+def _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,
+                    status, messages) -> None:
+    """
+    Check each answer with the driver's final check (collisions on); redo the colliding ones.
+
+    A first solution that collides is one ``solve`` would have refused and restarted from:
+    that target is solved again by the driver itself. A collision-free one is finished as
+    the driver finishes it (seed joints restored under the collision-aware check).
+    """
+    spec = METHODS[method]
+    weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
+    for i in np.flatnonzero(success):
+        target = t[i]
+        check = final_check(chain, target, q_raw[i], opts)
+        if check.ok and opts.solutions == 1:
+            q = q_raw[i]
+            if stats[i, 1] > 1:
+                q, check = keep_seed_joints(chain, target, q.copy(), seeds[i], opts, check)
+            q_out[i], errors[i] = q, (check.position_error, check.orientation_error)
+            continue
+        r = run_restarts(chain, target, seeds[i], opts, spec.prepare, method, weights)
+        q_out[i] = r.q
+        errors[i] = (r.position_error, r.orientation_error)
+        success[i] = r.success
+        stats[i, 1:3] = (r.attempts, r.iterations)
+        status[i] = r.status
+        messages[i] = r.message

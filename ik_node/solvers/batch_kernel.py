@@ -1,0 +1,316 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The restart driver of :mod:`ik_node.solvers.driver`, compiled, over many targets at once.
+
+:func:`solve_targets` runs a range of targets with the GIL released, so that threads (one
+per core) run the ranges of one batch side by side. Per target it takes the same steps as
+:func:`ik_node.solvers.driver.run_restarts` with a Jacobian method (the attempts of
+:mod:`ik_node.solvers.jacobian`): the same starts (the seed, then the driver's seeded draws,
+given as a table), the same final check (:func:`ik_node.solvers.driver._target_errors`), the
+same out-of-reach tests, seed-joint restoring and choice of the solution nearest the seed. It
+differs in two points only, both left to the Python caller: no wall-clock ``timeout`` (the
+budget is ``max_attempts``, so a result does not depend on the machine's load), and no
+collision check (the caller checks the answer with the driver's final check).
+"""
+
+import math
+from typing import NamedTuple
+
+from ik_node import kinematics
+from ik_node._jit import njit, njit_nogil
+from ik_node.solvers.dls import DlsParams, run_attempt
+from ik_node.solvers.driver import _target_errors
+from ik_node.solvers.records import Target
+import numpy as np
+
+__all__ = ['BatchParams', 'solve_targets', 'BATCH_REACHED', 'BATCH_OUT_OF_REACH',
+           'BATCH_NOT_CONVERGED', 'BATCH_SKIPPED']
+
+# Values of the status column of solve_targets.
+BATCH_REACHED = 0
+BATCH_OUT_OF_REACH = 1
+BATCH_NOT_CONVERGED = 2
+BATCH_SKIPPED = 3       # not solved (an invalid target)
+
+# The driver's constants (ik_node.solvers.driver).
+_SAME_END_ATTEMPTS = 6
+_SAME_END_RELATIVE = 1e-3
+_UNDERACTUATED_TRIES = 8
+
+
+class BatchParams(NamedTuple):
+    """
+    Everything of one batch that is the same for every target.
+
+    pose_first, pose_plain, pose_no_obj: the pose attempt's DlsParams (priority set for
+    n < 6; the plain first pass of n < 6; the retry without objectives); point_first,
+    point_no_obj: those of the position-only probe. obj_pose, obj_point: packed objectives
+    and whether they are active. max_iterations, max_attempts, solutions: the options;
+    restarts: the option. reach_origin (3,), reach [m], length_scale [m]: the chain's reach
+    bound. w (n,): joint weights of the choice among solutions; wide (n,): revolute joints
+    spanning more than a turn.
+    """
+
+    pose_first: DlsParams
+    pose_plain: DlsParams
+    pose_no_obj: DlsParams
+    point_first: DlsParams
+    point_no_obj: DlsParams
+    obj_pose_on: bool
+    obj_point_on: bool
+    max_iterations: int
+    max_attempts: int
+    solutions: int
+    restarts: bool
+    reach_origin: np.ndarray
+    reach: float
+    length_scale: float
+    w: np.ndarray
+    wide: np.ndarray
+
+
+@njit
+def _with_max_iter(p, k):
+    return DlsParams(p.method, p.w_pos, p.w_ori, p.w_inv, p.tol_p, p.tol_o, k, p.lam0,
+                     p.lam_max, p.w0, p.objectives_on, p.k_null, p.max_step, p.secondary_iter,
+                     p.priority)
+
+
+@njit
+def _run(model, limits, tgt, params, obj, start, max_iterations):
+    """Run one attempt in chunks of params.max_iter; return (q, iterations, ok)."""
+    remaining = max_iterations
+    total = 0
+    q = start
+    p = params
+    while True:
+        if remaining < p.max_iter:
+            p = _with_max_iter(p, remaining)
+        q, it, _, _, ok = run_attempt(model, limits, tgt, p, obj, q)
+        total += it
+        remaining -= it
+        if ok or it < p.max_iter or remaining <= 0:
+            return q, total, ok
+
+
+@njit
+def _attempt(model, limits, tgt, first, plain, no_obj, obj, obj_on, underactuated, start,
+             max_iterations):
+    """Run the attempt of :func:`ik_node.solvers.jacobian.prepare_jacobian`."""
+    iterations = 0
+    if underactuated:
+        start, it, _ = _run(model, limits, tgt, plain, obj, start, max_iterations)
+        iterations += it
+    q, it, ok = _run(model, limits, tgt, first, obj, start, max_iterations)
+    iterations += it
+    if obj_on and not ok:
+        q, it, ok = _run(model, limits, tgt, no_obj, obj, start, max_iterations)
+        iterations += it
+    return q, iterations
+
+
+@njit
+def _wrap(q, q0, continuous, wide, lower, upper):
+    """:func:`ik_node.solvers.driver.wrap_continuous` in place."""
+    two_pi = 2.0 * math.pi
+    for i in range(q.shape[0]):
+        if continuous[i]:
+            d = q[i] - q0[i]
+            q[i] = q0[i] + (d + math.pi) % two_pi - math.pi
+        elif wide[i]:
+            turns = round((q0[i] - q[i]) / two_pi)
+            while turns != 0:
+                moved = q[i] + two_pi * turns
+                if lower[i] <= moved <= upper[i]:
+                    q[i] = moved
+                    break
+                turns -= 1 if turns > 0 else -1
+
+
+@njit
+def _held_by_a_limit(model, q, position, lower, upper, length_scale):
+    """:func:`ik_node.solvers.driver._held_by_a_limit`."""
+    n = q.shape[0]
+    any_on = False
+    for i in range(n):
+        if q[i] <= lower[i] or q[i] >= upper[i]:
+            any_on = True
+    if not any_on:
+        return False
+    J = kinematics.jacobian(model, n, q)
+    T = kinematics.tip_pose(model, q)
+    e = np.empty(3)
+    for k in range(3):
+        e[k] = position[k] - T[k, 3]
+    eps = 1e-3 * math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) * length_scale
+    for i in range(n):
+        g = J[0, i] * e[0] + J[1, i] * e[1] + J[2, i] * e[2]
+        if (q[i] <= lower[i] and g < -eps) or (q[i] >= upper[i] and g > eps):
+            return True
+    return False
+
+
+@njit
+def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, starts, q_out,
+               q_raw, stats, errors):
+    """Solve one target as run_restarts does; fill its rows of the outputs."""
+    n = q0.shape[0]
+    lower = limits.lower
+    upper = limits.upper
+    continuous = limits.continuous
+    pose = tgt.pose
+    tol_p = bp.pose_first.tol_p
+    tol_o = bp.pose_first.tol_o
+    tp = tgt.position
+    d0 = tp[0] - bp.reach_origin[0]
+    d1 = tp[1] - bp.reach_origin[1]
+    d2 = tp[2] - bp.reach_origin[2]
+    beyond = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) > bp.reach + tol_p
+    max_att = bp.max_attempts if (bp.restarts and not beyond) else 1
+    underactuated = pose and n < 6
+    attempts = 0
+    draws = 0
+    iterations = 0
+    n_sol = 0
+    sol_d = np.inf
+    have_best = False
+    best0 = np.inf
+    best1 = np.inf
+    best_perr = 0.0
+    best_oerr = 0.0
+    ends = np.empty(max_att)
+    n_ends = 0
+    point_reached = 0
+    stretched = False
+    position_met = False
+    probing = False
+    has_next = False
+    next_q = np.empty(n)
+    while attempts < max_att:
+        attempts += 1
+        if has_next:
+            start = next_q.copy()
+            has_next = False
+        elif attempts == 1:
+            start = q0.copy()
+        else:
+            start = starts[draws].copy()
+            draws += 1
+            for i in range(n):
+                if continuous[i]:
+                    start[i] += q0[i]
+        if probing:
+            q, it = _attempt(model, limits, probe_tgt, bp.point_first, bp.point_first,
+                             bp.point_no_obj, obj_point, bp.obj_point_on, False, start,
+                             bp.max_iterations)
+        else:
+            q, it = _attempt(model, limits, tgt, bp.pose_first, bp.pose_plain, bp.pose_no_obj,
+                             obj_pose, bp.obj_pose_on, underactuated, start, bp.max_iterations)
+        iterations += it
+        q = np.minimum(np.maximum(q, lower), upper)
+        _wrap(q, q0, continuous, bp.wide, lower, upper)
+        perr, oerr = _target_errors(model, tgt, q)
+        if perr <= tol_p and (not pose or oerr <= tol_o):
+            if n_sol == 0 or bp.solutions > 1:
+                q_raw[:] = q
+            if attempts > 1:
+                # keep_seed_joints: back to the seed, one joint at a time, while still met.
+                for i in range(n):
+                    if q[i] != q0[i]:
+                        old = q[i]
+                        q[i] = q0[i]
+                        p2, o2 = _target_errors(model, tgt, q)
+                        if p2 <= tol_p and (not pose or o2 <= tol_o):
+                            perr, oerr = p2, o2
+                        else:
+                            q[i] = old
+            n_sol += 1
+            d = 0.0
+            for i in range(n):
+                d += bp.w[i] * (q[i] - q0[i]) ** 2
+            if d < sol_d:
+                sol_d = d
+                q_out[:] = q
+                errors[0] = perr
+                errors[1] = oerr
+            if n_sol >= bp.solutions or attempts == 1:
+                break
+            continue
+        k0 = max(perr - tol_p, 0.0)
+        if not have_best or k0 < best0 or (k0 == best0 and oerr < best1):
+            have_best = True
+            best0 = k0
+            best1 = oerr
+            best_perr = perr
+            best_oerr = oerr
+            if n_sol == 0:
+                q_out[:] = q
+        if perr <= tol_p:
+            if probing:
+                probing = False
+                has_next = True
+                next_q[:] = q
+            position_met = True
+            if underactuated:
+                point_reached += 1
+                if point_reached >= _UNDERACTUATED_TRIES:
+                    break
+            continue
+        if position_met:
+            if underactuated:
+                point_reached += 1
+                if point_reached >= _UNDERACTUATED_TRIES:
+                    break
+            continue
+        if pose and not probing:
+            probing = True
+            continue
+        if _held_by_a_limit(model, q, tp, lower, upper, bp.length_scale):
+            n_ends = 0
+            continue
+        ends[n_ends] = perr
+        n_ends += 1
+        if n_ends >= _SAME_END_ATTEMPTS:
+            lo = np.inf
+            hi = -np.inf
+            for k in range(n_ends - _SAME_END_ATTEMPTS, n_ends):
+                lo = min(lo, ends[k])
+                hi = max(hi, ends[k])
+            if hi - lo <= _SAME_END_RELATIVE * hi + 0.1 * tol_p:
+                stretched = True
+                break
+    stats[1] = attempts
+    stats[2] = iterations
+    if n_sol > 0:
+        stats[0] = 1
+        stats[3] = BATCH_REACHED
+    else:
+        stats[0] = 0
+        stats[3] = BATCH_OUT_OF_REACH if (beyond or stretched) else BATCH_NOT_CONVERGED
+        errors[0] = best_perr
+        errors[1] = best_oerr
+
+
+@njit_nogil
+def solve_targets(model, limits, positions, rotations, pose, valid, q0, starts, bp, obj_pose,
+                  obj_point, q_out, q_raw, stats, errors, lo, hi):
+    """
+    Solve targets lo..hi-1 (the GIL released: threads run disjoint ranges side by side).
+
+    positions (m, 3) [m], rotations (m, 3, 3) (ignored unless ``pose``), valid (m,) bool (an
+    invalid row is skipped: status BATCH_SKIPPED), q0 (m, n) seeds inside the limits, starts
+    (k, n) the driver's random starts (before adding the seed to continuous joints), bp:
+    :class:`BatchParams`. Outputs: q_out (m, n) the answer, q_raw (m, n) the first solution
+    before seed joints were restored, stats (m, 4) int (success, attempts, iterations,
+    status), errors (m, 2) position [m] and orientation [rad] error of q_out.
+    """
+    eye = np.eye(3)
+    for j in range(lo, hi):
+        if not valid[j]:
+            stats[j, 3] = BATCH_SKIPPED
+            continue
+        tgt = Target(positions[j], rotations[j], pose)
+        probe_tgt = Target(positions[j], eye, False)
+        _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0[j], starts,
+                   q_out[j], q_raw[j], stats[j], errors[j])

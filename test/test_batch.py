@@ -1,0 +1,79 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""solve_batch: row i is what solve gives target i; bad rows fail alone, with a reason."""
+
+from conftest import load
+from ik_node import IKInputError, solve, solve_batch
+import numpy as np
+import pytest
+
+# Generous: no solve here may be cut short by its timeout (the batch has none).
+SLOW_OK = {'timeout': 5.0}
+
+
+def _targets(chain, rng, k):
+    """Return (k, 4, 4) poses: reachable ones (FK of samples), and some beyond reach."""
+    T = np.array([chain.fk(chain.random_q(rng)) for _ in range(k)])
+    T[-2:, :3, 3] += rng.normal(size=(2, 3)) * chain.reach     # mostly out of reach
+    return T
+
+
+@pytest.mark.parametrize('name', ['panda', 'arm4', 'continuous', 'ur5'])
+def test_each_row_equals_solve(name, rng):
+    chain = load(name)
+    T = _targets(chain, rng, 8)
+    q0 = chain.random_q(rng)
+    for targets in (T, T[:, :3, 3]):
+        batch = solve_batch(chain, targets, q0=q0, max_attempts=30)
+        for i, t in enumerate(targets):
+            r = solve(chain, t, q0=q0, max_attempts=30, **SLOW_OK)
+            b = batch.result(i)
+            np.testing.assert_array_equal(b.q, r.q)
+            assert (b.success, b.status, b.attempts, b.iterations, b.message) == \
+                (r.success, r.status, r.attempts, r.iterations, r.message)
+            assert b.position_error == r.position_error
+            np.testing.assert_equal(b.orientation_error, r.orientation_error)
+            assert chain.within_limits(b.q)
+
+
+def test_per_target_seeds_and_options_carry_over(rng):
+    chain = load('panda')
+    T = _targets(chain, rng, 4)[:2]
+    seeds = np.array([chain.random_q(rng) for _ in range(2)])
+    opts = {'position_tolerance': 1e-3, 'orientation_tolerance': 1e-2, 'solutions': 3,
+            'joint_weights': [1, 2, 1, 2, 1, 2, 1]}
+    batch = solve_batch(chain, T, q0=seeds, **opts)
+    for i in range(2):
+        r = solve(chain, T[i], q0=seeds[i], **opts, **SLOW_OK)
+        np.testing.assert_array_equal(batch.q[i], r.q)
+
+
+def test_bad_rows_fail_alone_with_a_reason(rng):
+    chain = load('panda')
+    T = _targets(chain, rng, 6)
+    T[1, 0, 0] = np.nan
+    T[2, :3, :3] *= 2.0                   # not a rotation
+    T[3, 3, 0] = 1.0                      # bad last row
+    batch = solve_batch(chain, T)
+    assert list(batch.status[1:4]) == ['invalid_target'] * 3
+    assert 'NaN' in batch.message[1] and 'orthonormal' in batch.message[2]
+    assert 'last row' in batch.message[3]
+    assert not batch.success[1:4].any()
+    good = solve_batch(chain, T[[0, 4]])
+    np.testing.assert_array_equal(batch.q[[0, 4]], good.q)
+    # A list with a row of the wrong shape or type: that row fails, the others are solved.
+    rows = [T[0], T[4][:3], 'pose', T[0]]
+    mixed = solve_batch(chain, rows)
+    assert list(mixed.status) == ['reached', 'invalid_target', 'invalid_target', 'reached']
+    assert 'shape (3, 4)' in mixed.message[1] and 'non-numeric' in mixed.message[2]
+
+
+def test_misuse_is_refused():
+    chain = load('panda')
+    with pytest.raises(IKInputError, match='compiled methods'):
+        solve_batch(chain, np.zeros((1, 3)), method='fabrik')
+    with pytest.raises(IKInputError, match='unknown option'):
+        solve_batch(chain, np.zeros((1, 3)), tolerance=1.0)
+    with pytest.raises(IKInputError, match='q0 must have shape'):
+        solve_batch(chain, np.zeros((2, 3)), q0=np.zeros((3, 7)))
+    assert len(solve_batch(chain, np.zeros((0, 4, 4)))) == 0
