@@ -26,13 +26,15 @@ def _ur5() -> ik_node.Chain:
 
 
 def jacobian() -> None:
-    """Compile the Jacobian methods, with and without null-space objectives."""
+    """Compile the Jacobian methods, with and without null-space objectives, one and batched."""
     chain = _ur5()
     ik_node.warm_up(chain, ['dls', 'pinv', 'jt'])
     target = chain.fk(chain.mid)
     ik_node.solve(chain, target, q0=chain.mid, restarts=False, max_iterations=2, objectives=[
         ik_node.JointLimitAvoidance(1.0), ik_node.Manipulability(0.5),
         ik_node.ObstacleClearance([[0.3, 0.0, 0.5, 0.1]], margin=0.1)])
+    ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1)
+    ik_node.solve_batch(chain, np.stack([target[:3, 3], target[:3, 3]]), max_attempts=1)
 
 
 def points() -> None:
