@@ -15,6 +15,10 @@ of its kernel from one start configuration. Everything else is here, once:
 - ranking of failed attempts: position first, then orientation (:func:`rank`);
 - choice among solutions: the one nearest the seed in weighted joint distance
   (:func:`pick_nearest`), so a seed close to a solution never jumps to another IK branch;
+- the seed's branch first: a solution from the seed is taken at once, and when a method's
+  attempt from the seed fails, a local damped least-squares attempt from the seed (the
+  smallest joint motion, ``rescue``) runs before any random start, so a warm-started small
+  step does not land on a far branch while a near solution exists;
 - joints the task leaves free stay where the seed had them (:func:`keep_seed_joints`);
 - the status: reached, out of reach (provably beyond the reach bound, or position attempts
   from several starts stretched to the same distance from it), or did not converge.
@@ -212,14 +216,16 @@ def keep_seed_joints(chain, target: np.ndarray, q: np.ndarray, q0: np.ndarray, o
 
 
 def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Callable,
-                 method: str, w: Optional[np.ndarray] = None) -> IKResult:
+                 method: str, w: Optional[np.ndarray] = None,
+                 rescue: Optional[Callable] = None) -> IKResult:
     """
     Solve with the attempts of ``prepare`` from q0, then from random starts.
 
     prepare(chain, target, opts) -> attempt, attempt(start, budget) -> (q, iterations): the
     method's kernel. target: validated (4, 4) pose or (3,) position; q0 (n,) inside the
     limits; opts: the SolveOptions; w (n,): joint weights for the choice among solutions
-    (None: ones).
+    (None: ones). rescue: a prepare like ``prepare`` whose attempt runs from the seed once,
+    right after the method's own attempt from the seed failed (None: no such attempt).
 
     Out of reach: once a pose attempt misses the position, position-only attempts of the
     same method (cheap, and free of the orientation trade-off) probe whether the point can
@@ -248,10 +254,15 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     position_met = False
     probing = False
     next_start = None
+    use_rescue = False
     while budget.take():
         start = starts.start(budget.attempts) if next_start is None else next_start
         next_start = None
-        if probing:
+        from_seed = budget.attempts == 1 or use_rescue
+        if use_rescue:
+            use_rescue = False
+            q, it = rescue(chain, target, opts)(q0, budget)
+        elif probing:
             if probe is None:
                 probe = prepare(chain, tp, opts)
             q, it = probe(start, budget)
@@ -264,13 +275,16 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
             if budget.attempts > 1:
                 q, check = keep_seed_joints(chain, target, q, q0, opts, check)
             solutions.append((q, check))
-            if len(solutions) >= opts.solutions or budget.attempts == 1:
+            if len(solutions) >= opts.solutions or from_seed:
                 break
             continue
         blocked = check.collision or blocked
         key = rank(check, opts)
         if best is None or key < best[0]:
             best = (key, q, check)
+        if rescue is not None and budget.attempts == 1 and not beyond_reach:
+            use_rescue = True
+            continue
         if check.position_error <= tol_p:
             if probing:
                 # The point is reachable: back to pose attempts, from where it is met.

@@ -49,7 +49,7 @@ MODE_CCD = 1
 # A joint whose lever on the points it aligns is below this fraction of their distance from
 # it does not move: the points lie on its axis (a wrist roll about a position target), and
 # the angle atan2 would give from rounding noise could be anything, up to a flip by pi.
-_MIN_LEVER = 1e-6
+_MIN_LEVER = 1e-2
 
 
 class ArmParams(NamedTuple):
