@@ -20,7 +20,8 @@ of its kernel from one start configuration. Everything else is here, once:
   smallest joint motion, ``rescue``) runs before any random start, so a warm-started small
   step does not land on a far branch while a near solution exists;
 - joints the task leaves free stay where the seed had them (:func:`keep_seed_joints`);
-- the status: reached, out of reach (provably beyond the reach bound, or position attempts
+- the status: reached, out of reach (provably beyond the reach bound, beyond the arm's
+  stretched reach found numerically (:mod:`ik_node.solvers.reach`), or position attempts
   from several starts stretched to the same distance from it), or did not converge.
 """
 
@@ -34,6 +35,7 @@ from ik_node.collision import solver_hook
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_REACHED)
 from ik_node.rotations import rotation_vector_from_matrix
+from ik_node.solvers.reach import beyond_stretched_reach
 from ik_node.solvers.records import make_target
 import numpy as np
 
@@ -53,6 +55,8 @@ _SAME_END_RELATIVE = 1e-3
 # With n < 6 a pose is met only by chance: once this many attempts reached the point,
 # more restarts would only polish the orientation at the cost of the whole timeout.
 _UNDERACTUATED_TRIES = 8
+# Position attempts toward a target beyond the stretched reach (the best stretched pose).
+_FAR_PROBES = 2
 
 
 class Budget:
@@ -255,6 +259,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     probing = False
     next_start = None
     use_rescue = False
+    far_probes = 0
     while budget.take():
         start = starts.start(budget.attempts) if next_start is None else next_start
         next_start = None
@@ -282,6 +287,16 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         key = rank(check, opts)
         if best is None or key < best[0]:
             best = (key, q, check)
+        if (not position_met and not beyond_reach and check.position_error > tol_p
+                and _beyond_stretched(chain, tp, tol_p, budget)):
+            # Beyond the arm's stretched reach: no restarts; position attempts from where
+            # this one ended and from the seed give the best stretched pose.
+            far_probes += 1
+            if far_probes <= _FAR_PROBES:
+                probing, next_start = True, (q if far_probes == 1 else q0)
+                continue
+            stretched = True
+            break
         if rescue is not None and budget.attempts == 1 and not beyond_reach:
             use_rescue = True
             continue
@@ -332,6 +347,14 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                     message=message, status=status)
 
 
+def _beyond_stretched(chain, position: np.ndarray, tol_p: float, budget: Budget) -> bool:
+    """Return True beyond the stretched reach; its one-off estimate does not eat the budget."""
+    t0 = time.perf_counter()
+    beyond = beyond_stretched_reach(chain, position, tol_p)
+    budget.deadline += time.perf_counter() - t0
+    return beyond
+
+
 def _held_by_a_limit(chain, q: np.ndarray, position: np.ndarray) -> bool:
     """
     Return True when a joint of ``q`` sits on a limit that keeps the tip from ``position``.
@@ -362,7 +385,8 @@ def _failure_message(status: str, beyond_reach: bool, attempts: int, check: Chec
     if beyond_reach:
         why = 'target out of reach (beyond the reach bound of the arm); '
     elif status == STATUS_OUT_OF_REACH:
-        why = 'target out of reach (attempts from several starts stretched to the same distance); '
+        why = ('target out of reach (beyond the stretched reach of the arm, or attempts from '
+               'several starts stretched to the same distance); ')
     else:
         why = ''
     return (why + f'no solution within tolerance after {attempts} attempt(s); '
