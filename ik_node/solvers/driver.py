@@ -264,7 +264,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         start = starts.start(budget.attempts) if next_start is None else next_start
         next_start = None
         from_seed = budget.attempts == 1 or use_rescue
-        if use_rescue:
+        if use_rescue and rescue is not None:
             use_rescue = False
             q, it = rescue(chain, target, opts)(q0, budget)
         elif probing:
