@@ -10,6 +10,7 @@ from ik_node.errors import IKInputError
 from ik_node.options import COMMON_OPTIONS, SolveOptions
 from ik_node.result import IKResult
 from ik_node.solvers.driver import run_restarts
+from ik_node.solvers.reach import stretched_reach
 from ik_node.solvers.table import Method, METHODS
 import numpy as np
 from numpy.typing import ArrayLike
@@ -132,7 +133,7 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
         seed = np.clip(chain.check_q(q0, 'q0'), chain.lower, chain.upper)
     opts = SolveOptions.from_kwargs(spec.options, method, **options)
     weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
-    return run_restarts(chain, t, seed, opts, spec.prepare, method, weights)
+    return run_restarts(chain, t, seed, opts, spec.prepare, method, weights, spec.rescue)
 
 
 def warm_up(chain, method_names: Optional[Sequence[str]] = None) -> None:
@@ -145,6 +146,7 @@ def warm_up(chain, method_names: Optional[Sequence[str]] = None) -> None:
     """
     target = chain.fk(chain.mid)
     chain.jacobian(chain.mid)     # used by the driver's out-of-reach test
+    stretched_reach(chain)        # found once per chain, on the first far target otherwise
     for name in method_names or methods():
         for t in (target, target[:3, 3]):
             solve(chain, t, q0=chain.mid, method=name, restarts=False, max_iterations=2,

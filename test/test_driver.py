@@ -141,3 +141,33 @@ def test_a_scaled_up_arm_takes_the_same_iterations():
         assert a.success and b.success
         same += a.iterations == b.iterations and a.attempts == b.attempts
     assert same >= 19
+
+
+@pytest.mark.parametrize('method', ['fabrik', 'ccd'])
+def test_tracking_a_joint_with_a_tiny_lever_does_not_swing(method, tmp_path):
+    """
+    Property: 1 mm position steps move no joint more than 0.05 rad.
+
+    UR5 with its tool 0.2 mm off the wrist_3 axis (as a KR 210's or a PUMA's tool frame):
+    wrist_3 barely moves the point, and aligning through it alone would swing it by up to π
+    per step.
+    """
+    text = (URDF_DIR / 'ur5.urdf').read_text()
+    fixed = re.search(r'<joint name="tool0_fixed_joint".*?</joint>', text, re.S).group(0)
+    moved = re.sub(r'<origin[^>]*/>', '<origin xyz="0.0002 0 0.05" rpy="0 0 0"/>', fixed)
+    path = tmp_path / 'ur5_offset_tool.urdf'
+    path.write_text(text.replace(fixed, moved))
+    chain = Chain.from_urdf(path, 'base_link', 'tool0')
+    rng = np.random.default_rng(3)
+    worst = 0.0
+    for _ in range(3):
+        q = np.clip(chain.mid + rng.uniform(-0.6, 0.6, chain.n), chain.lower, chain.upper)
+        p = chain.fk(q)[:3, 3]
+        direction = rng.normal(size=3)
+        direction /= np.linalg.norm(direction)
+        for k in range(1, 30):
+            res = solve(chain, p + 1e-3 * k * direction, q0=q, method=method)
+            assert res.success, (k, res)
+            worst = max(worst, float(np.max(np.abs(res.q - q))))
+            q = res.q
+    assert worst <= 0.05

@@ -15,8 +15,13 @@ of its kernel from one start configuration. Everything else is here, once:
 - ranking of failed attempts: position first, then orientation (:func:`rank`);
 - choice among solutions: the one nearest the seed in weighted joint distance
   (:func:`pick_nearest`), so a seed close to a solution never jumps to another IK branch;
+- the seed's branch first: a solution from the seed is taken at once, and when a method's
+  attempt from the seed fails, a local damped least-squares attempt from the seed (the
+  smallest joint motion, ``rescue``) runs before any random start, so a warm-started small
+  step does not land on a far branch while a near solution exists;
 - joints the task leaves free stay where the seed had them (:func:`keep_seed_joints`);
-- the status: reached, out of reach (provably beyond the reach bound, or position attempts
+- the status: reached, out of reach (provably beyond the reach bound, beyond the arm's
+  stretched reach found numerically (:mod:`ik_node.solvers.reach`), or position attempts
   from several starts stretched to the same distance from it), or did not converge.
 """
 
@@ -30,6 +35,7 @@ from ik_node.collision import solver_hook
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_REACHED)
 from ik_node.rotations import rotation_vector_from_matrix
+from ik_node.solvers.reach import beyond_stretched_reach
 from ik_node.solvers.records import make_target
 import numpy as np
 
@@ -49,6 +55,8 @@ _SAME_END_RELATIVE = 1e-3
 # With n < 6 a pose is met only by chance: once this many attempts reached the point,
 # more restarts would only polish the orientation at the cost of the whole timeout.
 _UNDERACTUATED_TRIES = 8
+# Position attempts toward a target beyond the stretched reach (the best stretched pose).
+_FAR_PROBES = 2
 
 
 class Budget:
@@ -212,14 +220,16 @@ def keep_seed_joints(chain, target: np.ndarray, q: np.ndarray, q0: np.ndarray, o
 
 
 def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Callable,
-                 method: str, w: Optional[np.ndarray] = None) -> IKResult:
+                 method: str, w: Optional[np.ndarray] = None,
+                 rescue: Optional[Callable] = None) -> IKResult:
     """
     Solve with the attempts of ``prepare`` from q0, then from random starts.
 
     prepare(chain, target, opts) -> attempt, attempt(start, budget) -> (q, iterations): the
     method's kernel. target: validated (4, 4) pose or (3,) position; q0 (n,) inside the
     limits; opts: the SolveOptions; w (n,): joint weights for the choice among solutions
-    (None: ones).
+    (None: ones). rescue: a prepare like ``prepare`` whose attempt runs from the seed once,
+    right after the method's own attempt from the seed failed (None: no such attempt).
 
     Out of reach: once a pose attempt misses the position, position-only attempts of the
     same method (cheap, and free of the orientation trade-off) probe whether the point can
@@ -248,10 +258,16 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     position_met = False
     probing = False
     next_start = None
+    use_rescue = False
+    far_probes = 0
     while budget.take():
         start = starts.start(budget.attempts) if next_start is None else next_start
         next_start = None
-        if probing:
+        from_seed = budget.attempts == 1 or use_rescue
+        if use_rescue and rescue is not None:
+            use_rescue = False
+            q, it = rescue(chain, target, opts)(q0, budget)
+        elif probing:
             if probe is None:
                 probe = prepare(chain, tp, opts)
             q, it = probe(start, budget)
@@ -264,13 +280,26 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
             if budget.attempts > 1:
                 q, check = keep_seed_joints(chain, target, q, q0, opts, check)
             solutions.append((q, check))
-            if len(solutions) >= opts.solutions or budget.attempts == 1:
+            if len(solutions) >= opts.solutions or from_seed:
                 break
             continue
         blocked = check.collision or blocked
         key = rank(check, opts)
         if best is None or key < best[0]:
             best = (key, q, check)
+        if (not position_met and not beyond_reach and check.position_error > tol_p
+                and _beyond_stretched(chain, tp, tol_p, budget)):
+            # Beyond the arm's stretched reach: no restarts; position attempts from where
+            # this one ended and from the seed give the best stretched pose.
+            far_probes += 1
+            if far_probes <= _FAR_PROBES:
+                probing, next_start = True, (q if far_probes == 1 else q0)
+                continue
+            stretched = True
+            break
+        if rescue is not None and budget.attempts == 1 and not beyond_reach:
+            use_rescue = True
+            continue
         if check.position_error <= tol_p:
             if probing:
                 # The point is reachable: back to pose attempts, from where it is met.
@@ -318,6 +347,14 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                     message=message, status=status)
 
 
+def _beyond_stretched(chain, position: np.ndarray, tol_p: float, budget: Budget) -> bool:
+    """Return True beyond the stretched reach; its one-off estimate does not eat the budget."""
+    t0 = time.perf_counter()
+    beyond = beyond_stretched_reach(chain, position, tol_p)
+    budget.deadline += time.perf_counter() - t0
+    return beyond
+
+
 def _held_by_a_limit(chain, q: np.ndarray, position: np.ndarray) -> bool:
     """
     Return True when a joint of ``q`` sits on a limit that keeps the tip from ``position``.
@@ -348,7 +385,8 @@ def _failure_message(status: str, beyond_reach: bool, attempts: int, check: Chec
     if beyond_reach:
         why = 'target out of reach (beyond the reach bound of the arm); '
     elif status == STATUS_OUT_OF_REACH:
-        why = 'target out of reach (attempts from several starts stretched to the same distance); '
+        why = ('target out of reach (beyond the stretched reach of the arm, or attempts from '
+               'several starts stretched to the same distance); ')
     else:
         why = ''
     return (why + f'no solution within tolerance after {attempts} attempt(s); '

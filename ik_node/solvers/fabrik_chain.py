@@ -47,9 +47,12 @@ MODE_FABRIK = 0
 MODE_CCD = 1
 
 # A joint whose lever on the points it aligns is below this fraction of their distance from
-# it does not move: the points lie on its axis (a wrist roll about a position target), and
-# the angle atan2 would give from rounding noise could be anything, up to a flip by pi.
-_MIN_LEVER = 1e-6
+# it does not move: the points lie on (or next to) its axis, such as a wrist roll about a
+# position target, or a KR 210's tool 0.2 mm off its flange axis. The angle atan2 gives such a
+# joint comes from a residual far larger than its lever, so it could be anything, up to a
+# flip by pi, and it would jump from one warm-started step to the next (0.74 rad per 1 mm on
+# a KR 210); the other joints, and the damped least-squares polish, do the work instead.
+_MIN_LEVER = 1e-2
 
 
 class ArmParams(NamedTuple):

@@ -8,7 +8,7 @@ Every method is an attempt factory run by the one restart driver
 common ones, and any other option is refused with IKInputError.
 """
 
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 from ik_node.options import COMMON_OPTIONS
 from ik_node.solvers.fabrik import ARM_OPTIONS, prepare_arm
@@ -24,18 +24,24 @@ class Method(NamedTuple):
     One solve method.
 
     prepare(chain, target, opts) -> attempt, where attempt(start, budget) -> (q, iterations)
-    runs one attempt from ``start`` (n,); options: every option name the method uses.
+    runs one attempt from ``start`` (n,); options: every option name the method uses;
+    rescue: the prepare of a local attempt the driver runs from the seed when the method's
+    own attempt from there failed (None: none; fabrik and ccd use damped least squares,
+    which stays on the seed's branch; hybrid runs it itself from a start near the target).
     """
 
     prepare: Callable
     options: frozenset
+    rescue: Optional[Callable] = None
 
+
+_LOCAL = prepare_jacobian('dls')
 
 METHODS: dict[str, Method] = {
     'dls': Method(prepare_jacobian('dls'), COMMON_OPTIONS | JACOBIAN_OPTIONS),
     'pinv': Method(prepare_jacobian('pinv'), COMMON_OPTIONS | JACOBIAN_OPTIONS),
     'jt': Method(prepare_jacobian('jt'), COMMON_OPTIONS | JACOBIAN_OPTIONS),
-    'fabrik': Method(prepare_arm(MODE_FABRIK), COMMON_OPTIONS | ARM_OPTIONS),
-    'ccd': Method(prepare_arm(MODE_CCD), COMMON_OPTIONS | ARM_OPTIONS),
+    'fabrik': Method(prepare_arm(MODE_FABRIK), COMMON_OPTIONS | ARM_OPTIONS, _LOCAL),
+    'ccd': Method(prepare_arm(MODE_CCD), COMMON_OPTIONS | ARM_OPTIONS, _LOCAL),
     'hybrid': Method(prepare_hybrid, COMMON_OPTIONS | HYBRID_OPTIONS),
 }
