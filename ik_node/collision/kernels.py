@@ -351,8 +351,6 @@ def support(caps, W, c, R_out, p_out, u0, u1, u2):
     A capsule without hull points (a sphere) uses its own support, min over its end points
     of u·x minus its radius. The hull contains the link geometry, so for a unit u,
     h_a(u) - max_b u·y bounds the distance between a and b from below (a separating gap).
-    The hull points stay in the anchor's frame: u is turned into that frame once (Rᵀu), so
-    each point costs one dot product, and only the point found is carried to the base frame.
     """
     points = caps[5]
     start = caps[6]
@@ -369,26 +367,21 @@ def support(caps, W, c, R_out, p_out, u0, u1, u2):
                 b1 = W[c, e, 1] - r * u1
                 b2 = W[c, e, 2] - r * u2
         return best, b0, b1, b2
-    if k < 0:
-        v0, v1, v2, shift = u0, u1, u2, 0.0
-    else:
-        v0 = R_out[k, 0, 0] * u0 + R_out[k, 1, 0] * u1 + R_out[k, 2, 0] * u2
-        v1 = R_out[k, 0, 1] * u0 + R_out[k, 1, 1] * u1 + R_out[k, 2, 1] * u2
-        v2 = R_out[k, 0, 2] * u0 + R_out[k, 1, 2] * u1 + R_out[k, 2, 2] * u2
-        shift = u0 * p_out[k, 0] + u1 * p_out[k, 1] + u2 * p_out[k, 2]
-    arg = start[c]
     for h in range(start[c], start[c + 1]):
-        d = v0 * points[h, 0] + v1 * points[h, 1] + v2 * points[h, 2]
+        if k < 0:
+            x0, x1, x2 = points[h, 0], points[h, 1], points[h, 2]
+        else:
+            x0 = (p_out[k, 0] + R_out[k, 0, 0] * points[h, 0] + R_out[k, 0, 1] * points[h, 1]
+                  + R_out[k, 0, 2] * points[h, 2])
+            x1 = (p_out[k, 1] + R_out[k, 1, 0] * points[h, 0] + R_out[k, 1, 1] * points[h, 1]
+                  + R_out[k, 1, 2] * points[h, 2])
+            x2 = (p_out[k, 2] + R_out[k, 2, 0] * points[h, 0] + R_out[k, 2, 1] * points[h, 1]
+                  + R_out[k, 2, 2] * points[h, 2])
+        d = u0 * x0 + u1 * x1 + u2 * x2
         if d < best:
             best = d
-            arg = h
-    x0, x1, x2 = points[arg, 0], points[arg, 1], points[arg, 2]
-    if k < 0:
-        return best, x0, x1, x2
-    return (best + shift,
-            p_out[k, 0] + R_out[k, 0, 0] * x0 + R_out[k, 0, 1] * x1 + R_out[k, 0, 2] * x2,
-            p_out[k, 1] + R_out[k, 1, 0] * x0 + R_out[k, 1, 1] * x1 + R_out[k, 1, 2] * x2,
-            p_out[k, 2] + R_out[k, 2, 0] * x0 + R_out[k, 2, 1] * x1 + R_out[k, 2, 2] * x2)
+            b0, b1, b2 = x0, x1, x2
+    return best, b0, b1, b2
 
 
 @njit
