@@ -403,11 +403,11 @@ def shape_support(row, u0, u1, u2):
 @njit
 def pair_gap(caps, W, a, b, R_out, p_out, s, t, d):
     """
-    Return (gap, xa0, xa1, xa2, xb0, xb1, xb2): a lower bound on the distance of capsules a
-    and b's hulls, and the hull points xa, xb that set it.
+    Return (gap, xa0, xa1, xa2, xb0, xb1, xb2): a bound on the hulls' distance, and its points.
 
-    The direction is the one between the capsules' closest points (parameters s, t, distance
-    d > 0).
+    gap is a lower bound on the distance of capsules a and b's hulls, set by the hull points
+    xa and xb. The direction is the one between the capsules' closest points (parameters s,
+    t, distance d > 0).
     """
     u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0]))
     u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1]))
