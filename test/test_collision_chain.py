@@ -148,14 +148,14 @@ def test_default_matrix_and_srdf_round_trip(chain):
 def test_sampled_always_pairs_are_written_to_the_srdf():
     # A cover ball on link1 at joint2's axis overlaps link2's root at every joint2 angle.
     text = URDF.read_text().replace('meshes/wrist.obj', str(URDF.parent / 'meshes' / 'wrist.obj'))
-    text = text.replace('</robot>', '''
+    text = text.replace('</robot>', """
   <link name="cover">
     <collision><geometry><sphere radius="0.06"/></geometry></collision>
   </link>
   <joint name="cover_joint" type="fixed">
     <parent link="link1"/><child link="cover"/><origin xyz="0 0 0.1"/>
   </joint>
-</robot>''')
+</robot>""")
     chain = Chain.from_urdf(text, 'base_link', 'tip')
     setup = chain.collision_setup
     assert setup.disabled[frozenset(('cover', 'link2'))] == 'Always'
@@ -169,7 +169,7 @@ def test_sampled_always_pairs_are_written_to_the_srdf():
 
 
 def test_fast_queries_match_the_full_distances(chain):
-    """contacts and closest skip and stop early; their answers are those of distances()."""
+    """The contacts and closest kernels skip and stop early, yet answer as distances()."""
     rng = np.random.default_rng(8)
     obstacles = [FLOOR, Sphere((0.3, 0.0, 0.45), 0.12, name='ball'),
                  Box(_T((-0.3, 0.2, 0.3)), (0.3, 0.3, 0.04), name='shelf'),
