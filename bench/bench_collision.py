@@ -41,7 +41,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import add_common_arguments, check_kernels  # noqa: E402, I100
+from common import add_common_arguments, check_kernels, new_result_path  # noqa: E402, I100
 from exact_collision import ExactChecker  # noqa: E402
 import ik_node  # noqa: E402
 from ik_node import Box, Cylinder, HalfSpace, Sphere  # noqa: E402
@@ -293,11 +293,7 @@ def main(argv=None):
         if trac_error:
             notes.append(f'- {name}: TRAC-IK not run ({trac_error})')
     lines += [''] + notes
-    out = Path(args.out) if args.out else HERE / 'results' / f'collision_{date}.md'
-    run = 2
-    while out.exists() and not args.out:    # never overwrite an earlier run of the day
-        out = HERE / 'results' / f'collision_{date}_{run}.md'
-        run += 1
+    out = Path(args.out) if args.out else new_result_path('collision', 'md', args.out_dir)
     if out.exists():
         raise SystemExit(f'{out} exists: results are never overwritten')
     out.write_text('\n'.join(lines) + '\n')

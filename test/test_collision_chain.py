@@ -145,6 +145,68 @@ def test_default_matrix_and_srdf_round_trip(chain):
     assert pair not in fewer.collision_setup.model.checked_pairs
 
 
+def test_sampled_always_pairs_are_written_to_the_srdf():
+    # A cover ball on link1 at joint2's axis overlaps link2's root at every joint2 angle.
+    text = URDF.read_text().replace('meshes/wrist.obj', str(URDF.parent / 'meshes' / 'wrist.obj'))
+    text = text.replace('</robot>', """
+  <link name="cover">
+    <collision><geometry><sphere radius="0.06"/></geometry></collision>
+  </link>
+  <joint name="cover_joint" type="fixed">
+    <parent link="link1"/><child link="cover"/><origin xyz="0 0 0.1"/>
+  </joint>
+</robot>""")
+    chain = Chain.from_urdf(text, 'base_link', 'tip')
+    setup = chain.collision_setup
+    assert setup.disabled[frozenset(('cover', 'link2'))] == 'Always'
+    assert setup.disabled[frozenset(('cover', 'link1'))] == 'Adjacent'
+    srdf = chain.disabled_pairs_srdf()
+    assert '<disable_collisions link1="cover" link2="link2" reason="Always" />' in srdf
+    assert read_disabled_pairs(srdf) == setup.disabled
+    assert ('cover', 'link2') not in setup.model.checked_pairs
+    again = Chain.from_urdf(text, 'base_link', 'tip', srdf=srdf)
+    assert again.collision_setup.model.checked_pairs == setup.model.checked_pairs
+
+
+def test_fast_queries_match_the_full_distances(chain):
+    """The contacts and closest kernels skip and stop early, yet answer as distances()."""
+    rng = np.random.default_rng(8)
+    obstacles = [FLOOR, Sphere((0.3, 0.0, 0.45), 0.12, name='ball'),
+                 Box(_T((-0.3, 0.2, 0.3)), (0.3, 0.3, 0.04), name='shelf'),
+                 Cylinder(_T((0.2, -0.25, 0.4)), 0.05, 0.6, name='post')]
+    setup = chain.collision_setup
+    packed = setup.packed(obstacles)
+    F, K = setup.model.flat
+    p = setup.model.capsules.pairs.shape[0]
+    for _ in range(300):
+        q = chain.random_q(rng)
+        d_self, d_obs, _ = kernels.distances(F, K, q, packed.rows, np.inf)
+        full = np.concatenate([d_self, d_obs.ravel()])
+        codes = kernels.contacts(F, K, q, packed.rows)
+        assert set(codes.tolist()) == set(np.flatnonzero(full <= kernels.SLACK).tolist())
+        ds, i_s, do, i_o = kernels.closest(F, K, q, packed.rows)
+        assert ds == pytest.approx(d_self.min(), abs=1e-12)
+        assert do == pytest.approx(d_obs.min(), abs=1e-12)
+        assert d_self[i_s] == pytest.approx(ds, abs=1e-12)
+        assert full[p + i_o] == pytest.approx(do, abs=1e-12)
+        clearance = chain.min_distance(q, obstacles)
+        assert clearance.distance == pytest.approx(full.min(), abs=1e-12)
+        assert min(full[k] for k, pair in enumerate(packed.pair_names)
+                   if pair == clearance.pair) == pytest.approx(full.min(), abs=1e-12)
+
+
+def test_packed_obstacles_are_cached_on_the_shapes(chain):
+    ball = Sphere((0.3, 0.0, 0.45), 0.12, name='ball')
+    setup = chain.collision_setup
+    first = setup.packed([FLOOR, ball])
+    assert setup.packed((FLOOR, ball)) is first          # same shapes, new container
+    other = setup.packed([FLOOR, Sphere((0.3, 0.0, 0.45), 0.12, name='ball')])
+    assert other is not first and other.names == first.names
+    assert setup.packed(None).rows.shape == (0, 16)
+    with pytest.raises(IKInputError):
+        setup.packed([FLOOR, [0, 0, 1]])
+
+
 def test_path_check_finds_an_obstacle_between_free_ends(chain):
     q_a = np.array([-1.0, 0.8, 0.0, 0.0])
     q_b = np.array([1.0, 0.8, 0.0, 0.0])

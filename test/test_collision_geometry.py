@@ -85,3 +85,18 @@ def test_cylinder_hull_points_contain_the_cylinder():
     support = np.max(np.stack([np.cos(angles), np.sin(angles)], axis=1) @ pts[:, :2].T, axis=1)
     assert np.all(support >= 0.1 - 1e-12)
     assert pts[:, 2].min() == pytest.approx(-0.2) and pts[:, 2].max() == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize('old, new', [
+    ('<box size="0.06 0.06 0.4"/>', '<box size="0.06 -0.06 0.4"/>'),
+    ('<box size="0.06 0.06 0.4"/>', '<box size="0.06 nan 0.4"/>'),
+    ('<cylinder radius="0.04" length="0.3"/>', '<cylinder radius="-0.04" length="0.3"/>'),
+    ('<sphere radius="0.045"/>', '<sphere radius="nan"/>'),
+])
+def test_bad_urdf_sizes_name_the_link(old, new):
+    text = URDF.read_text()
+    assert old in text
+    chain = Chain.from_urdf(text.replace(old, new), 'base_link', 'tip')
+    # A bad URDF is a URDFError (the package's rule for unusable models), naming the link.
+    with pytest.raises(URDFError, match=r"link '(link2|link3)'.*finite and >= 0"):
+        chain.collisions(np.zeros(4))

@@ -47,6 +47,18 @@ class Clearance(NamedTuple):
     pair: tuple
 
 
+class PackedObstacles(NamedTuple):
+    """An obstacle list as the kernels take it, and the pair each result code names."""
+
+    rows: np.ndarray      # (o, ROW_SIZE)
+    names: tuple          # (o,) obstacle names
+    pair_names: tuple     # code -> (link, link or obstacle name), see kernels.contacts
+
+
+# Packed obstacle lists kept per chain (the solver's, the node's, a user's): a few at most.
+_PACKED_KEEP = 8
+
+
 class CollisionSetup:
     """The loaded geometry and the current CollisionModel of one chain."""
 
@@ -65,9 +77,7 @@ class CollisionSetup:
             self.disabled = self.default_disabled(chain, held)
         self.model = build_model(self.robot, chain, self.capsules_by_link,
                                  frozenset(self.disabled), held)
-        self._last_obstacles: tuple[Shape, ...] = ()
-        self._last_rows = pack_obstacles(())
-        self._last_names: tuple[str, ...] = ()
+        self._packed: dict[tuple, PackedObstacles] = {}
 
     def default_disabled(self, chain, held: dict) -> dict:
         """Return the default matrix {pair: reason} (see :mod:`ik_node.collision.pairs`)."""
@@ -84,74 +94,84 @@ class CollisionSetup:
         held = held_values(self.robot, chain, values)
         self.model = build_model(self.robot, chain, self.capsules_by_link,
                                  frozenset(self.disabled), held)
+        self._packed.clear()
 
     def srdf(self) -> str:
         """Return the disabled-pair matrix in force as SRDF text."""
         return srdf_text(self.robot.name, self.disabled)
 
-    def obstacles(self, obstacles: Optional[Sequence[Shape]]) -> tuple:
-        """Return (rows (k, 16), names) of ``obstacles``; the last list is kept packed."""
+    def packed(self, obstacles: Optional[Sequence[Shape]]) -> PackedObstacles:
+        """
+        Return ``obstacles`` packed for the kernels, cached on the obstacle objects.
+
+        Shapes are immutable and compare by identity, so the tuple of the objects is the
+        key: the same shapes in a new list hit the cache, a new or rebuilt shape misses it.
+        """
         if obstacles is None:
-            obstacles = ()
+            key: tuple = ()
         elif isinstance(obstacles, Shape):
-            obstacles = (obstacles,)
-        last = self._last_obstacles
-        if len(obstacles) == len(last) and all(a is b for a, b in zip(obstacles, last)):
-            return self._last_rows, self._last_names
-        rows = pack_obstacles(obstacles)
-        names = obstacle_names(obstacles)
-        self._last_obstacles = tuple(obstacles)
-        self._last_rows, self._last_names = rows, names
-        return rows, names
+            key = (obstacles,)
+        else:
+            key = tuple(obstacles)
+        try:
+            return self._packed[key]
+        except KeyError:
+            pass
+        except TypeError:   # an unhashable entry: not a shape, pack_obstacles names it
+            pack_obstacles(key)
+        # Left writable: the solver's kernels take rows of this type (one compiled version).
+        rows = pack_obstacles(key)
+        names = obstacle_names(key)
+        model = self.model
+        caps = model.capsules
+        link = model.capsule_link
+        pair_names = tuple((link[a], link[b]) for a, b in caps.pairs.tolist())
+        pair_names += tuple((link[c], name) for c in caps.moving.tolist() for name in names)
+        packed = PackedObstacles(rows, names, pair_names)
+        if len(self._packed) >= _PACKED_KEEP:
+            self._packed.clear()
+        self._packed[key] = packed
+        return packed
+
+
+def _fast_q(chain, q) -> np.ndarray:
+    """Return ``q`` as the kernels take it: a float (n,) array passes as it is."""
+    # The checks are meant for the solver loop: such an array skips the generic input check
+    # (the kernels refuse non-finite values themselves, then check_q names the bad value).
+    if type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (chain.n,):
+        return q
+    return chain.check_q(q)
 
 
 def collisions(chain, q, obstacles=None) -> list:
     """Return [(link, link or obstacle name), ...] of the pairs in contact at ``q``."""
-    # The check is meant for the solver loop: a float (n,) array skips the generic input
-    # check (the kernel refuses non-finite values itself).
-    if not (type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (chain.n,)):
-        q = chain.check_q(q)
+    q = _fast_q(chain, q)
     setup = chain.collision_setup
-    rows, names = setup.obstacles(obstacles)
-    codes = kernels.contacts(*setup.model.flat, q, rows)
+    packed = setup.packed(obstacles)
+    codes = kernels.contacts(*setup.model.flat, q, packed.rows)
     if codes.shape[0] == 0:
         return []
     if codes[0] < 0:
         chain.check_q(q)   # raises, naming the bad value
-    model = setup.model
-    caps = model.capsules
-    p = caps.pairs.shape[0]
-    out = []
-    for code in codes.tolist():
-        if code < p:
-            pair = (model.capsule_link[caps.pairs[code, 0]],
-                    model.capsule_link[caps.pairs[code, 1]])
-        else:
-            i, o = divmod(code - p, len(names))
-            pair = (model.capsule_link[caps.moving[i]], names[o])
-        if pair not in out:
-            out.append(pair)
-    return out
+    names = packed.pair_names
+    # Several capsules of one link pair give one entry, in the kernel's order.
+    return list(dict.fromkeys([names[c] for c in codes.tolist()]))
 
 
 def min_distance(chain, q, obstacles=None) -> Clearance:
     """Return the smallest signed clearance [m] over checked pairs at ``q``, and its pair."""
-    qa = chain.check_q(q)
+    q = _fast_q(chain, q)
     setup = chain.collision_setup
-    rows, names = setup.obstacles(obstacles)
-    model = setup.model
-    d_self, d_obs, _ = kernels.distances(*model.flat, qa, rows, math.inf)
-    best = Clearance(math.inf, ())
-    caps = model.capsules
-    if d_self.size:
-        i = int(np.argmin(d_self))
-        best = Clearance(float(d_self[i]), (model.capsule_link[caps.pairs[i, 0]],
-                                            model.capsule_link[caps.pairs[i, 1]]))
-    if d_obs.size:
-        m, o = np.unravel_index(int(np.argmin(d_obs)), d_obs.shape)
-        if d_obs[m, o] < best.distance:
-            best = Clearance(float(d_obs[m, o]), (model.capsule_link[caps.moving[m]], names[o]))
-    return best
+    packed = setup.packed(obstacles)
+    d_self, i_self, d_obs, i_obs = kernels.closest(*setup.model.flat, q, packed.rows)
+    if i_self == -2:
+        chain.check_q(q)   # raises, naming the bad value
+    if i_self >= 0 and not d_obs < d_self:
+        return Clearance(float(d_self), packed.pair_names[i_self])
+    if i_obs >= 0:
+        p = setup.model.capsules.pairs.shape[0]
+        return Clearance(float(d_obs), packed.pair_names[p + i_obs])
+    return Clearance(math.inf, ())
 
 
 def path_collides(chain, q_a, q_b, step: float = 0.05, obstacles=None,
@@ -169,7 +189,7 @@ def path_contact(chain, q_a, q_b, step: float = 0.05, obstacles=None,
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0.0):
             raise IKInputError(f'{name} must be a number > 0 [rad or m], got {v!r}')
     setup = chain.collision_setup
-    rows, _ = setup.obstacles(obstacles)
+    rows = setup.packed(obstacles).rows
     s = kernels.path_contact(*setup.model.flat, qa, qb, rows, setup.model.lever, float(step),
                              float(resolution))
     return None if s < 0.0 else float(s)

@@ -23,7 +23,7 @@ from ik_node import kinematics
 from ik_node._jit import njit
 import numpy as np
 
-__all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'clearance_terms',
+__all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'closest', 'clearance_terms',
            'path_contact']
 
 _GOLDEN = 0.6180339887498949
@@ -103,15 +103,19 @@ def _clamp01(x):
 @njit
 def segment_segment(W, a, b):
     """Return (distance, s, t) between segments W[a] and W[b] at parameters s and t."""
-    d10 = W[a, 1, 0] - W[a, 0, 0]
-    d11 = W[a, 1, 1] - W[a, 0, 1]
-    d12 = W[a, 1, 2] - W[a, 0, 2]
-    d20 = W[b, 1, 0] - W[b, 0, 0]
-    d21 = W[b, 1, 1] - W[b, 0, 1]
-    d22 = W[b, 1, 2] - W[b, 0, 2]
-    r0 = W[a, 0, 0] - W[b, 0, 0]
-    r1 = W[a, 0, 1] - W[b, 0, 1]
-    r2 = W[a, 0, 2] - W[b, 0, 2]
+    return _segment_segment(W[a, 0, 0], W[a, 0, 1], W[a, 0, 2],
+                            W[a, 1, 0] - W[a, 0, 0], W[a, 1, 1] - W[a, 0, 1],
+                            W[a, 1, 2] - W[a, 0, 2], W[b, 0, 0], W[b, 0, 1], W[b, 0, 2],
+                            W[b, 1, 0] - W[b, 0, 0], W[b, 1, 1] - W[b, 0, 1],
+                            W[b, 1, 2] - W[b, 0, 2])
+
+
+@njit
+def _segment_segment(a0, a1, a2, d10, d11, d12, b0, b1, b2, d20, d21, d22):
+    """Return (distance, s, t) between segments a + s d1 and b + t d2, s, t in [0, 1]."""
+    r0 = a0 - b0
+    r1 = a1 - b1
+    r2 = a2 - b2
     A = d10 * d10 + d11 * d11 + d12 * d12
     E = d20 * d20 + d21 * d21 + d22 * d22
     F = d20 * r0 + d21 * r1 + d22 * r2
@@ -246,11 +250,37 @@ def shape_normal(row, x0, x1, x2):
 
 
 @njit
-def _bound_radius(row):
-    kind = int(row[0])
-    if kind == 2:
-        return math.sqrt(row[1] * row[1] + row[2] * row[2] + row[3] * row[3])
-    return math.sqrt(row[1] * row[1] + row[2] * row[2])
+def _shape_capsule_bound(W, c, row):
+    """
+    Return (bound, t): a lower bound [m] on the distance of segment W[c] to a box or cylinder.
+
+    The shape lies inside a capsule: a cylinder inside the one on its axis with its radius,
+    a box inside the one on its longest axis with the radius of its cross-section's corner.
+    The segment's distance to that capsule bounds the distance to the shape from below
+    (t: the segment's parameter at the closest point).
+    """
+    if int(row[0]) == 3:
+        j = 2
+        half = row[2]
+        r = row[1]
+    else:
+        j = 0
+        if row[2] > row[1 + j]:
+            j = 1
+        if row[3] > row[1 + j]:
+            j = 2
+        half = row[1 + j]
+        r = math.sqrt(max(row[1] * row[1] + row[2] * row[2] + row[3] * row[3]
+                          - half * half, 0.0))
+    # The axis is column j of the rotation (row major in row[4:13]).
+    e0 = row[4 + j] * half
+    e1 = row[7 + j] * half
+    e2 = row[10 + j] * half
+    d, t, _ = _segment_segment(W[c, 0, 0], W[c, 0, 1], W[c, 0, 2],
+                               W[c, 1, 0] - W[c, 0, 0], W[c, 1, 1] - W[c, 0, 1],
+                               W[c, 1, 2] - W[c, 0, 2], row[13] - e0, row[14] - e1,
+                               row[15] - e2, 2.0 * e0, 2.0 * e1, 2.0 * e2)
+    return d - r, t
 
 
 @njit
@@ -258,18 +288,20 @@ def segment_obstacle(W, c, row, cutoff):
     """
     Return (signed distance, t): segment W[c] to obstacle ``row``, a lower bound.
 
-    Exact for half-spaces and spheres. For boxes and cylinders, a segment whose bounding
-    distance already exceeds ``cutoff`` [m] returns that bound (still a lower bound).
+    Exact for half-spaces and spheres. For boxes and cylinders, a segment whose distance to
+    a capsule around the shape (:func:`_shape_capsule_bound`) already exceeds ``cutoff`` [m]
+    returns that bound, and the search stops once its lower bound exceeds ``cutoff`` (both
+    still lower bounds).
     """
     kind = int(row[0])
     if kind == 0:
         d0 = row[4] * W[c, 0, 0] + row[7] * W[c, 0, 1] + row[10] * W[c, 0, 2] - row[1]
         d1 = row[4] * W[c, 1, 0] + row[7] * W[c, 1, 1] + row[10] * W[c, 1, 2] - row[1]
         return (d0, 0.0) if d0 <= d1 else (d1, 1.0)
-    dc, tc = _point_segment(W, c, row[13], row[14], row[15])
     if kind == 1:
+        dc, tc = _point_segment(W, c, row[13], row[14], row[15])
         return dc - row[1], tc
-    bound = dc - _bound_radius(row)
+    bound, tc = _shape_capsule_bound(W, c, row)
     if bound > cutoff:
         return bound, tc
     a0 = W[c, 0, 0]
@@ -288,6 +320,8 @@ def segment_obstacle(W, c, row, cutoff):
     fx = shape_sdf(row, a0 + x * e0, a1 + x * e1, a2 + x * e2)
     fy = shape_sdf(row, a0 + y * e0, a1 + y * e1, a2 + y * e2)
     for _ in range(_SEARCH_STEPS):
+        if min(fx, fy) - (hi - lo) * length > cutoff:
+            break
         if fx <= fy:
             hi = y
             y = x
@@ -369,10 +403,11 @@ def shape_support(row, u0, u1, u2):
 @njit
 def pair_gap(caps, W, a, b, R_out, p_out, s, t, d):
     """
-    Return (gap, xa (3,), xb (3,)): a lower bound on the distance of capsules a and b' hulls.
+    Return (gap, xa0, xa1, xa2, xb0, xb1, xb2): a bound on the hulls' distance, and its points.
 
-    The direction is the one between the capsules' closest points (parameters s, t, distance
-    d > 0); xa, xb are the hull points that set the gap.
+    gap is a lower bound on the distance of capsules a and b's hulls, set by the hull points
+    xa and xb. The direction is the one between the capsules' closest points (parameters s,
+    t, distance d > 0).
     """
     u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0]))
     u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1]))
@@ -382,11 +417,39 @@ def pair_gap(caps, W, a, b, R_out, p_out, s, t, d):
     u2 /= d
     ha, xa0, xa1, xa2 = support(caps, W, a, R_out, p_out, u0, u1, u2)
     hb, xb0, xb1, xb2 = support(caps, W, b, R_out, p_out, -u0, -u1, -u2)
-    xa = np.empty(3)
-    xb = np.empty(3)
-    xa[0], xa[1], xa[2] = xa0, xa1, xa2
-    xb[0], xb[1], xb[2] = xb0, xb1, xb2
-    return ha + hb, xa, xb
+    return ha + hb, xa0, xa1, xa2, xb0, xb1, xb2
+
+
+@njit
+def refine_pair(caps, W, a, b, R_out, p_out, s, t, d, dc, cutoff):
+    """
+    Return the capsule pair distance ``dc`` tightened by their hulls' separating gaps.
+
+    Round capsule ends overshoot flat geometry: the hulls' gap along the capsules' closest
+    direction is a tighter bound that is still never above the distance. A few more
+    directions follow, each from the last support points (as GJK would step): every one
+    gives a valid bound, the largest is kept. It stops once the bound exceeds ``cutoff``.
+    """
+    if d <= 1e-9:
+        return dc
+    gap, xa0, xa1, xa2, xb0, xb1, xb2 = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
+    dc = max(dc, gap)
+    for _ in range(_GAP_STEPS):
+        if dc > cutoff:
+            break
+        u0 = xa0 - xb0
+        u1 = xa1 - xb1
+        u2 = xa2 - xb2
+        un = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+        if un < 1e-9:
+            break
+        u0 /= un
+        u1 /= un
+        u2 /= un
+        ha, xa0, xa1, xa2 = support(caps, W, a, R_out, p_out, u0, u1, u2)
+        hb, xb0, xb1, xb2 = support(caps, W, b, R_out, p_out, -u0, -u1, -u2)
+        dc = max(dc, ha + hb)
+    return dc
 
 
 @njit
@@ -408,14 +471,45 @@ def obstacle_gap(caps, W, c, R_out, p_out, row, t):
 
 
 @njit
-def distances(F, K, q, obstacles, cutoff):
+def _obstacle_bound(W, c, row, radius):
     """
-    Return (d_self (p,), d_obs (k, o), hits): signed capsule distances [m] at ``q``.
+    Return a cheap lower bound [m] on the distance of capsule c (``radius``) to ``row``.
 
-    ``F``, ``K``: the flattened chain and capsules (:func:`ik_node.collision.model.pack_flat`).
-    ``hits`` counts entries <= SLACK. Box and cylinder entries farther than ``cutoff`` may
-    hold a lower bound instead of the distance.
+    Exact for half-spaces and spheres (the capsule's own distance); for boxes and cylinders
+    the distance to a capsule around the shape: the broad phase that spares far pairs the
+    search of :func:`segment_obstacle`.
     """
+    kind = int(row[0])
+    if kind == 0:
+        d0 = row[4] * W[c, 0, 0] + row[7] * W[c, 0, 1] + row[10] * W[c, 0, 2] - row[1]
+        d1 = row[4] * W[c, 1, 0] + row[7] * W[c, 1, 1] + row[10] * W[c, 1, 2] - row[1]
+        return min(d0, d1) - radius
+    if kind == 1:
+        return _point_segment(W, c, row[13], row[14], row[15])[0] - row[1] - radius
+    return _shape_capsule_bound(W, c, row)[0] - radius
+
+
+@njit
+def refine_obstacle(caps, W, c, R_out, p_out, row, cutoff):
+    """
+    Return the signed distance [m] of capsule c to obstacle ``row``, a lower bound.
+
+    The capsule's distance (:func:`segment_obstacle`), tightened, when it is within
+    ``cutoff``, by the gap of the capsule's hull along the obstacle's normal: the round ends
+    overshoot flat geometry (a link's flat base above the floor), the hull does not, and it
+    is exact against a plane. Past ``cutoff`` the value may be a looser lower bound.
+    """
+    radius = caps[1][c]
+    d, t = segment_obstacle(W, c, row, cutoff + radius)
+    d = d - radius
+    if d <= cutoff and caps[6][c + 1] > caps[6][c]:
+        d = max(d, obstacle_gap(caps, W, c, R_out, p_out, row, t)[0])
+    return d
+
+
+@njit
+def _frames(F, K, q):
+    """Return (model, caps, R_out, p_out, z_out, W): FK and the capsules' base-frame ends."""
     model, caps = unpack(F, K)
     m = model[0].shape[0]
     R_out = np.empty((m + 1, 3, 3))
@@ -423,6 +517,20 @@ def distances(F, K, q, obstacles, cutoff):
     z_out = np.empty((m, 3))
     W = np.empty((caps[0].shape[0], 2, 3))
     world_segments(model, q, caps[0], caps[2], R_out, p_out, z_out, W)
+    return model, caps, R_out, p_out, z_out, W
+
+
+@njit
+def distances(F, K, q, obstacles, cutoff):
+    """
+    Return (d_self (p,), d_obs (k, o), hits): signed capsule distances [m] at ``q``.
+
+    ``F``, ``K``: the flattened chain and capsules (:func:`ik_node.collision.model.pack_flat`).
+    ``hits`` counts entries <= SLACK. Entries farther than ``cutoff`` may hold a looser
+    lower bound instead of the distance (the capsules' own distance, or for boxes and
+    cylinders the distance to a capsule around them).
+    """
+    model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
     radius = caps[1]
     pairs = caps[3]
     d_self = np.empty(pairs.shape[0])
@@ -432,27 +540,8 @@ def distances(F, K, q, obstacles, cutoff):
         b = pairs[i, 1]
         d, s, t = segment_segment(W, a, b)
         dc = d - radius[a] - radius[b]
-        if dc <= cutoff and d > 1e-9:
-            # Round capsule ends overshoot flat geometry: the hulls' gap along the capsules'
-            # closest direction is a tighter bound that is still never above the distance.
-            gap, xa, xb = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
-            dc = max(dc, gap)
-            # A few more directions, each from the last support points (as GJK would
-            # step): every one gives a valid bound, the largest is kept.
-            for _ in range(_GAP_STEPS):
-                if dc > cutoff:
-                    break
-                u0 = xa[0] - xb[0]
-                u1 = xa[1] - xb[1]
-                u2 = xa[2] - xb[2]
-                un = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
-                if un < 1e-9:
-                    break
-                ha, xa[0], xa[1], xa[2] = support(caps, W, a, R_out, p_out, u0 / un, u1 / un,
-                                                  u2 / un)
-                hb, xb[0], xb[1], xb[2] = support(caps, W, b, R_out, p_out, -u0 / un,
-                                                  -u1 / un, -u2 / un)
-                dc = max(dc, ha + hb)
+        if dc <= cutoff:
+            dc = refine_pair(caps, W, a, b, R_out, p_out, s, t, d, dc, cutoff)
         d_self[i] = dc
         if dc <= SLACK:
             hits += 1
@@ -460,16 +549,11 @@ def distances(F, K, q, obstacles, cutoff):
     d_obs = np.empty((moving.shape[0], obstacles.shape[0]))
     for i in range(moving.shape[0]):
         c = moving[i]
-        has_hull = caps[6][c + 1] > caps[6][c]
         for o in range(obstacles.shape[0]):
             row = obstacles[o]
-            d, t = segment_obstacle(W, c, row, cutoff + radius[c])
-            d = d - radius[c]
-            if d <= cutoff and has_hull:
-                # The capsule's round ends overshoot flat geometry (a link's flat base above
-                # the floor): the hull's gap along the obstacle's normal is tighter, and
-                # exact against a plane.
-                d = max(d, obstacle_gap(caps, W, c, R_out, p_out, row, t)[0])
+            d = _obstacle_bound(W, c, row, radius[c])
+            if d <= cutoff:
+                d = refine_obstacle(caps, W, c, R_out, p_out, row, cutoff)
             d_obs[i, o] = d
             if d <= SLACK:
                 hits += 1
@@ -482,26 +566,116 @@ def contacts(F, K, q, obstacles):
     Return the codes (h,) of the pairs in contact at ``q``.
 
     Code i is capsule pair i, p + i·o + j moving capsule i against obstacle j (p pairs,
-    o obstacles); [-1] when q is not finite.
+    o obstacles); [-1] when q is not finite. One pass over the pairs after FK, each through
+    the cheapest test that can rule contact out: the capsules' bounding balls, then the
+    capsules (or for an obstacle its cheap bound), and only then the hulls. The result is
+    that of :func:`distances` with cutoff SLACK: entries <= SLACK.
     """
     for j in range(q.shape[0]):
         if not math.isfinite(q[j]):
             return np.full(1, -1, dtype=np.int64)
-    d_self, d_obs, hits = distances(F, K, q, obstacles, 0.0)
-    out = np.empty(hits, dtype=np.int64)
+    model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
+    radius = caps[1]
+    pairs = caps[3]
+    moving = caps[4]
+    p = pairs.shape[0]
+    o = obstacles.shape[0]
+    out = np.empty(p + moving.shape[0] * o, dtype=np.int64)
+    # Bounding ball of each capsule: centre (the segment's middle) and radius.
+    ball = np.empty((W.shape[0], 4))
+    for c in range(W.shape[0]):
+        e0 = W[c, 1, 0] - W[c, 0, 0]
+        e1 = W[c, 1, 1] - W[c, 0, 1]
+        e2 = W[c, 1, 2] - W[c, 0, 2]
+        ball[c, 0] = W[c, 0, 0] + 0.5 * e0
+        ball[c, 1] = W[c, 0, 1] + 0.5 * e1
+        ball[c, 2] = W[c, 0, 2] + 0.5 * e2
+        ball[c, 3] = 0.5 * math.sqrt(e0 * e0 + e1 * e1 + e2 * e2) + radius[c]
     h = 0
-    p = d_self.shape[0]
     for i in range(p):
-        if d_self[i] <= SLACK:
+        a = pairs[i, 0]
+        b = pairs[i, 1]
+        g0 = ball[a, 0] - ball[b, 0]
+        g1 = ball[a, 1] - ball[b, 1]
+        g2 = ball[a, 2] - ball[b, 2]
+        reach = ball[a, 3] + ball[b, 3] + SLACK
+        if g0 * g0 + g1 * g1 + g2 * g2 > reach * reach:
+            continue
+        d, s, t = segment_segment(W, a, b)
+        dc = d - radius[a] - radius[b]
+        if dc <= SLACK:
+            dc = refine_pair(caps, W, a, b, R_out, p_out, s, t, d, dc, SLACK)
+        if dc <= SLACK:
             out[h] = i
             h += 1
-    o = d_obs.shape[1]
-    for i in range(d_obs.shape[0]):
+    for i in range(moving.shape[0]):
+        c = moving[i]
         for j in range(o):
-            if d_obs[i, j] <= SLACK:
+            d = _obstacle_bound(W, c, obstacles[j], radius[c])
+            if d <= SLACK:
+                d = refine_obstacle(caps, W, c, R_out, p_out, obstacles[j], SLACK)
+            if d <= SLACK:
                 out[h] = p + i * o + j
                 h += 1
-    return out
+    return out[:h]
+
+
+@njit
+def closest(F, K, q, obstacles):
+    """
+    Return (d_self, i_self, d_obs, i_obs): the smallest signed distances [m] at ``q``.
+
+    d_self over the capsule pairs (pair i_self), d_obs over the moving capsules against the
+    obstacles (entry i_obs = i·o + j, as in :func:`contacts`); inf and -1 when there is
+    none; i_self is -2 when q is not finite. The values equal the minima of
+    :func:`distances` with an infinite cutoff, found by branch and bound: every pair's cheap
+    bound first, then refinement in increasing order of bound, stopping at the first bound
+    that the smallest refined distance already beats (refining only lifts a bound).
+    """
+    for j in range(q.shape[0]):
+        if not math.isfinite(q[j]):
+            return math.inf, -2, math.inf, -1
+    model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
+    radius = caps[1]
+    pairs = caps[3]
+    p = pairs.shape[0]
+    bound = np.empty(p)
+    par = np.empty((p, 3))
+    for i in range(p):
+        a = pairs[i, 0]
+        b = pairs[i, 1]
+        d, s, t = segment_segment(W, a, b)
+        bound[i] = d - radius[a] - radius[b]
+        par[i, 0] = s
+        par[i, 1] = t
+        par[i, 2] = d
+    best_s = math.inf
+    arg_s = -1
+    for i in np.argsort(bound):
+        if bound[i] >= best_s:
+            break
+        dc = refine_pair(caps, W, pairs[i, 0], pairs[i, 1], R_out, p_out, par[i, 0],
+                         par[i, 1], par[i, 2], bound[i], best_s)
+        if dc < best_s:
+            best_s = dc
+            arg_s = i
+    moving = caps[4]
+    o = obstacles.shape[0]
+    bound_o = np.empty(moving.shape[0] * o)
+    for i in range(moving.shape[0]):
+        c = moving[i]
+        for j in range(o):
+            bound_o[i * o + j] = _obstacle_bound(W, c, obstacles[j], radius[c])
+    best_o = math.inf
+    arg_o = -1
+    for e in np.argsort(bound_o):
+        if bound_o[e] >= best_o:
+            break
+        d = refine_obstacle(caps, W, moving[e // o], R_out, p_out, obstacles[e % o], best_o)
+        if d < best_o:
+            best_o = d
+            arg_o = e
+    return best_s, arg_s, best_o, arg_o
 
 
 @njit
@@ -533,13 +707,7 @@ def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
     points x_a, x_b and unit normal u = (x_a - x_b)/|x_a - x_b|, ∂d/∂q = uᵀ(∂x_a/∂q - ∂x_b/∂q)
     (the closest points may be held fixed: envelope theorem), and ∂h/∂q = -(margin - d) ∂d/∂q.
     """
-    model, caps = unpack(F, K)
-    m = model[0].shape[0]
-    R_out = np.empty((m + 1, 3, 3))
-    p_out = np.empty((m + 1, 3))
-    z_out = np.empty((m, 3))
-    W = np.empty((caps[0].shape[0], 2, 3))
-    world_segments(model, q, caps[0], caps[2], R_out, p_out, z_out, W)
+    model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
     radius = caps[1]
     anchor = caps[2]
     pairs = caps[3]
@@ -550,7 +718,7 @@ def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
         d, s, t = segment_segment(W, a, b)
         dc = d - radius[a] - radius[b]
         if dc < margin and d > 1e-9:
-            gap, xa, xb = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
+            gap, ya0, ya1, ya2, yb0, yb1, yb2 = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
             if gap > dc:
                 pen = margin - gap
                 if pen <= 0.0:
@@ -564,11 +732,11 @@ def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
                     u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2]
                           - t * (W[b, 1, 2] - W[b, 0, 2])) / d
                     if anchor[a] >= 0:
-                        _add_point_gradient(model, p_out, z_out, anchor[a], xa[0], xa[1],
-                                            xa[2], u0, u1, u2, -pen, grad)
+                        _add_point_gradient(model, p_out, z_out, anchor[a], ya0, ya1, ya2,
+                                            u0, u1, u2, -pen, grad)
                     if anchor[b] >= 0:
-                        _add_point_gradient(model, p_out, z_out, anchor[b], xb[0], xb[1],
-                                            xb[2], u0, u1, u2, pen, grad)
+                        _add_point_gradient(model, p_out, z_out, anchor[b], yb0, yb1, yb2,
+                                            u0, u1, u2, pen, grad)
                 continue
         pen = margin - dc
         if pen <= 0.0:
@@ -619,14 +787,7 @@ def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
 
 @njit
 def _min_clearance(F, K, q, obstacles):
-    d_self, d_obs, _ = distances(F, K, q, obstacles, math.inf)
-    ms = math.inf
-    for i in range(d_self.shape[0]):
-        ms = min(ms, d_self[i])
-    mo = math.inf
-    for i in range(d_obs.shape[0]):
-        for o in range(d_obs.shape[1]):
-            mo = min(mo, d_obs[i, o])
+    ms, _, mo, _ = closest(F, K, q, obstacles)
     return ms, mo
 
 

@@ -48,7 +48,7 @@ def always_touching_pairs(chain, model, samples: int = 1000, seed: int = 0) -> s
     touching = np.ones(caps.pairs.shape[0], dtype=bool)
     none = np.zeros((0, 16))
     for _ in range(samples):
-        d_self, _, _ = distances(*model.flat, chain.random_q(rng), none, 0.0)
+        d_self, _, _ = distances(*model.flat, chain.random_q(rng), none, SLACK)
         touching &= d_self <= SLACK
         if not touching.any():
             return set()
