@@ -16,9 +16,10 @@ of its kernel from one start configuration. Everything else is here, once:
 - choice among solutions: the one nearest the seed in weighted joint distance
   (:func:`pick_nearest`), so a seed close to a solution never jumps to another IK branch;
 - the seed's branch first: a solution from the seed is taken at once, and when a method's
-  attempt from the seed fails, a local damped least-squares attempt from the seed (the
-  smallest joint motion, ``rescue``) runs before any random start, so a warm-started small
-  step does not land on a far branch while a near solution exists;
+  attempt from the seed fails on a target near the seed's tip, a local damped least-squares
+  attempt from the seed (the smallest joint motion, ``rescue``) runs before any random
+  start, so a warm-started small step does not land on a far branch while a near solution
+  exists (the result's ``method`` says 'dls' when that attempt solved);
 - joints the task leaves free stay where the seed had them (:func:`keep_seed_joints`);
 - the status: reached, out of reach (provably beyond the reach bound, beyond the arm's
   stretched reach found numerically (:mod:`ik_node.solvers.reach`), or position attempts
@@ -57,6 +58,12 @@ _SAME_END_RELATIVE = 1e-3
 _UNDERACTUATED_TRIES = 8
 # Position attempts toward a target beyond the stretched reach (the best stretched pose).
 _FAR_PROBES = 2
+# The method of every ``rescue`` attempt (see :class:`ik_node.solvers.table.Method`), and
+# how near the seed's tip a target must be for it [fraction of the arm's length]: a
+# warm-started small step (tracking), where a far branch would be a jump; elsewhere the
+# method's own restarts run.
+RESCUE_METHOD = 'dls'
+RESCUE_NEAR = 0.02
 
 
 class Budget:
@@ -228,8 +235,10 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     prepare(chain, target, opts) -> attempt, attempt(start, budget) -> (q, iterations): the
     method's kernel. target: validated (4, 4) pose or (3,) position; q0 (n,) inside the
     limits; opts: the SolveOptions; w (n,): joint weights for the choice among solutions
-    (None: ones). rescue: a prepare like ``prepare`` whose attempt runs from the seed once,
-    right after the method's own attempt from the seed failed (None: no such attempt).
+    (None: ones). rescue: a prepare like ``prepare`` (of :data:`RESCUE_METHOD` attempts)
+    whose attempt runs from the seed once, right after the method's own attempt from the seed
+    failed on a target near the seed's tip (None: no such attempt); the result's ``method``
+    then names the one that solved.
 
     Out of reach: once a pose attempt misses the position, position-only attempts of the
     same method (cheap, and free of the orientation trade-off) probe whether the point can
@@ -264,7 +273,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         start = starts.start(budget.attempts) if next_start is None else next_start
         next_start = None
         from_seed = budget.attempts == 1 or use_rescue
-        if use_rescue and rescue is not None:
+        rescued = use_rescue and rescue is not None
+        if rescued:
             use_rescue = False
             q, it = rescue(chain, target, opts)(q0, budget)
         elif probing:
@@ -280,6 +290,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
             if budget.attempts > 1:
                 q, check = keep_seed_joints(chain, target, q, q0, opts, check)
             solutions.append((q, check))
+            if rescued:
+                method = RESCUE_METHOD      # the answer is the rescue's, and says so
             if len(solutions) >= opts.solutions or from_seed:
                 break
             continue
@@ -297,7 +309,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                 continue
             stretched = True
             break
-        if rescue is not None and budget.attempts == 1 and not beyond_reach:
+        if (rescue is not None and budget.attempts == 1 and not beyond_reach
+                and _near_seed(chain, q0, tp)):
             use_rescue = True
             continue
         if check.position_error <= tol_p:
@@ -345,6 +358,12 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                     orientation_error=check.orientation_error if pose else math.nan,
                     iterations=iterations, method=method, attempts=budget.attempts,
                     message=message, status=status)
+
+
+def _near_seed(chain, q0: np.ndarray, position: np.ndarray) -> bool:
+    """Return True when the seed's tip is within :data:`RESCUE_NEAR` of the arm's length."""
+    return bool(np.linalg.norm(chain.fk(q0)[:3, 3] - position)
+                <= RESCUE_NEAR * chain.length_scale)
 
 
 def _beyond_stretched(chain, position: np.ndarray, tol_p: float, budget: Budget) -> bool:

@@ -11,6 +11,7 @@ common ones, and any other option is refused with IKInputError.
 from typing import Callable, NamedTuple, Optional
 
 from ik_node.options import COMMON_OPTIONS
+from ik_node.solvers.driver import RESCUE_METHOD
 from ik_node.solvers.fabrik import ARM_OPTIONS, prepare_arm
 from ik_node.solvers.fabrik_chain import MODE_CCD, MODE_FABRIK
 from ik_node.solvers.hybrid import HYBRID_OPTIONS, prepare_hybrid
@@ -35,7 +36,7 @@ class Method(NamedTuple):
     rescue: Optional[Callable] = None
 
 
-_LOCAL = prepare_jacobian('dls')
+_LOCAL = prepare_jacobian(RESCUE_METHOD)
 
 METHODS: dict[str, Method] = {
     'dls': Method(prepare_jacobian('dls'), COMMON_OPTIONS | JACOBIAN_OPTIONS),
