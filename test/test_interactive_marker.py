@@ -14,7 +14,7 @@ from pathlib import Path
 from ik_node.pose import pose_error
 import numpy as np
 import pytest
-from ros_harness import fresh_domain, Probe, Procs, Q0, STARTUP_TIMEOUT, URDF
+from ros_harness import Probe, Q0, ros_rig, STARTUP_TIMEOUT, URDF
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -35,23 +35,22 @@ def chain():
 @pytest.fixture(scope='module')
 def marker_node(tmp_path_factory, chain):
     """Yield (procs, probe, client): ik_node with the stand-in marker server, sim arm."""
-    domain = fresh_domain()
-    procs, probe = Procs(domain, tmp_path_factory.mktemp('marker')), Probe(domain)
-    procs.env['PYTHONPATH'] = f'{STANDIN}:{procs.env.get("PYTHONPATH", "")}'
-    client = RvizMarkerClient(probe.node, SERVER)
-    procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}',
-                'follow:=instant')
-    procs.start('ik_node', f'urdf_file:={URDF}', 'interactive_marker:=true')
-    try:
-        assert probe.spin_until(lambda: client.connected() and client.markers(MARKER_NAME),
-                                STARTUP_TIMEOUT), procs.logs()
+    with ros_rig(tmp_path_factory.mktemp('marker')) as (procs, probe):
+        procs.env['PYTHONPATH'] = f'{STANDIN}:{procs.env.get("PYTHONPATH", "")}'
+        client = RvizMarkerClient(probe.node, SERVER)
+        procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}',
+                    'follow:=instant')
+        procs.start('ik_node', f'urdf_file:={URDF}', 'interactive_marker:=true')
+        assert probe.spin_until(client.connected, STARTUP_TIMEOUT), procs.logs()
         # Served targets from here on: the node answers one (it refuses them while it waits
         # for joint_states).
         assert probe.answer_to(lambda: probe.publish_pose(chain.fk(Q0))) is not None
+        # The marker as the client sees it. The first offer may have gone out before the
+        # client's subscription matched (rviz2 asks the upstream server for the current
+        # markers; the stand-in has no such service): every answered target offers it again.
+        assert probe.spin_until(lambda: client.markers(MARKER_NAME), STARTUP_TIMEOUT,
+                                lambda: probe.publish_pose(chain.fk(Q0))), procs.logs()
         yield procs, probe, client
-    finally:
-        probe.close()
-        procs.close()
 
 
 def commanded_at(probe: Probe, chain, T: np.ndarray, tol: float = 1e-3) -> bool:
