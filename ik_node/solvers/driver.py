@@ -274,7 +274,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         next_start = None
         from_seed = budget.attempts == 1 or use_rescue
         rescued = use_rescue and rescue is not None
-        if rescued:
+        if use_rescue and rescue is not None:
             use_rescue = False
             q, it = rescue(chain, target, opts)(q0, budget)
         elif probing:
