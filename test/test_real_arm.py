@@ -73,9 +73,16 @@ def arm_now(probe: WatchedProbe) -> np.ndarray:
 
 
 def settled(probe: WatchedProbe) -> np.ndarray:
-    """Wait until the arm stands still; return where."""
-    assert probe.spin_until(lambda: len(probe.arm) > 2 and np.array_equal(
-        probe.arm[-1][1], probe.arm[-2][1]), 5.0)
+    """Wait until the arm's readings of the last 0.3 s (by stamp) are all equal; return it."""
+    def still() -> bool:
+        if not probe.arm_stamped:
+            return False
+        t_last, q_last = probe.arm_stamped[-1]
+        recent = [q for t, q in probe.arm_stamped if t >= t_last - 0.3e9]
+        # 100 Hz readings: two equal ones in a row can be a skipped command mid-motion.
+        return len(recent) >= 20 and all(np.array_equal(q, q_last) for q in recent)
+
+    assert probe.spin_until(still, 10.0)
     return arm_now(probe)
 
 
