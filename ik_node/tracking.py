@@ -22,7 +22,8 @@ from ik_node.solve import solve
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS', 'RESYNC_LAG']
+__all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS', 'RESYNC_LAG',
+           'JUMP_STEPS']
 
 # Feedback that comes back (after a gap longer than the timeout, or for the first time) more
 # than this many velocity-limited steps from the command means the arm is elsewhere: it was
@@ -45,6 +46,11 @@ STALL_MOTION = 1e-3
 # The command starts, or restarts after a gap, only at a reading at most this old [s]: the
 # newest of a backlog, not the first.
 START_READING_AGE = 0.1
+# A reading farther from the one before than this many velocity-limited steps (for the time
+# between their stamps, at least one output period) is a jump no commanded motion makes: an
+# arm driver restarted, or an arm moved, between two readings. It is judged like feedback
+# that comes back after a gap.
+JUMP_STEPS = 3.0
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,8 @@ class IKTracker:
         self._index_cache: tuple[tuple[str, ...], np.ndarray] | None = None
         self.feedback_problem: FeedbackProblem | None = None
         self.resync_distance: float | None = None
+        # Why the last resync came: 'came back' (after a gap) or 'jumped' (between readings).
+        self.resync_reason = 'came back'
         self._following_error = np.full(chain.n, np.inf)
         self._obstacles: tuple | None = None
         self._singularity: tuple[float, float, float] | None = None
@@ -215,10 +223,12 @@ class IKTracker:
         when a chain joint's position is not finite, and when the arm stands outside the joint
         limits by more than one velocity-limited step (garbage, or a position the commands
         could only reach by a jump). The first valid message starts the command there.
-        Feedback that is fresh again after a gap (or the first after :meth:`start_at`) and
+        Feedback that is fresh again after a gap (or the first after :meth:`start_at`), or that
+        jumped from the reading before (:data:`JUMP_STEPS`), and is
         farther from the command than :data:`RESYNC_STEPS` steps and :data:`RESYNC_LAG` seconds
         of motion restarts the command there and
-        drops the goal: the arm holds where it is (:attr:`resync_distance` tells how far).
+        drops the goal: the arm holds where it is (:attr:`resync_distance` tells how far,
+        :attr:`resync_reason` why).
         """
         names = tuple(names)
         self.feedback_problem = None
@@ -257,6 +267,7 @@ class IKTracker:
                           'it is back within one step of them')
         was_fresh = self.measured(now) is not None
         t_reading = min(now, now if stamp is None else stamp)
+        jumped = was_fresh and self._jumped(q, t_reading)
         # A reading's age counts from when it was taken: one read late (a backlog after a
         # busy spell or at start-up) is neither fresh feedback nor a place to start from.
         self._q_meas = q
@@ -266,8 +277,9 @@ class IKTracker:
         self._lag = (self._following_lag(q, t_reading)
                      if now - t_reading <= STALL_READING_AGE and self._stood_still(t_reading)
                      else np.zeros(self.chain.n))
-        if not was_fresh:
+        if not was_fresh or jumped:
             self._resync_pending = True
+            self.resync_reason = 'jumped' if was_fresh else 'came back'
         if self._resync_pending and recent:
             self._resync_pending = False
             if self._stepper.q is None:
@@ -275,6 +287,16 @@ class IKTracker:
             else:
                 self._resync(q, now)
         return True
+
+    def _jumped(self, q: np.ndarray, t: float) -> bool:
+        """Return True if ``q`` taken at ``t`` is farther from the reading before than motion."""
+        if not self._readings:
+            return False
+        t_prev, q_prev = self._readings[-1]
+        diff = q - q_prev
+        diff = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
+        dt = max(t - t_prev, self._stepper.max_dt)
+        return bool(np.any(diff > JUMP_STEPS * self._stepper.v_max * dt))
 
     def _stood_still(self, t: float) -> bool:
         """Return True if the readings of the last ARM_LATENCY before ``t`` barely moved."""

@@ -212,9 +212,10 @@ class Probe:
         self.spin_until(lambda: found() is not None, timeout, publish)
         return found()
 
-    def answer_to(self, publish_once, timeout: float = STARTUP_TIMEOUT, refusal: bool = False):
+    def answer_to(self, publish_once, timeout: float = STARTUP_TIMEOUT, refusal: bool = False,
+                  period: float = 0.2):
         """
-        Publish a target (again every 0.2 s) until a status answers that very message.
+        Publish a target (again every ``period`` s) until a status answers that very message.
 
         ``publish_once()`` publishes one target and returns the message; the answer is the
         status whose ``target_stamp`` matches one of the messages sent. Returns it or None.
@@ -232,7 +233,7 @@ class Probe:
                     return s
             return None
 
-        self.spin_until(lambda: found() is not None, timeout, send)
+        self.spin_until(lambda: found() is not None, timeout, send, period)
         return found()
 
     def close(self) -> None:
@@ -302,8 +303,26 @@ class WatchedProbe(Probe):
         assert before, f'no arm reading before {t}'
         return max(before, key=lambda e: e[0])[1]
 
-    def arm_settled_at(self, q: np.ndarray, atol: float = 1e-6) -> bool:
-        return bool(self.arm) and np.allclose(self.arm[-1][1], q, atol=atol)
+    def settled(self, since_ns: int = 0, rest: float = 0.3, timeout: float = 10.0,
+                every=None) -> np.ndarray:
+        """
+        Wait until the arm has rested for ``rest`` s (by stamp); return where it rests.
+
+        Only readings stamped after ``since_ns`` count (an arm restarted since then: the old
+        one's last readings also rest). Rest is every reading of the last ``rest`` seconds
+        equal: at 100 Hz two equal readings in a row can be one skipped command mid-motion.
+        """
+        def still() -> bool:
+            readings = [(t, q) for t, q in self.arm_stamped if t > since_ns]
+            if not readings or readings[-1][0] - rest * 1e9 < readings[0][0]:
+                return False
+            t_last, q_last = readings[-1]
+            recent = [q for t, q in readings if t >= t_last - rest * 1e9]
+            return len(recent) >= 10 and all(np.array_equal(q, q_last) for q in recent)
+
+        assert self.spin_until(still, timeout, every, 0.02), \
+            f'the arm did not rest for {rest} s within {timeout} s'
+        return self.arm_stamped[-1][1]
 
     def commanded(self, T: np.ndarray) -> bool:
         """Return True once the newest command puts the tip within 1 mm and 0.01 rad of T."""

@@ -109,14 +109,14 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     # Stale feedback first (joint_states_timeout), then the arm comes back elsewhere.
     t_stop = probe.now_ns()
     assert probe.spin_until(lambda: probe.now_ns() - t_stop > 0.6e9, 5.0)
+    t_restart = probe.now_ns()
     start_arm(procs, Q0)
     assert probe.spin_until(lambda: node_log.read_text().count('joint_states came back')
                             > resyncs, STARTUP_TIMEOUT), procs.logs()
-    # The arm rests at Q0 (it heard no command that would move it), and so does the newest
-    # command.
-    assert probe.spin_until(lambda: len(probe.arm) > 2 and np.array_equal(
-        probe.arm[-1][1], probe.arm[-2][1]), STARTUP_TIMEOUT)
-    np.testing.assert_allclose(probe.arm[-1][1], Q0, atol=1e-9)
+    # The new arm rests at Q0 (it heard no command that would move it), and so does the
+    # newest command.
+    np.testing.assert_allclose(probe.settled(t_restart, timeout=STARTUP_TIMEOUT), Q0,
+                               atol=1e-9)
     assert probe.spin_until(lambda: np.max(np.abs(probe.last_command(chain) - Q0)) <= 1e-9,
                             5.0)
     # Service resumes: the arm reaches the next goal.
@@ -155,9 +155,7 @@ def test_node_restarted_mid_stream_continues_from_the_arm(chain, rig, sig):
     stale = matched()
     # The arm holds the last command it got: wait until it has settled there.
     q_last = probe.last_command(chain)
-    assert probe.spin_until(lambda: len(probe.arm) > 2 and np.allclose(
-        probe.arm[-1][1], probe.arm[-2][1]), 5.0, publish_circle, 0.02)
-    q_arm = probe.arm[-1][1]
+    q_arm = probe.settled(every=publish_circle)
     # The last one published, or (when that one was still in flight as the node died) the
     # one before, one step away.
     assert np.max(np.abs(q_arm - q_last)) <= STEP + 1e-9

@@ -74,25 +74,68 @@ def test_target_in_joint_state_out_reaches_it_with_the_simulated_arm(ros, chain)
 
 def test_feedback_seeds_the_solver_and_commands_start_from_the_arm(ros, chain):
     procs, probe = ros()
-    procs.start('ik_node', *ik_params())
+    node = procs.start('ik_node', *ik_params())
     # The arm stands at q_arm; a target near it must be solved from there (seed
     # 'joint_states'), so the solution stays on the arm's IK branch.
     q_arm = np.array([0.4, -1.0, 1.6, -2.0, -1.2, 0.5])
     q_target = q_arm + 0.03
     T = chain.fk(q_target)
 
-    def feed_and_target():
+    def feed():
         probe.publish_joint_states(chain.joint_names, q_arm)
+
+    def feed_and_target():
+        feed()
         return probe.publish_pose(T)
 
-    status = probe.answer_to(feed_and_target)
+    # An arm driver publishes at 20 Hz or more: the node hears the arm before the target
+    # comes.
+    assert probe.spin_until(lambda: 'arm position known' in node.log_path.read_text(),
+                            STARTUP_TIMEOUT, feed, 0.05), procs.logs()
+    status = probe.answer_to(feed_and_target, period=0.05)
     assert status is not None, procs.logs()
     assert status_values(status)['seed'] == 'joint_states'
     stamps, qs = probe.commands_by_stamp(chain)
     assert np.max(np.abs(qs[0] - q_arm)) <= V_MAX * 0.01 + 1e-9
     assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), q_target,
                                                 atol=0.05), 5.0,
-                            lambda: probe.publish_joint_states(chain.joint_names, q_arm))
+                            feed, 0.05)
+
+
+def test_a_driver_restarted_between_two_readings_is_held_where_it_reads(ros, chain):
+    procs, probe = ros()
+    node = procs.start('ik_node', *ik_params())
+
+    def follow():
+        """Read like a driver where it was last commanded (Q0 before any command)."""
+        q = probe.last_command(chain) if probe.commands else Q0
+        probe.publish_joint_states(chain.joint_names, q)
+
+    assert probe.spin_until(lambda: 'arm position known' in node.log_path.read_text(),
+                            STARTUP_TIMEOUT, follow, 0.02), procs.logs()
+    T = chain.fk(Q0 + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0]))
+    status = probe.answer_to(lambda: (follow(), probe.publish_pose(T))[1], period=0.02)
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    n = len(probe.commands)
+    assert probe.spin_until(lambda: len(probe.commands) > n + 10, 10.0, follow, 0.02)
+    # Mid-motion the driver restarts at another position, 20 ms after its last reading
+    # (joint_states never went stale): the commands stop there, nothing goes on toward the
+    # old goal.
+    restarted = Q0 - 0.5
+
+    def read_restarted():
+        probe.publish_joint_states(chain.joint_names, restarted)
+
+    assert probe.spin_until(lambda: 'joint_states jumped' in node.log_path.read_text(), 10.0,
+                            read_restarted, 0.02), procs.logs()
+    assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), restarted,
+                                                atol=1e-9), 5.0, read_restarted, 0.02)
+    stamps, qs = probe.commands_by_stamp(chain)
+    first = int(np.flatnonzero(np.all(np.abs(qs - restarted) <= 1e-9, axis=1))[0])
+    n = len(probe.commands)
+    assert probe.spin_until(lambda: len(probe.commands) > n + 10, 5.0, read_restarted, 0.02)
+    stamps, qs = probe.commands_by_stamp(chain)
+    assert_allclose(qs[first:], np.broadcast_to(restarted, qs[first:].shape), atol=1e-9)
 
 
 def test_commands_respect_the_velocity_limit_and_stay_finite(ros, chain):

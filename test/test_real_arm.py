@@ -72,20 +72,6 @@ def arm_now(probe: WatchedProbe) -> np.ndarray:
     return probe.arm[-1][1]
 
 
-def settled(probe: WatchedProbe) -> np.ndarray:
-    """Wait until the arm's readings of the last 0.3 s (by stamp) are all equal; return it."""
-    def still() -> bool:
-        if not probe.arm_stamped:
-            return False
-        t_last, q_last = probe.arm_stamped[-1]
-        recent = [q for t, q in probe.arm_stamped if t >= t_last - 0.3e9]
-        # 100 Hz readings: two equal ones in a row can be a skipped command mid-motion.
-        return len(recent) >= 20 and all(np.array_equal(q, q_last) for q in recent)
-
-    assert probe.spin_until(still, 10.0)
-    return arm_now(probe)
-
-
 def arrived(probe: WatchedProbe, status) -> bool:
     """Return True once the node said the measured arm reached the target of ``status``."""
     stamp = status_values(status)['target_stamp']
@@ -167,7 +153,7 @@ def test_a_stalled_arm_is_held_within_the_following_error_and_reported(rig, chai
 
 def test_rviz_2d_goal_pose_keeps_the_tool_height_and_tilt(rig, chain):
     procs, probe, outputs = rig
-    q_before = settled(probe)
+    q_before = probe.settled()
     T_before = chain.fk(q_before)
     # What RViz's 2D Goal Pose sends: the click on the grid (z = 0) and a yaw.
     yaw = math.atan2(T_before[1, 3], T_before[0, 3]) + 0.3
@@ -188,7 +174,7 @@ def test_rviz_2d_goal_pose_keeps_the_tool_height_and_tilt(rig, chain):
 
 def test_a_repeated_relative_target_does_not_walk(rig, chain):
     procs, probe, outputs = rig
-    T_start = chain.fk(settled(probe))
+    T_start = chain.fk(probe.settled())
     offset = np.eye(4)
     offset[2, 3] = 0.05
     msg = pose_msg(offset, 'tool0')

@@ -256,3 +256,36 @@ def test_feedback_lost_until_a_recent_reading_restarts_the_command_where_the_arm
     assert not tracker.feedback_lost(3.05)
     assert_allclose(tracker.command, moved)
     assert tracker.resync_distance == pytest.approx(0.5)
+
+
+def test_a_reading_that_jumps_restarts_the_command_where_the_arm_is():
+    # A driver restarted between two readings (well within joint_states_timeout) at another
+    # position: the feedback never went stale, but the command must not go on from where it
+    # was, or the new driver would be sent there in one jump.
+    tracker = make_tracker(joint_states_timeout=0.5)
+    chain, names = tracker.chain, tracker.names
+    q_arm = ur5_start()
+    tracker.update_feedback(names, q_arm, now=0.0, stamp=0.0)
+    tracker.solve(chain.fk(q_arm + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0])), now=0.0)
+    t, q = 0.0, q_arm
+    for _ in range(30):                 # following its commands, one period behind
+        t += PERIOD
+        tracker.update_feedback(names, q, now=t, stamp=t)
+        assert tracker.resync_distance is None
+        q = tracker.step(t).q
+    assert tracker.moving
+    # The next reading is 0.4 rad from the one before, 10 ms later: no commanded motion.
+    t += PERIOD
+    restarted = q_arm - 0.4
+    tracker.update_feedback(names, restarted, now=t, stamp=t)
+    assert tracker.resync_reason == 'jumped'
+    assert tracker.resync_distance == pytest.approx(np.max(np.abs(q - restarted)))
+    assert_allclose(tracker.command, restarted)
+    assert not tracker.moving                           # the goal is dropped
+    assert_allclose(tracker.step(t + PERIOD).q, restarted)
+    # A reading that jumps (0.2 rad in 10 ms) but stays near the command (within RESYNC_LAG
+    # of motion) is no reason to stop: only one away from the command restarts it.
+    tracker.move_to(restarted + 0.5)
+    tracker.update_feedback(names, restarted + 0.2, now=t + 2 * PERIOD,
+                            stamp=t + 2 * PERIOD)
+    assert tracker.resync_distance is None and tracker.moving

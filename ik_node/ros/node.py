@@ -496,9 +496,10 @@ class IKNode(Node):
                 # to the last command it got).
                 self._step_and_publish()
                 self._hold_until = now + 0.5
-                self._warn('resync', f'joint_states came back {tracker.resync_distance:.3g} '
-                           'rad or m away from the last command (arm restarted or moved?): '
-                           'holding the arm where it is, the goal is dropped')
+                self._warn('resync', f'joint_states {tracker.resync_reason} '
+                           f'{tracker.resync_distance:.3g} rad or m away from the last command '
+                           '(arm restarted or moved?): holding the arm where it is, the goal '
+                           'is dropped')
             return
         problem = tracker.feedback_problem
         # Several publishers may share joint_states, each with some joints (a gripper, say):
@@ -609,7 +610,7 @@ class IKNode(Node):
         report, command_stamp = None, None
         if self._values['output_mode'] == 'immediate':
             report, command_stamp = self._step_and_publish()
-        self._publish_status(outcome, report, header, command_stamp)
+        self._publish_status(outcome, report, header, command_stamp, now)
         self._publish_markers(outcome, now)
         # The marker shows where the arm is going, whichever input sent it there. While it
         # is being dragged it is left alone unless its state changes (RViz owns its pose).
@@ -717,11 +718,13 @@ class IKNode(Node):
             self.get_clock().now().to_msg()))
 
     def _publish_status(self, outcome: SolveOutcome, report: StepReport | None,
-                        header: Header, command_stamp: Any) -> None:
+                        header: Header, command_stamp: Any, t_target: float) -> None:
         tracker = self._tracker
         assert tracker is not None
         r = outcome.result
-        if r.success and self._feedback_lost(self._now()):
+        # Lost when the target came: a solve longer than joint_states_timeout holds up this
+        # callback, and the readings that came meanwhile wait in the queue, not lost.
+        if r.success and self._feedback_lost(t_target):
             level = 'WARN'
             message = ('target solved, but joint_states are lost: the arm is commanded there '
                        'once it is heard again')
