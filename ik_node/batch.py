@@ -27,6 +27,7 @@ from ik_node.solvers.dls import METHOD_CODES
 from ik_node.solvers.driver import (_failure_message, Check, final_check, keep_seed_joints,
                                     run_restarts, Starts)
 from ik_node.solvers.jacobian import attempt_records
+from ik_node.solvers.reach import REACH_MARGIN, stretched_reach
 from ik_node.solvers.records import make_target
 from ik_node.solvers.table import METHODS
 import numpy as np
@@ -187,6 +188,7 @@ def _batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
         max_iterations=int(opts.max_iterations), max_attempts=int(opts.max_attempts),
         solutions=int(opts.solutions), restarts=bool(opts.restarts),
         reach_origin=np.array(chain.reach_origin), reach=float(chain.reach),
+        stretched=(1.0 + REACH_MARGIN) * stretched_reach(chain),
         length_scale=float(chain.length_scale), w=w, wide=np.array(chain.wide_revolute))
     return bp, obj_pose, obj_point
 

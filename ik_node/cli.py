@@ -23,14 +23,24 @@ from ik_node.errors import IKError
 from ik_node.pose import pose_from_xyz_quat
 from ik_node.solve import methods, solve, warm_up
 
-__all__ = ['main']
+__all__ = ['main', 'add_chain_arguments', 'chain_from_args']
+
+
+def add_chain_arguments(p: argparse.ArgumentParser) -> None:
+    """Add --urdf, --base and --tip, the chain every command works on."""
+    p.add_argument('--urdf', required=True, help='URDF file path')
+    p.add_argument('--base', required=True, help='base link of the chain')
+    p.add_argument('--tip', required=True, help='tip link of the chain')
+
+
+def chain_from_args(args: argparse.Namespace) -> Chain:
+    """Load the chain named by :func:`add_chain_arguments`; raises IKError (URDFError)."""
+    return Chain.from_urdf(args.urdf, args.base, args.tip)
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='ik-solve', description=__doc__.split('\n')[0])
-    p.add_argument('--urdf', required=True, help='URDF file path')
-    p.add_argument('--base', required=True, help='base link of the chain')
-    p.add_argument('--tip', required=True, help='tip link of the chain')
+    add_chain_arguments(p)
     p.add_argument('--xyz', required=True, type=float, nargs=3, metavar=('X', 'Y', 'Z'),
                    help='target position in the base frame [m]')
     p.add_argument('--quat', type=float, nargs=4, metavar=('X', 'Y', 'Z', 'W'),
@@ -48,7 +58,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command; return its exit status."""
     args = _parser().parse_args(argv)
     try:
-        chain = Chain.from_urdf(args.urdf, args.base, args.tip)
+        chain = chain_from_args(args)
         if args.method not in methods():
             raise IKError(f'unknown method {args.method!r}; available: {list(methods())}')
         # Load the kernels first, so the solve's timeout is spent on restarts, not loading.

@@ -4,6 +4,7 @@
 
 from conftest import load
 from ik_node import IKInputError, solve, solve_batch
+from ik_node.solvers.reach import REACH_MARGIN, stretched_reach
 import numpy as np
 import pytest
 
@@ -12,9 +13,18 @@ SLOW_OK = {'timeout': 5.0}
 
 
 def _targets(chain, rng, k):
-    """Return (k, 4, 4) poses: reachable ones (FK of samples), and some beyond reach."""
+    """
+    Return (k, 4, 4) poses: reachable ones (FK of samples), and some beyond reach.
+
+    The third from last lies between the arm's stretched reach and its (looser) reach bound
+    where the two differ: out of reach, but only the stretched-reach test can tell early.
+    """
     T = np.array([chain.fk(chain.random_q(rng)) for _ in range(k)])
     T[-2:, :3, 3] += rng.normal(size=(2, 3)) * chain.reach     # mostly out of reach
+    between = (1.0 + REACH_MARGIN) * stretched_reach(chain) + 0.01
+    if between < chain.reach:
+        u = rng.normal(size=3)
+        T[-3, :3, 3] = chain.reach_origin + u / np.linalg.norm(u) * between
     return T
 
 

@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
-from ik_node.chain import Chain
+from ik_node.cli import add_chain_arguments, chain_from_args
 from ik_node.errors import IKError
 
 __all__ = ['main']
@@ -25,9 +25,7 @@ __all__ = ['main']
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='ik-reach', description=__doc__.split('\n')[1])
-    p.add_argument('--urdf', required=True, help='URDF file path')
-    p.add_argument('--base', required=True, help='base link of the chain')
-    p.add_argument('--tip', required=True, help='tip link of the chain')
+    add_chain_arguments(p)
     p.add_argument('--resolution', type=float, required=True, help='voxel edge [m]')
     p.add_argument('--bounds', type=float, nargs=6,
                    metavar=('XMIN', 'YMIN', 'ZMIN', 'XMAX', 'YMAX', 'ZMAX'),
@@ -60,7 +58,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.avoid_collisions:
         options['avoid_collisions'] = True
     try:
-        chain = Chain.from_urdf(args.urdf, args.base, args.tip)
+        chain = chain_from_args(args)
         reach_map = reachability(chain, args.resolution, args.directions, args.rolls,
                                  args.bounds, out=args.out, chunk=args.chunk,
                                  scheduler=args.scheduler, progress=not args.no_progress,

@@ -20,7 +20,8 @@ from typing import NamedTuple
 from ik_node import kinematics
 from ik_node._jit import njit, njit_nogil
 from ik_node.solvers.dls import DlsParams, run_attempt
-from ik_node.solvers.driver import _target_errors
+from ik_node.solvers.driver import (_FAR_PROBES, _SAME_END_ATTEMPTS, _SAME_END_RELATIVE,
+                                    _target_errors, _UNDERACTUATED_TRIES)
 from ik_node.solvers.records import Target
 import numpy as np
 
@@ -33,11 +34,6 @@ BATCH_OUT_OF_REACH = 1
 BATCH_NOT_CONVERGED = 2
 BATCH_SKIPPED = 3       # not solved (an invalid target)
 
-# The driver's constants (ik_node.solvers.driver).
-_SAME_END_ATTEMPTS = 6
-_SAME_END_RELATIVE = 1e-3
-_UNDERACTUATED_TRIES = 8
-
 
 class BatchParams(NamedTuple):
     """
@@ -48,7 +44,9 @@ class BatchParams(NamedTuple):
     point_no_obj: those of the position-only probe. obj_pose, obj_point: packed objectives
     and whether they are active. max_iterations, max_attempts, solutions: the options;
     restarts: the option. reach_origin (3,), reach [m], length_scale [m]: the chain's reach
-    bound. w (n,): joint weights of the choice among solutions; wide (n,): revolute joints
+    bound; stretched [m]: the distance from reach_origin beyond which a target is past the
+    stretched reach (:func:`ik_node.solvers.reach.beyond_stretched_reach`, tolerance not
+    included). w (n,): joint weights of the choice among solutions; wide (n,): revolute joints
     spanning more than a turn.
     """
 
@@ -65,6 +63,7 @@ class BatchParams(NamedTuple):
     restarts: bool
     reach_origin: np.ndarray
     reach: float
+    stretched: float
     length_scale: float
     w: np.ndarray
     wide: np.ndarray
@@ -166,7 +165,9 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
     d0 = tp[0] - bp.reach_origin[0]
     d1 = tp[1] - bp.reach_origin[1]
     d2 = tp[2] - bp.reach_origin[2]
-    beyond = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) > bp.reach + tol_p
+    distance = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    beyond = distance > bp.reach + tol_p
+    past_stretched = distance > bp.stretched + tol_p
     max_att = bp.max_attempts if (bp.restarts and not beyond) else 1
     underactuated = pose and n < 6
     attempts = 0
@@ -182,6 +183,7 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
     ends = np.empty(max_att)
     n_ends = 0
     point_reached = 0
+    far_probes = 0
     stretched = False
     position_met = False
     probing = False
@@ -246,6 +248,20 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
             best_oerr = oerr
             if n_sol == 0:
                 q_out[:] = q
+        if not position_met and not beyond and perr > tol_p and past_stretched:
+            # Beyond the stretched reach: position attempts from where this one ended and
+            # from the seed give the best stretched pose, then no more restarts.
+            far_probes += 1
+            if far_probes <= _FAR_PROBES:
+                probing = True
+                has_next = True
+                if far_probes == 1:
+                    next_q[:] = q
+                else:
+                    next_q[:] = q0
+                continue
+            stretched = True
+            break
         if perr <= tol_p:
             if probing:
                 probing = False
