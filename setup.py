@@ -50,9 +50,10 @@ setup(
         'console_scripts': [
             'ik-solve = ik_node.cli:main',
             'ik-reach = ik_node.reach.cli:main',
+            'ik-compile = ik_node.compile:main',
             'ik-web = ik_node.web.app:main',
             'web_view = ik_node.web.ros_view:main',
-            'ik_node = ik_node.ros.node:main',
+            'ik_node = ik_node.ros.start:main',
             'sim_arm = ik_node.ros.sim_arm:main',
         ],
     },

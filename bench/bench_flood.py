@@ -3,7 +3,7 @@
 """
 Load and endurance of the IK node: a 10 kHz target flood and a 10-minute soak.
 
-Five processes: the IK node (``python -m ik_node.ros.node``, model from the robot_description
+Five processes: the IK node (``python -m ik_node.ros.start``, model from the robot_description
 topic) and the simulated arm, a sender that publishes the traffic, a watcher that checks
 every command the node publishes with :class:`ik_node.watcher.CommandWatcher` (finite,
 inside the limits, each step within v_max * dt, and the speed over any window of up to 1 s
@@ -344,7 +344,7 @@ def run(args) -> dict:
     sim = start([sys.executable, '-m', 'ik_node.ros.sim_arm', '--ros-args', '-p',
                  f'urdf_file:={URDF}', '-p', f'initial_positions:={Q0}'], env,
                 work / 'sim_arm.log')
-    ik = start([sys.executable, '-m', 'ik_node.ros.node', '--ros-args', '-p',
+    ik = start([sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
                 f'solver:={args.solver}', '-p', 'interactive_marker:=false'], env,
                work / 'ik_node.log')
     watcher = start(me + [args.mode, '--role', 'watch', '--out', str(work)], env,

@@ -3,7 +3,7 @@
 """
 End-to-end latency of the IK node: published target -> received JointState command.
 
-The node (``python -m ik_node.ros.node``) and the simulated arm run as separate processes;
+The node (``python -m ik_node.ros.start``) and the simulated arm run as separate processes;
 this process streams PoseStamped targets along a small circle at each rate (default 100 Hz and
 1000 Hz) and matches every JointState command to its target through the node's status, which
 names the target's stamp and the stamp of the command that answered it. For reference, the
@@ -159,8 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     sim = start([sys.executable, '-m', 'ik_node.ros.sim_arm', '--ros-args', '-p',
                  f'urdf_file:={URDF}', '-p', f'initial_positions:={Q0}'], env,
                 logs / 'sim_arm.log')
-    ik = start([sys.executable, '-m', 'ik_node.ros.node', '--ros-args', '-p', f'urdf_file:={URDF}',
-                '-p', f'solver:={args.solver}', '-p', 'interactive_marker:=false'], env,
+    ik = start([sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
+                f'urdf_file:={URDF}', '-p', f'solver:={args.solver}', '-p',
+                'interactive_marker:=false'], env,
                logs / 'ik_node.log')
     procs = [relay, sim, ik]
     rclpy.init()

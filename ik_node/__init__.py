@@ -6,25 +6,55 @@ ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRI
 The library never imports rclpy; the ROS 2 layer in ``ik_node.ros`` is a thin layer over it.
 URDF solvers: :func:`solve` (methods in :mod:`ik_node.solvers.table`); point chains:
 :mod:`ik_node.pointchain`.
+
+The names below load on first use: ``import ik_node`` itself imports no kernel, so a program
+can choose how they run (:mod:`ik_node._jit`) before the first one is defined.
 """
 
-from ik_node.batch import BatchResult, solve_batch
-from ik_node.chain import Chain
-from ik_node.collision import Box, Cylinder, HalfSpace, Sphere
-from ik_node.collision.clearance import CollisionClearance
-from ik_node.errors import IKError, IKInputError, URDFError
-from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
-                                RestPosture)
-from ik_node.options import SolveOptions
-from ik_node.pointchain import (BallJoint, ccd, constraint_violation, fabrik, fabrik_tree,
-                                global_rotations, HingeJoint, local_rotations,
-                                reference_offsets, retarget_rotations, two_bone,
-                                two_bone_angles)
-from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
-from ik_node.reach import reachability, ReachMap
-from ik_node.resources import share_path
-from ik_node.result import IKResult
-from ik_node.solve import methods, register_method, solve, warm_up
+import importlib
+import sys
+import types
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ik_node.batch import BatchResult, solve_batch
+    from ik_node.chain import Chain
+    from ik_node.collision import Box, Cylinder, HalfSpace, Sphere
+    from ik_node.collision.clearance import CollisionClearance
+    from ik_node.errors import IKError, IKInputError, URDFError
+    from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
+                                    RestPosture)
+    from ik_node.options import SolveOptions
+    from ik_node.pointchain import (BallJoint, ccd, constraint_violation, fabrik, fabrik_tree,
+                                    global_rotations, HingeJoint, local_rotations,
+                                    reference_offsets, retarget_rotations, two_bone,
+                                    two_bone_angles)
+    from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
+    from ik_node.reach import reachability, ReachMap
+    from ik_node.resources import share_path
+    from ik_node.result import IKResult
+    from ik_node.solve import methods, register_method, solve, warm_up
+
+_HOMES = {
+    'ik_node.batch': ('BatchResult', 'solve_batch'),
+    'ik_node.chain': ('Chain',),
+    'ik_node.collision': ('Box', 'Cylinder', 'HalfSpace', 'Sphere'),
+    'ik_node.collision.clearance': ('CollisionClearance',),
+    'ik_node.errors': ('IKError', 'IKInputError', 'URDFError'),
+    'ik_node.objectives': ('JointLimitAvoidance', 'Manipulability', 'ObstacleClearance',
+                           'RestPosture'),
+    'ik_node.options': ('SolveOptions',),
+    'ik_node.pointchain': ('BallJoint', 'ccd', 'constraint_violation', 'fabrik', 'fabrik_tree',
+                           'global_rotations', 'HingeJoint', 'local_rotations',
+                           'reference_offsets', 'retarget_rotations', 'two_bone',
+                           'two_bone_angles'),
+    'ik_node.pose': ('pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix'),
+    'ik_node.reach': ('reachability', 'ReachMap'),
+    'ik_node.resources': ('share_path',),
+    'ik_node.result': ('IKResult',),
+    'ik_node.solve': ('methods', 'register_method', 'solve', 'warm_up'),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     'Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
@@ -37,3 +67,31 @@ __all__ = [
     'constraint_violation', 'share_path',
     'global_rotations', 'local_rotations', 'reference_offsets', 'retarget_rotations',
 ]
+
+
+class _Package(types.ModuleType):
+    """The package module: a submodule import does not hide the function of its name."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Importing ik_node.solve sets the attribute 'solve' to that module; the name stays
+        # the function (the module is sys.modules['ik_node.solve']).
+        if name in _HOME_OF and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines ``name`` on first use (PEP 562)."""
+    home = _HOME_OF.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ik_node' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

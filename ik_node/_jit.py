@@ -11,13 +11,22 @@ numba's disk cache checks only the source file of the function it compiled, not 
 it inlined from other modules; after an edit or upgrade of one module, another module's
 cache could still hold the old code. So the cache files of this package are dropped whenever
 the package's sources differ from those they were compiled from.
+
+A fresh install has no cache: each kernel compiles on its first call (10-30 s per solver
+method). ``ik-compile`` (:mod:`ik_node.compile`) compiles them all and marks the cache
+compiled (:func:`compiled`). A program that must answer at once (the ROS node) checks that
+mark before it imports any kernel; on a fresh install it calls :func:`use_pure_python` and
+starts the compile in the background (:func:`compile_in_background`).
 """
 
 import hashlib
 import os
 from pathlib import Path
+import subprocess
+import sys
 
-__all__ = ['njit', 'njit_nogil', 'JIT_ENABLED']
+__all__ = ['njit', 'njit_nogil', 'JIT_ENABLED', 'compiled', 'mark_compiled', 'use_pure_python',
+           'compile_in_background', 'COMPILE_LOG']
 
 JIT_ENABLED = False
 if os.environ.get('IK_NODE_DISABLE_JIT', '') not in ('1', 'true', 'yes'):
@@ -29,6 +38,10 @@ if os.environ.get('IK_NODE_DISABLE_JIT', '') not in ('1', 'true', 'yes'):
 
 _PACKAGE = Path(__file__).resolve().parent
 _STAMP = _PACKAGE / '__pycache__' / 'ik_node_jit_sources.sha256'
+# Written by ik-compile once every kernel of the package is in the cache (sources digest).
+_COMPILED = _PACKAGE / '__pycache__' / 'ik_node_jit_compiled.sha256'
+# Where a background compile writes its output.
+COMPILE_LOG = _PACKAGE / '__pycache__' / 'ik_node_compile.log'
 
 
 def _sources_digest() -> str:
@@ -49,18 +62,69 @@ def _drop_stale_cache() -> None:
             return
         for cache_file in list(_PACKAGE.rglob('*.nbi')) + list(_PACKAGE.rglob('*.nbc')):
             cache_file.unlink(missing_ok=True)
-        _STAMP.parent.mkdir(exist_ok=True)
-        tmp = _STAMP.with_suffix(f'.{os.getpid()}.tmp')
-        tmp.write_text(digest)
-        tmp.replace(_STAMP)
+        _COMPILED.unlink(missing_ok=True)
+        _write(_STAMP, digest)
     except OSError:
         # A read-only install: numba then caches in the user's cache folder, and an upgrade
         # replaces every source file, which invalidates every entry anyway.
         pass
 
 
-if JIT_ENABLED:
-    _drop_stale_cache()
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(exist_ok=True)
+    tmp = path.with_suffix(f'.{os.getpid()}.tmp')
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def compiled() -> bool:
+    """
+    Return True when the kernels need no compiling.
+
+    That is when the cache is marked compiled for these sources, or numba is off (nothing to
+    compile); also True when the package folder is read-only (an install compiled by whoever could
+    write it; numba then caches in the user's folder and this cannot tell).
+    """
+    if not JIT_ENABLED:
+        return True
+    if not os.access(_PACKAGE, os.W_OK):
+        return True
+    try:
+        return _COMPILED.read_text() == _sources_digest()
+    except OSError:
+        return False
+
+
+def mark_compiled() -> None:
+    """Mark the cache compiled for the current sources (after every kernel was compiled)."""
+    _write(_COMPILED, _sources_digest())
+
+
+def use_pure_python() -> None:
+    """
+    Run this process's kernels as plain Python (numba stays off).
+
+    Only before the first kernel module is imported: a kernel defined already stays as it is.
+    """
+    global JIT_ENABLED
+    loaded = [m for m in ('ik_node.kinematics', 'ik_node.chain') if m in sys.modules]
+    if loaded:
+        raise RuntimeError(f'use_pure_python() after the kernels were defined ({loaded[0]})')
+    JIT_ENABLED = False
+
+
+def compile_in_background() -> subprocess.Popen:
+    """
+    Start ``python -m ik_node.compile`` as a low-priority process of its own; return it.
+
+    It outlives the caller (the next start finds the cache compiled), writes its output to
+    :data:`COMPILE_LOG`, and does nothing when another compile holds the lock.
+    """
+    COMPILE_LOG.parent.mkdir(exist_ok=True)
+    with open(COMPILE_LOG, 'w') as log:
+        return subprocess.Popen([sys.executable, '-m', 'ik_node.compile'],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, preexec_fn=lambda: os.nice(10))
 
 
 def njit(func):
@@ -75,3 +139,7 @@ def njit_nogil(func):
     if JIT_ENABLED:
         return numba.njit(cache=True, fastmath=False, nogil=True)(func)
     return func
+
+
+if JIT_ENABLED:
+    _drop_stale_cache()

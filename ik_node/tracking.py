@@ -267,6 +267,10 @@ class IKTracker:
                           'it is back within one step of them')
         was_fresh = self.measured(now) is not None
         t_reading = min(now, now if stamp is None else stamp)
+        if t_reading < self._t_meas:
+            # Older than the reading in hand (messages out of order, or a backlog behind one
+            # already used): it tells nothing new and must not age the feedback.
+            return True
         jumped = was_fresh and self._jumped(q, t_reading)
         # A reading's age counts from when it was taken: one read late (a backlog after a
         # busy spell or at start-up) is neither fresh feedback nor a place to start from.

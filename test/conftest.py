@@ -91,18 +91,15 @@ def pytest_sessionstart(session):
     """
     Compile the kernels once per session, before any test worker starts.
 
-    Two processes (test/warm_kernels.py) compile the two kernel groups side by side and write
-    numba's disk cache; the workers and the node processes of the ROS tests load it. Runs in
-    the xdist controller, or in the only process without xdist.
+    ``python -m ik_node.compile`` (ik-compile) compiles the two kernel groups side by side,
+    writes numba's disk cache and marks it compiled; the workers and the node processes of the
+    ROS tests load it. Runs in the xdist controller, or in the only process without xdist.
     """
     if hasattr(session.config, 'workerinput'):
         return
-    script = Path(__file__).parent / 'warm_kernels.py'
-    warmers = [subprocess.Popen([sys.executable, str(script), group])
-               for group in ('jacobian', 'points')]
-    failed = [w.args[-1] for w in warmers if w.wait() != 0]
-    if failed:
-        raise pytest.UsageError(f'compiling the kernels failed: {failed}')
+    done = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--quiet'])
+    if done.returncode != 0:
+        raise pytest.UsageError('compiling the kernels failed (ik-compile, output above)')
 
 
 @pytest.fixture(scope='session', autouse=True)

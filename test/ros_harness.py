@@ -80,14 +80,21 @@ class Procs:
         self.domain, self.tmp, self.procs = domain, tmp, []
         self.env = ros_environment(domain, ros_home=tmp)
 
-    def start(self, executable: str, *params: str, name: str = '', ros_args=()):
-        """Start 'ik_node' or 'sim_arm' with parameters ``params``; log to tmp/<name>.log."""
+    def start(self, executable: str, *params: str, name: str = '', ros_args=(), cwd=None,
+              env_extra: Optional[dict] = None):
+        """
+        Start 'ik_node' or 'sim_arm' with parameters ``params``; log to tmp/<name>.log.
+
+        cwd: its working folder (a package copy there is the one it runs); env_extra: more
+        environment variables.
+        """
         count = sum(1 for p in self.procs if p.executable == executable)
         name = name or (executable if not count else f'{executable}_{count}')
         if executable == 'ik_node':
             params = tuple(f'{k}:={str(v).lower() if isinstance(v, bool) else v}'
                            for k, v in NODE_TEST_PARAMS.items()) + tuple(params)
-        proc = start_node(executable, params, self.env, self.tmp / f'{name}.log', ros_args)
+        proc = start_node(executable, params, {**self.env, **(env_extra or {})},
+                          self.tmp / f'{name}.log', ros_args, cwd)
         proc.executable = executable
         self.procs.append(proc)
         return proc

@@ -85,8 +85,11 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     # Without readings no command is sent: the arm may not follow, and a driver that comes
     # back must not act on a command no reading has judged. The last ones sent never got
     # more than max_following_error (0.25 rad) ahead of the last reading.
-    n = len(probe.commands)
-    assert not probe.spin_until(lambda: len(probe.commands) > n, 1.0), 'commanded unheard'
+    # (By stamp: a command sent before the answer may still arrive after it.)
+    t_answered = probe.now_ns()
+    assert not probe.spin_until(
+        lambda: len(probe.commands_by_stamp(chain, after_ns=t_answered)[0]) > 0, 1.0), \
+        ('commanded unheard', procs.logs())
     q_dead = max(probe.arm_stamped, key=lambda e: e[0])[1]     # the arm's last reading
     lead = np.abs(probe.commands_by_stamp(chain)[1] - q_dead).max()
     assert lead <= 0.25 + STEP + 1e-9, lead
@@ -147,7 +150,8 @@ def test_node_restarted_mid_stream_continues_from_the_arm(chain, rig, sig):
         probe.publish_pose(circle((probe.now_ns() - t0) * 1e-9))
 
     n = len(probe.commands)
-    assert probe.spin_until(lambda: len(probe.commands) > n + 40, 10.0, publish_circle, 0.02)
+    assert probe.spin_until(lambda: len(probe.commands) > n + 40, 10.0, publish_circle, 0.02), \
+        (len(probe.commands) - n, probe.statuses[-3:], procs.logs())
     stop(node, sig)
     matched = probe.command_sub.get_publisher_count
     if sig == signal.SIGINT:     # a clean exit unregisters at once; a killed node lingers

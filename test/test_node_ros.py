@@ -138,6 +138,36 @@ def test_a_driver_restarted_between_two_readings_is_held_where_it_reads(ros, cha
     assert_allclose(qs[first:], np.broadcast_to(restarted, qs[first:].shape), atol=1e-9)
 
 
+def test_no_command_is_stepped_while_nobody_subscribes_to_the_commands(ros, chain):
+    procs, probe = ros()
+    node = procs.start('ik_node', *ik_params('command_topic:=unheard_commands'))
+    q_arm = np.array([0.4, -1.0, 1.6, -2.0, -1.2, 0.5])
+    heard: list[JointState] = []
+
+    def newest() -> np.ndarray:
+        return np.array(max(heard, key=lambda m: stamp_text(m.header.stamp)).position)
+
+    def feed():
+        """Read like an arm that follows the commands it hears (at q_arm before any)."""
+        probe.publish_joint_states(chain.joint_names, newest() if heard else q_arm)
+
+    T = chain.fk(q_arm + 0.3)
+    status = probe.answer_to(lambda: (feed(), probe.publish_pose(T))[1], period=0.05)
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    assert probe.spin_until(lambda: 'nobody subscribes to unheard_commands'
+                            in node.log_path.read_text(), 10.0, feed, 0.05), procs.logs()
+    # An arm driver that subscribes late gets commands that start at the arm (nothing ran
+    # ahead meanwhile: the commands were not stepped, so the goal still stands) and lead
+    # it to the target.
+    probe.node.create_subscription(JointState, 'unheard_commands', heard.append, 1000)
+    assert probe.spin_until(lambda: heard, 10.0, feed, 0.02), procs.logs()
+    first = min(heard, key=lambda m: stamp_text(m.header.stamp))
+    assert np.max(np.abs(np.array(first.position) - q_arm)) <= 5 * V_MAX * 0.01
+    assert probe.spin_until(lambda: pose_error(T, chain.fk(newest()))[0] < 1e-3, 10.0, feed,
+                            0.02), procs.logs()
+    assert 'not following' not in node.log_path.read_text()
+
+
 def test_commands_respect_the_velocity_limit_and_stay_finite(ros, chain):
     procs, probe = ros()
     procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}')
@@ -273,9 +303,11 @@ def test_targets_in_link_frames_clicked_points_and_unknown_frames(ros, chain):
         probe.clicked_point.publish(point)
         return point
 
-    assert probe.answer_to(click) is not None
+    status = probe.answer_to(click)
+    assert status is not None and status.level == DiagnosticStatus.OK, (status, procs.logs())
     assert probe.spin_until(lambda: np.linalg.norm(chain.fk(probe.last_command(chain))[:3, 3]
-                                                   - [0.35, 0.25, 0.3]) < 1e-3, 10.0)
+                                                   - [0.35, 0.25, 0.3]) < 1e-3, 10.0), \
+        (status, probe.statuses[-3:], procs.logs())
     T_final = chain.fk(probe.last_command(chain))
     assert math.degrees(orientation_error(R_before, T_final)) < 1.0
     # A frame that is no link and cannot be looked up is refused with a reason.
@@ -316,7 +348,7 @@ def test_invalid_start_parameters_exit_cleanly_with_the_reason(tmp_path):
     # All at once (each process only starts and exits): the reasons must not mix.
     runs = []
     for params, words in INVALID_START:
-        args = [sys.executable, '-m', 'ik_node.ros.node', '--ros-args', '-p',
+        args = [sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
                 f'urdf_file:={URDF}', '-p', 'interactive_marker:=false']
         for p in params:
             args += ['-p', p]

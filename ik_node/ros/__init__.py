@@ -4,6 +4,8 @@
 The ROS 2 layer of ik_node: everything that talks to rclpy lives here, nothing else does.
 
 - :mod:`ik_node.ros.node`: the ``ik_node`` node (pose targets in, safe joint commands out);
+- :mod:`ik_node.ros.start`: its executable (plain-Python kernels while a fresh install
+  compiles them in the background);
 - :mod:`ik_node.ros.sim_arm`: the simulated position-controlled arm;
 - :mod:`ik_node.ros.conversions`: messages <-> numpy arrays, status and marker messages;
 - :mod:`ik_node.ros.params`: the parameter tables of both nodes and their validation (plain

@@ -43,6 +43,7 @@ from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETE
                                 solver_options, TOPIC_PARAMETERS, velocity_limits)
 from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
 from ik_node.ros.runtime import run_node
+from ik_node.ros.start import KernelWatch
 from ik_node.safety import StepReport
 from ik_node.tracking import IKTracker, SolveOutcome
 import numpy as np
@@ -79,9 +80,10 @@ def _guarded(what: str):
 class IKNode(Node):
     """Inverse kinematics node for one URDF arm (see the module docstring)."""
 
-    def __init__(self, node_name: str = 'ik_node', **kwargs):
+    def __init__(self, node_name: str = 'ik_node', background_compile: Any = None, **kwargs):
         super().__init__(node_name, **kwargs)
         self._loggers: dict[str, Any] = {}
+        self._kernels = KernelWatch(self, background_compile)
         self._values = declare_parameters(self, IK_NODE_PARAMETERS)
         reason = (check_values(IK_NODE_PARAMETERS, self._values)
                   or self._topic_conflict(self._values))
@@ -93,6 +95,7 @@ class IKNode(Node):
         self._subs: dict[str, tuple[Any, str]] = {}
         self._timer: Any = None
         # The last joint_states message: (names, positions, receive time [s], node clock).
+        # The newest joint_states message: (names, positions, stamp [s] as judged).
         self._feedback: tuple[tuple[str, ...], tuple[float, ...], float] | None = None
         # Last published command per joint name, across model changes.
         self._last_command: dict[str, float] = {}
@@ -274,16 +277,14 @@ class IKNode(Node):
             last = np.array([self._last_command[name] for name in tracker.names])
             if not tracker.outside_limits(last):
                 tracker.start_at(last, now)
-        self.get_logger().info(f'preparing the {tracker.method} solver kernels (the first '
-                               'start after an install compiles them, 10-30 s; later starts '
-                               "load them from numba's cache in about a second)")
+        self.get_logger().info(self._kernels.preparing_message(tracker.method))
         tracker.warm_up()
         self._tree, self._tracker = tree, tracker
         self._forward_index = self._forward_order(tracker.chain, self._values)
         if (not tracker.ready and self._feedback is not None
                 and now - self._feedback[2] <= tracker.joint_states_timeout):
-            names, positions, received = self._feedback
-            tracker.update_feedback(names, positions, now, received)
+            names, positions, stamp = self._feedback
+            tracker.update_feedback(names, positions, now, stamp)
         self._start_without_feedback(tracker, now)
         chain = tracker.chain
         self.get_logger().info(
@@ -470,7 +471,13 @@ class IKNode(Node):
     @_guarded('joint_states callback')
     def _on_joint_states(self, msg: JointState) -> None:
         now = self._now()
-        self._feedback = (tuple(msg.name), tuple(msg.position), now)
+        # The reading is judged against the command in force at its stamp (same clock on one
+        # machine); a stamp far from the node's clock (another, unsynchronised clock) is not
+        # used, the receive time is.
+        stamp = conv.stamp_ns(msg.header.stamp) * 1e-9
+        if not -1.0 < now - stamp < 1.0:
+            stamp = now
+        self._feedback = (tuple(msg.name), tuple(msg.position), stamp)
         if len(msg.name) == len(msg.position) and conv.stamp_ns(msg.header.stamp):
             self._history.add(conv.stamp_ns(msg.header.stamp) * 1e-9,
                               {n: float(v) for n, v in zip(msg.name, msg.position)
@@ -480,12 +487,6 @@ class IKNode(Node):
             return
         was_ready = tracker.ready
         fresh = tracker.measured(now) is not None
-        # The reading is judged against the command in force at its stamp (same clock on one
-        # machine); a stamp far from the node's clock (another, unsynchronised clock) is not
-        # used, the receive time is.
-        stamp = conv.stamp_ns(msg.header.stamp) * 1e-9
-        if not -1.0 < now - stamp < 1.0:
-            stamp = now
         if tracker.update_feedback(msg.name, msg.position, now, stamp):
             if not was_ready and tracker.ready:
                 self.get_logger().info('arm position known from joint_states')
@@ -657,12 +658,20 @@ class IKNode(Node):
 
         The command's stamp is the clock time the step was sized for (made strictly
         increasing, even if a simulated clock stands still). Returns (report, stamp), both
-        None while the arm position is unknown or the feedback is lost.
+        None while the arm position is unknown, the feedback is lost or nobody subscribes to
+        the command topics.
         """
         tracker = self._tracker
         assert tracker is not None
         now_ns = max(self.get_clock().now().nanoseconds, self._last_stamp_ns + 1)
         if self._feedback_lost(now_ns * 1e-9):
+            return None, None
+        unheard = self._commands_unheard()
+        if unheard:
+            # No arm driver listens (not started, or not yet discovered): a command stepped
+            # now would run ahead of an arm that cannot follow it. It holds instead.
+            self._warn('no command subscriber', f'nobody subscribes to {unheard}: the command '
+                       'holds until the arm driver does')
             return None, None
         report = tracker.step(now_ns * 1e-9)
         if report is None:
@@ -686,6 +695,14 @@ class IKNode(Node):
             self._error('stall', tracker.stall)
             self._send_status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
         return report, stamp
+
+    def _commands_unheard(self) -> str:
+        """Return the command topics when none of them has a subscriber, else ''."""
+        outputs = [self._pubs[key] for key in ('command', 'forward', 'trajectory')
+                   if key in self._pubs]
+        if any(pub.get_subscription_count() > 0 for pub, _ in outputs):
+            return ''
+        return ', '.join(topic for _, topic in outputs)
 
     def _feedback_lost(self, now: float) -> bool:
         """
@@ -762,9 +779,14 @@ class IKNode(Node):
             bool(outcome.result.success), self.get_clock().now().to_msg()))
 
 
-def main(args: list[str] | None = None) -> int:
-    """Run the ik_node node until shutdown; return the process exit code."""
-    return run_node('ik_node', IKNode, args)
+def main(args: list[str] | None = None, background_compile: Any = None) -> int:
+    """
+    Run the ik_node node until shutdown; return the process exit code.
+
+    background_compile: the ik-compile process started for a fresh install (see
+    :mod:`ik_node.ros.start`, the executable), or None.
+    """
+    return run_node('ik_node', lambda: IKNode(background_compile=background_compile), args)
 
 
 if __name__ == '__main__':

@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 __all__ = ['ros_environment', 'start_node', 'stop_processes', 'NODE_MODULES']
 
 # Executable name -> module run with ``python -m``.
-NODE_MODULES = {'ik_node': 'ik_node.ros.node', 'sim_arm': 'ik_node.ros.sim_arm'}
+NODE_MODULES = {'ik_node': 'ik_node.ros.start', 'sim_arm': 'ik_node.ros.sim_arm'}
 
 
 def ros_environment(domain_id: int, ros_home: str | os.PathLike | None = None,
@@ -39,19 +39,21 @@ def ros_environment(domain_id: int, ros_home: str | os.PathLike | None = None,
 
 
 def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
-               log_path: str | os.PathLike, extra_ros_args: Sequence[str] = ()
-               ) -> subprocess.Popen:
+               log_path: str | os.PathLike, extra_ros_args: Sequence[str] = (),
+               cwd: str | os.PathLike | None = None) -> subprocess.Popen:
     """
     Start node ``executable`` ('ik_node' or 'sim_arm') with ``-p`` parameters ``params``.
 
     Its output (stdout and stderr) goes to ``log_path``; the returned Popen has ``log_path``
     set. extra_ros_args: more arguments after ``--ros-args`` (e.g. ``['-r', '__ns:=/arm1']``).
+    cwd: its working folder (first on its module path: ``python -m`` runs it).
     """
     args = [sys.executable, '-m', NODE_MODULES[executable], '--ros-args', *extra_ros_args]
     for p in params:
         args += ['-p', p]
     with open(log_path, 'w') as log:
-        proc = subprocess.Popen(args, env=dict(env), stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(args, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
+                                cwd=cwd)
     setattr(proc, 'log_path', Path(log_path))  # noqa: B010  (a Popen has no such field)
     return proc
 

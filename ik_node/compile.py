@@ -1,0 +1,110 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+``ik-compile``: compile the package's kernels into numba's disk cache, once per install.
+
+Without it each solver method compiles on its first call (10-30 s). It runs two groups of
+kernels side by side, one process each (the Jacobian methods with objectives and the batch
+kernel; FABRIK/CCD, point chains and the collision checks), then marks the cache compiled
+(:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs it in
+the background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids that.
+
+Exit status: 0 when compiled (or already compiled), 1 when a group failed.
+"""
+
+import argparse
+import fcntl
+import sys
+import time
+from typing import Optional, Sequence
+
+__all__ = ['main', 'GROUPS']
+
+
+def _demo_arm():
+    from ik_node import Chain, share_path
+    return Chain.from_urdf(share_path(), 'base_link', 'tool0')
+
+
+def _jacobian() -> None:
+    """Compile the Jacobian methods, with and without null-space objectives, one and batched."""
+    import ik_node
+    import numpy as np
+    chain = _demo_arm()
+    ik_node.warm_up(chain, ['dls', 'pinv', 'jt'])
+    target = chain.fk(chain.mid)
+    ik_node.solve(chain, target, q0=chain.mid, restarts=False, max_iterations=2, objectives=[
+        ik_node.JointLimitAvoidance(1.0), ik_node.Manipulability(0.5),
+        ik_node.ObstacleClearance([[0.3, 0.0, 0.5, 0.1]], margin=0.1)])
+    ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1)
+    ik_node.solve_batch(chain, np.stack([target[:3, 3], target[:3, 3]]), max_attempts=1)
+
+
+def _points() -> None:
+    """Compile FABRIK and CCD (URDF arms and point chains) and the collision checks."""
+    import ik_node
+    import numpy as np
+    chain = _demo_arm()
+    # Not 'hybrid': it runs the FABRIK and the dls kernels, one from each group.
+    ik_node.warm_up(chain, ['fabrik', 'ccd'])
+    zigzag = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.1, 0.0, 0.6], [0.0, 0.0, 0.9]])
+    ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
+    ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2, constraints=[
+        None, ik_node.BallJoint(0.5), ik_node.HingeJoint((1.0, 0.0, 0.0), -1.0, 1.0)])
+    ik_node.ccd(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
+    ik_node.fabrik_tree(zigzag, [-1, 0, 1, 2], {3: [0.3, 0.2, 0.5]}, max_iterations=2)
+    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    chain.collisions(chain.mid, obstacles)
+    chain.min_distance(chain.mid, obstacles)
+    chain.path_collides(chain.lower, chain.upper, obstacles=obstacles)
+
+
+# Groups that share no solver kernel (only small helpers such as forward kinematics), so
+# that neither compiles the other's.
+GROUPS = {'jacobian': _jacobian, 'points': _points}
+
+
+def _compile_all(quiet: bool) -> int:
+    import subprocess
+    from ik_node import _jit
+    lock_path = _jit.COMPILE_LOG.with_name('ik_node_compile.lock')
+    lock_path.parent.mkdir(exist_ok=True)
+    with open(lock_path, 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # one compile at a time; a second one waits
+        if _jit.compiled():
+            if not quiet:
+                print('ik-compile: the kernels are compiled already')
+            return 0
+        t0 = time.monotonic()
+        groups = {name: subprocess.Popen([sys.executable, '-m', 'ik_node.compile',
+                                          '--group', name]) for name in GROUPS}
+        failed = [name for name, g in groups.items() if g.wait() != 0]
+        if failed:
+            print(f'ik-compile: compiling {", ".join(failed)} failed', file=sys.stderr)
+            return 1
+        _jit.mark_compiled()
+    if not quiet:
+        print(f'ik-compile: compiled the kernels in {time.monotonic() - t0:.0f} s')
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command; return its exit status."""
+    p = argparse.ArgumentParser(prog='ik-compile', description=__doc__.split('\n')[1])
+    p.add_argument('--group', choices=sorted(GROUPS), help='compile one group only (no mark)')
+    p.add_argument('--quiet', action='store_true', help='print nothing when it worked')
+    args = p.parse_args(argv)
+    from ik_node import _jit
+    if not _jit.JIT_ENABLED:
+        if not args.quiet:
+            print('ik-compile: numba is not installed (or IK_NODE_DISABLE_JIT is set): '
+                  'nothing to compile')
+        return 0
+    if args.group:
+        GROUPS[args.group]()
+        return 0
+    return _compile_all(args.quiet)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
