@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS', 'RESYNC_LAG',
-           'JUMP_STEPS']
+           'JUMP_STEPS', 'ARM_LATENCY', 'STALL_START_GRACE']
 
 # Feedback that comes back (after a gap longer than the timeout, or for the first time) more
 # than this many velocity-limited steps from the command means the arm is elsewhere: it was
@@ -43,6 +43,10 @@ STALL_READING_AGE = 0.05
 # ... and only an arm that stood still [rad or m] over the last ARM_LATENCY of readings: an
 # arm that lags but moves is following, however late.
 STALL_MOTION = 1e-3
+# ... but an arm that has not moved since its command started (at start-up, after a resync
+# or a hold) gets this long [s] from the command's first step: its driver may still be
+# connecting to the command topic. (The lead stays within the following error meanwhile.)
+STALL_START_GRACE = 1.0
 # The command starts, or restarts after a gap, only at a reading at most this old [s]: the
 # newest of a backlog, not the first.
 START_READING_AGE = 0.1
@@ -97,6 +101,10 @@ class IKTracker:
         # Commands as stepped: (time [s], q); readings are judged against the one in force.
         self._history: deque[tuple[float, np.ndarray]] = deque(maxlen=512)
         self._lag = np.zeros(chain.n)   # |command in force - reading| of the last reading
+        # Where the command started, when it first moved, and whether the arm moved since.
+        self._start_q: np.ndarray | None = None
+        self._first_step: float | None = None
+        self._arm_moved = False
         self._readings: deque[tuple[float, np.ndarray]] = deque(maxlen=256)
         self._resync_pending = True     # the next recent reading (re)starts the command
         self._goal: np.ndarray | None = None
@@ -187,7 +195,8 @@ class IKTracker:
         arm's last measured position (it waits there instead: the arm lags, or its readings
         stopped). And each reading is compared with the command in force when it was taken
         (by its stamp): an arm that stood still for :data:`ARM_LATENCY` while a full ``limit``
-        from every command of that time is not following (stalled, an e-stop, a fault). The
+        from every command of that time is not following (stalled, an e-stop, a fault; one
+        that has not moved since the command started gets :data:`STALL_START_GRACE`). The
         next step then holds at the measured position, drops the goal and says why in
         :attr:`stall`.
         """
@@ -278,9 +287,13 @@ class IKTracker:
         self._t_meas = t_reading
         self._readings.append((t_reading, q))
         recent = now - t_reading <= START_READING_AGE
+        if self._start_q is not None and not self._arm_moved:
+            self._arm_moved = bool(np.max(np.abs(q - self._start_q)) > STALL_MOTION)
+        judged = self._arm_moved or (self._first_step is not None
+                                     and t_reading - self._first_step >= STALL_START_GRACE)
         self._lag = (self._following_lag(q, t_reading)
-                     if now - t_reading <= STALL_READING_AGE and self._stood_still(t_reading)
-                     else np.zeros(self.chain.n))
+                     if judged and now - t_reading <= STALL_READING_AGE
+                     and self._stood_still(t_reading) else np.zeros(self.chain.n))
         if not was_fresh or jumped:
             self._resync_pending = True
             self.resync_reason = 'jumped' if was_fresh else 'came back'
@@ -392,7 +405,9 @@ class IKTracker:
 
     def start_at(self, q: ArrayLike, now: float) -> None:
         """Assume the arm stands at ``q`` (n,) (clipped into the limits) at time ``now``."""
-        self._stepper.reset(q)
+        self._start_q = self._stepper.reset(q).copy()
+        self._first_step = None
+        self._arm_moved = False
         self._t_cmd = now
         self._goal = None
         self._reached = True
@@ -552,6 +567,8 @@ class IKTracker:
             report = StepReport(q=command, dt=report.dt, nonfinite=report.nonfinite,
                                 position_clamped=report.position_clamped,
                                 velocity_clamped=report.velocity_clamped, reached=True)
+        if self._first_step is None and not np.array_equal(report.q, command):
+            self._first_step = now
         self._history.append((now, report.q.copy()))
         return report
 

@@ -190,7 +190,7 @@ def test_a_repeated_relative_target_does_not_walk(rig, chain):
     assert answers and all(s.level == DiagnosticStatus.OK for s in answers)
     expected = (T_start @ offset)[:3, 3]
     assert probe.spin_until(lambda: np.linalg.norm(chain.fk(arm_now(probe))[:3, 3] - expected)
-                            < 1e-3, 5.0)
+                            < 1e-3, 5.0), (answers[-1], procs.logs())
     # A stamp older than the joint_states history is refused, not resolved at another time.
     msg.header.stamp.sec -= 10
     refusal = probe.answer_to(lambda: (probe.targets.publish(msg), msg)[1], refusal=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import load
 from ik_node import IKInputError
 from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, solver_options
-from ik_node.tracking import IKTracker
+from ik_node.tracking import ARM_LATENCY, IKTracker, STALL_START_GRACE
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
@@ -140,7 +140,7 @@ def test_a_stalled_arm_is_held_at_its_measured_position_once_the_lead_reaches_th
     tracker.solve(chain.fk(q_arm + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0])), now=0.0)
     # The arm does not move (an e-stop) but keeps reporting where it is.
     t, leads = 0.0, []
-    for _ in range(100):
+    for _ in range(300):
         t += PERIOD
         tracker.update_feedback(tracker.names, q_arm, now=t)
         report = tracker.step(t)
@@ -149,6 +149,10 @@ def test_a_stalled_arm_is_held_at_its_measured_position_once_the_lead_reaches_th
             break
     assert tracker.stall and 'not following' in tracker.stall and 'shoulder_pan_joint' \
         in tracker.stall
+    # An arm that never moved since the command started gets STALL_START_GRACE (its driver
+    # may still be connecting): held 1 s after the first step, not 0.2 s after the lead
+    # reached the limit.
+    assert STALL_START_GRACE <= t <= STALL_START_GRACE + ARM_LATENCY + 2 * PERIOD
     # The lead never exceeded the limit by more than one step, and the hold is at the arm.
     assert max(leads[:-1]) <= 0.25 + 1e-12
     assert_allclose(report.q, q_arm)
