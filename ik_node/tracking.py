@@ -276,9 +276,10 @@ class IKTracker:
                           'it is back within one step of them')
         was_fresh = self.measured(now) is not None
         t_reading = min(now, now if stamp is None else stamp)
-        if t_reading < self._t_meas:
+        if t_reading < self._t_meas <= now:
             # Older than the reading in hand (messages out of order, or a backlog behind one
-            # already used): it tells nothing new and must not age the feedback.
+            # already used): it tells nothing new and must not age the feedback. (Unless the
+            # clock went back, a simulation restarted: then it is the newest.)
             return True
         jumped = was_fresh and self._jumped(q, t_reading)
         # A reading's age counts from when it was taken: one read late (a backlog after a

@@ -293,3 +293,16 @@ def test_a_reading_that_jumps_restarts_the_command_where_the_arm_is():
     tracker.update_feedback(names, restarted + 0.2, now=t + 2 * PERIOD,
                             stamp=t + 2 * PERIOD)
     assert tracker.resync_distance is None and tracker.moving
+
+
+def test_an_older_reading_does_not_age_the_feedback_unless_the_clock_went_back():
+    tracker = make_tracker(joint_states_timeout=0.5)
+    names, q = tracker.names, tracker.chain.mid.copy()
+    tracker.update_feedback(names, q, now=10.0, stamp=10.0)
+    # A backlog behind the reading in hand: 0.6 s old, it would make the feedback stale.
+    tracker.update_feedback(names, q + 0.01, now=10.05, stamp=9.4)
+    assert_allclose(tracker.measured(10.05), q)
+    assert not tracker.feedback_lost(10.05)
+    # A simulation restarted (use_sim_time): the clock and the stamps start over.
+    tracker.update_feedback(names, q + 0.01, now=0.2, stamp=0.19)
+    assert_allclose(tracker.measured(0.2), q + 0.01)
