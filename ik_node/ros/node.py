@@ -94,8 +94,7 @@ class IKNode(Node):
         self._pubs: dict[str, tuple[Any, str]] = {}
         self._subs: dict[str, tuple[Any, str]] = {}
         self._timer: Any = None
-        # The last joint_states message: (names, positions, receive time [s], node clock).
-        # The newest joint_states message: (names, positions, stamp [s] as judged).
+        # The newest joint_states message: (names, positions, stamp [s] as judged, node clock).
         self._feedback: tuple[tuple[str, ...], tuple[float, ...], float] | None = None
         # Last published command per joint name, across model changes.
         self._last_command: dict[str, float] = {}
