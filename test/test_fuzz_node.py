@@ -237,14 +237,16 @@ def test_bad_and_foreign_robot_descriptions_keep_the_node_serving(live, chain):
     # publishes nothing and says why.
     n_status = len(probe.statuses)
     probe.description.publish(String(data=(URDF_DIR / 'planar3.urdf').read_text()))
-    probe.spin_until(lambda: any('joint_states' in s.message
-                                 for s in probe.statuses[n_status:]), 5.0,
-                     lambda: probe.publish_pose(np.eye(4), 'base_link'))
-    waiting = [s for s in probe.statuses[n_status:] if 'joint_states' in s.message]
-    assert waiting and 'chain joints missing: joint1' in waiting[-1].message
+    assert probe.spin_until(lambda: any('chain joints missing: joint1' in s.message
+                                        for s in probe.statuses[n_status:]), 10.0,
+                            lambda: probe.publish_pose(np.eye(4), 'base_link'))
     # (A command of its joints would be a 'names' violation of the watcher.)
-    # The UR5 comes back and continues from where the arm stands.
+    # The UR5 comes back (once the node says it is installed) and continues from where the
+    # arm stands.
+    installed = log.read_text().count("ready: robot 'ur5'")
     probe.description.publish(String(data=ur5))
+    assert probe.spin_until(lambda: log.read_text().count("ready: robot 'ur5'") > installed,
+                            10.0), log.read_text()[log_start:]
     probe.serve_good_target(np.array([0.1, 0.1, 0.1, -0.1, -0.1, -0.1]))
     assert node.poll() is None
     probe.assert_safe()
