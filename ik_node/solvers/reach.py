@@ -41,11 +41,28 @@ def _directions(k: int) -> np.ndarray:
     return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
 
 
+# Estimates by arm, for every Chain object of the same arm in this process (a model loaded
+# again, a chain unpickled by a worker): the estimate takes about a second.
+_BY_ARM: dict[tuple, float] = {}
+
+
+def _arm_key(chain) -> tuple:
+    """Return what identifies the arm: joints, limits and its tip pose at three postures."""
+    postures = [chain.mid] + [np.clip(np.full(chain.n, v), chain.lower, chain.upper)
+                              for v in (0.0, 0.3)]
+    return (tuple(chain.joint_names), chain.base_link, chain.tip_link, chain.lower.tobytes(),
+            chain.upper.tobytes(), *(chain.fk(q).tobytes() for q in postures))
+
+
 def stretched_reach(chain) -> float:
     """Return the estimated reach [m] of the tip from ``chain.reach_origin`` (cached)."""
     cached = getattr(chain, '_stretched_reach', None)
     if cached is not None:
         return cached
+    key = _arm_key(chain)
+    if key in _BY_ARM:
+        chain._stretched_reach = _BY_ARM[key]
+        return _BY_ARM[key]
     n = chain.n
     L = chain.length_scale
     p0 = chain.reach_origin
@@ -77,7 +94,7 @@ def stretched_reach(chain) -> float:
             best = max(best, d)
     # Never more than the provable bound.
     best = min(best, chain.reach)
-    chain._stretched_reach = best
+    chain._stretched_reach = _BY_ARM[key] = best
     return best
 
 
