@@ -25,9 +25,9 @@ from ik_node.solve import check_target, methods
 from ik_node.solvers import batch_kernel as bk
 from ik_node.solvers.dls import METHOD_CODES
 from ik_node.solvers.driver import (_failure_message, Check, final_check, keep_seed_joints,
-                                    run_restarts, Starts)
+                                    out_of_reach, run_restarts, Starts)
 from ik_node.solvers.jacobian import attempt_records
-from ik_node.solvers.reach import REACH_MARGIN, stretched_reach
+from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.records import make_target
 from ik_node.solvers.table import METHODS
 import numpy as np
@@ -188,7 +188,7 @@ def _batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
         max_iterations=int(opts.max_iterations), max_attempts=int(opts.max_attempts),
         solutions=int(opts.solutions), restarts=bool(opts.restarts),
         reach_origin=np.array(chain.reach_origin), reach=float(chain.reach),
-        stretched=(1.0 + REACH_MARGIN) * stretched_reach(chain),
+        stretched=stretched_bound(chain),
         length_scale=float(chain.length_scale), w=w, wide=np.array(chain.wide_revolute))
     return bp, obj_pose, obj_point
 
@@ -271,8 +271,8 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
         messages[i] = reason
     for i in np.flatnonzero(valid & ~success):
         check = Check(float(errors[i, 0]), float(errors[i, 1]), False)
-        messages[i] = _failure_message(status[i], _beyond(chain, positions[i], opts),
-                                       int(stats[i, 1]), check, pose)
+        beyond = out_of_reach(chain, positions[i], opts.position_tolerance)
+        messages[i] = _failure_message(status[i], beyond, int(stats[i, 1]), check, pose)
     if opts.avoid_collisions:
         _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,
                         status, messages)
@@ -283,11 +283,6 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
                        orientation_error=oerr, iterations=stats[:, 2].copy(),
                        attempts=stats[:, 1].copy(), status=status, message=tuple(messages),
                        method=method)
-
-
-def _beyond(chain, position: np.ndarray, opts: SolveOptions) -> bool:
-    d = position - chain.reach_origin
-    return math.sqrt(float(d @ d)) > chain.reach + opts.position_tolerance
 
 
 def _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,

@@ -45,9 +45,8 @@ class BatchParams(NamedTuple):
     and whether they are active. max_iterations, max_attempts, solutions: the options;
     restarts: the option. reach_origin (3,), reach [m], length_scale [m]: the chain's reach
     bound; stretched [m]: the distance from reach_origin beyond which a target is past the
-    stretched reach (:func:`ik_node.solvers.reach.beyond_stretched_reach`, tolerance not
-    included). w (n,): joint weights of the choice among solutions; wide (n,): revolute joints
-    spanning more than a turn.
+    stretched reach (:func:`ik_node.solvers.reach.stretched_bound`). w (n,): joint weights
+    of the choice among solutions; wide (n,): revolute joints spanning more than a turn.
     """
 
     pose_first: DlsParams

@@ -20,7 +20,7 @@ from ik_node.solvers.dls import DlsParams, METHOD_DLS, run_attempt
 from ik_node.solvers.records import make_target
 import numpy as np
 
-__all__ = ['stretched_reach', 'beyond_stretched_reach', 'REACH_MARGIN']
+__all__ = ['stretched_reach', 'stretched_bound', 'beyond_stretched_reach', 'REACH_MARGIN']
 
 # A target this fraction beyond the estimated reach is out of reach. The estimate is a
 # maximum found by local searches, so it can only fall short of the true reach; on the
@@ -98,8 +98,12 @@ def stretched_reach(chain) -> float:
     return best
 
 
+def stretched_bound(chain) -> float:
+    """Return the distance [m] from ``chain.reach_origin`` past which a target is out of reach."""
+    return (1.0 + REACH_MARGIN) * stretched_reach(chain)
+
+
 def beyond_stretched_reach(chain, position: np.ndarray, tolerance: float) -> bool:
     """Return True when ``position`` [m] lies REACH_MARGIN beyond the stretched reach."""
     d = position - chain.reach_origin
-    return (math.sqrt(float(d @ d))
-            > (1.0 + REACH_MARGIN) * stretched_reach(chain) + tolerance)
+    return math.sqrt(float(d @ d)) > stretched_bound(chain) + tolerance
