@@ -19,6 +19,7 @@ mark before it imports any kernel; on a fresh install it calls :func:`use_pure_p
 starts the compile in the background (:func:`compile_in_background`).
 """
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -44,8 +45,10 @@ _COMPILED = _PACKAGE / '__pycache__' / 'ik_node_jit_compiled.sha256'
 COMPILE_LOG = _PACKAGE / '__pycache__' / 'ik_node_compile.log'
 
 
+@functools.lru_cache(maxsize=1)
 def _sources_digest() -> str:
-    # Only the modules that define kernels: editing the ROS layer keeps the cache.
+    # Only the modules that define kernels: editing the ROS layer keeps the cache. Read once
+    # per process (at import, then by compiled() and mark_compiled()).
     h = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob('*.py')):
         text = path.read_bytes()
