@@ -71,6 +71,7 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     n = len(probe.commands)
     assert probe.spin_until(lambda: len(probe.commands) > n + 5, 5.0)
     stop(arm, signal.SIGKILL)
+    t_killed = probe.now_ns()      # no reading of the arm is stamped later than this
     # Once the feedback is stale (joint_states_timeout 0.5 s), the last goal seeds the solver.
     deadline_status = [None]
 
@@ -86,13 +87,17 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     # back must not act on a command no reading has judged. The last ones sent never got
     # more than max_following_error (0.25 rad) ahead of the last reading.
     # By stamp: no command is stepped once the newest reading is older than
-    # joint_states_timeout (0.5 s), plus two periods of the arm's readings. (A node starved
-    # by the load may still take readings of the arm's last 0.5 s from its queue and step
-    # commands after it said 'lost': those readings judge them.)
-    t_dead, q_dead = max(probe.arm_stamped, key=lambda e: e[0])  # the arm's last reading
+    # joint_states_timeout (0.5 s), plus two periods of the arm's readings. The newest
+    # reading is at the latest when the arm died: the node may have taken a last reading or
+    # two that the probe did not get before the kill. (A node starved by the load may still
+    # take readings of the arm's last 0.5 s from its queue and step commands after it said
+    # 'lost': those readings judge them.)
+    t_dead, q_dead = max(probe.arm_stamped, key=lambda e: e[0])  # the last reading heard
     assert not probe.spin_until(
-        lambda: len(probe.commands_by_stamp(chain, after_ns=t_dead + 520_000_000)[0]) > 0,
-        1.0), ('commanded unheard', procs.logs())
+        lambda: len(probe.commands_by_stamp(chain, after_ns=t_killed + 520_000_000)[0]) > 0,
+        1.0), ('commanded unheard', (t_killed - t_dead) * 1e-9,
+               probe.commands_by_stamp(chain, after_ns=t_dead)[0] - t_dead * 1e-9,
+               procs.logs())
     lead = np.abs(probe.commands_by_stamp(chain)[1] - q_dead).max()
     assert lead <= 0.25 + STEP + 1e-9, lead
     # The driver restarts with the arm held where it was last commanded: the commands, which

@@ -4,7 +4,6 @@
 
 import math
 from pathlib import Path
-import threading
 import time
 
 from ik_node.chain import Chain
@@ -15,7 +14,8 @@ from web_helpers import free_port, wait_until
 
 rclpy = pytest.importorskip('rclpy')
 
-from rclpy.context import Context  # noqa: E402, I100
+from ik_node.ros.runtime import BackgroundSpinner  # noqa: E402, I100
+from rclpy.context import Context  # noqa: E402
 from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 
 URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
@@ -43,8 +43,7 @@ def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
         rclpy.parameter.Parameter('model_timeout', value=30.0)])
     executor = MultiThreadedExecutor(num_threads=2, context=ctx)
     executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
+    spinner = BackgroundSpinner(executor)
     server = viser.ViserServer(host='127.0.0.1', port=free_port(), verbose=False)
     try:
         robot, topics = load_model(node)
@@ -80,7 +79,7 @@ def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
         assert reason and view.error.visible and 'position_tolerance' in view.error.content
     finally:
         # The ROS side first: its timer draws on the server until the executor stops.
-        executor.shutdown()
+        spinner.stop()
         node.destroy_node()
         rclpy.try_shutdown(context=ctx)
         server.stop()

@@ -407,14 +407,16 @@ class IKNode(Node):
                 del self._pubs[key]
             if topic:
                 self._pubs[key] = (self.create_publisher(msg_type, topic, depth), topic)
+        # joint_states first: the executor serves ready subscriptions in the order they were
+        # made, so in each round the arm's newest reading is taken before a target is judged.
         wanted_subs: dict[str, tuple[Any, str, Any, QoSProfile | int]] = {
+            'joint_states': (JointState, values['joint_states_topic'], self._on_joint_states,
+                             FEEDBACK_QOS),
             'target': (PoseStamped, values['target_topic'], self._on_pose, TARGET_QOS),
             'goal_pose': (PoseStamped, values['goal_pose_topic'], self._on_goal_pose,
                           TARGET_QOS),
             'clicked_point': (PointStamped, values['clicked_point_topic'], self._on_point,
                               TARGET_QOS),
-            'joint_states': (JointState, values['joint_states_topic'], self._on_joint_states,
-                             FEEDBACK_QOS),
             'obstacles': (MarkerArray, values['obstacles_topic'], self._on_obstacles, 10),
         }
         for key, (msg_type, topic, callback, qos) in wanted_subs.items():

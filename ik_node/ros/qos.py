@@ -12,8 +12,10 @@ TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 # Best effort matches both reliable and best-effort joint_states publishers. The depth keeps
 # the arm's message when another publisher (a gripper, a second driver) shares the topic: with
 # depth 1 the gripper's message would overwrite the arm's before the node reads it. Every
-# message is read in order; each reading is judged by its stamp (see IKTracker).
-FEEDBACK_QOS = QoSProfile(depth=50, reliability=ReliabilityPolicy.BEST_EFFORT)
+# message is read in order, oldest first, one per executor round; each reading is judged by
+# its stamp (see IKTracker). A deeper queue would let a busy node work from readings up to
+# depth / rate old (0.5 s at depth 50 and 100 Hz) and call a live arm lost.
+FEEDBACK_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 # A position-controlled arm follows the newest command; older ones are obsolete.
 COMMAND_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)

@@ -2,15 +2,17 @@
 # Licensed under the Apache License, Version 2.0
 """Run a node until Ctrl-C or shutdown, and exit with a clear line when it cannot start."""
 
+import signal
+import threading
 from typing import Callable
 
 from ik_node.errors import IKError
 import rclpy
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import Executor, ExternalShutdownException
 from rclpy.logging import get_logger
 from rclpy.node import Node
 
-__all__ = ['spin_until_shutdown', 'run_node']
+__all__ = ['BackgroundSpinner', 'spin_until_shutdown', 'run_node']
 
 
 def spin_until_shutdown(node: Node) -> None:
@@ -29,13 +31,40 @@ def spin_until_shutdown(node: Node) -> None:
         rclpy.try_shutdown()
 
 
+class _Interrupts:
+    """
+    Ctrl-C (SIGINT) stops a node while it starts, and between callbacks once it spins.
+
+    rclpy's own handler shuts the context down and then calls the Python handler installed
+    before ``rclpy.init``: this one. Python's default raises KeyboardInterrupt wherever the
+    main thread is: inside a callback, or inside rclpy while it builds a Task (the Task then
+    fails in its finaliser and prints a traceback at exit). Once the node spins, the handler
+    does nothing and the executor, woken by the shutdown, returns. While the node is built
+    (a URDF load, a kernel compile) it raises, so Ctrl-C is not ignored there.
+    """
+
+    spinning = False
+
+    @classmethod
+    def install(cls) -> None:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, cls._handle)
+
+    @classmethod
+    def _handle(cls, signum: int, frame: object) -> None:
+        if not cls.spinning:
+            raise KeyboardInterrupt
+
+
 def run_node(name: str, make: Callable[[], Node], args: list[str] | None = None) -> int:
     """
     Run the node ``make()`` builds until shutdown; return the process exit code.
 
     A node that cannot start (a bad parameter, an unusable robot model) logs one FATAL line
-    with the reason and the process exits with code 1, without a traceback.
+    with the reason and the process exits with code 1, without a traceback. Ctrl-C while it
+    starts or runs exits with code 0.
     """
+    _Interrupts.install()
     rclpy.init(args=args)
     try:
         node = make()
@@ -43,5 +72,41 @@ def run_node(name: str, make: Callable[[], Node], args: list[str] | None = None)
         get_logger(name).fatal(str(exc))
         rclpy.try_shutdown()
         return 1
+    except KeyboardInterrupt:
+        rclpy.try_shutdown()
+        return 0
+    _Interrupts.spinning = True
     spin_until_shutdown(node)
     return 0
+
+
+class BackgroundSpinner:
+    """
+    Spin an executor in a thread until ``stop()``, which returns once the thread is done.
+
+    ``Executor.shutdown`` from another thread destroys the executor's guard condition while
+    the spinning thread may still be building its wait set (InvalidHandle in that thread).
+    Here the thread spins in short slices and checks a flag; ``stop()`` joins it first and
+    only then shuts the executor down, so nodes can be destroyed safely afterwards.
+    """
+
+    def __init__(self, executor: Executor, slice_s: float = 0.05):
+        self._executor = executor
+        self._slice = slice_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._spin, name='ros-spin', daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        context = self._executor.context
+        while not self._stop.is_set() and context.ok():
+            try:
+                self._executor.spin_once(timeout_sec=self._slice)
+            except ExternalShutdownException:
+                return
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop spinning, wait for the thread (at most ``timeout_s``), shut the executor down."""
+        self._stop.set()
+        self._thread.join(timeout_s)
+        self._executor.shutdown()

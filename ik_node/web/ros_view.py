@@ -32,6 +32,7 @@ from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from ik_node.errors import IKError
+from ik_node.ros.runtime import BackgroundSpinner
 from ik_node.solve import methods
 from ik_node.web.app import show_error
 from ik_node.web.arm_display import ArmDisplay
@@ -320,8 +321,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     node = WebViewNode()
     executor = MultiThreadedExecutor(num_threads=2)
     executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
+    spinner = BackgroundSpinner(executor)
     host = node.get_parameter('host').value
     server = viser.ViserServer(host=host, port=int(node.get_parameter('port').value),
                                label='ik_node', verbose=False)
@@ -341,7 +341,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         pass
     finally:
         # The ROS side first: its timer draws on the server until the executor stops.
-        executor.shutdown()
+        spinner.stop()
         node.destroy_node()
         rclpy.try_shutdown()
         server.stop()
