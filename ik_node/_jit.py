@@ -12,8 +12,8 @@ it inlined from other modules; after an edit or upgrade of one module, another m
 cache could still hold the old code. So the cache files of this package are dropped whenever
 the package's sources differ from those they were compiled from.
 
-A fresh install has no cache: each kernel compiles on its first call (10-30 s per solver
-method). ``ik-compile`` (:mod:`ik_node.compile`) compiles them all and marks the cache
+A fresh install has no cache: each kernel compiles on its first call (up to a minute per
+solver method). ``ik-compile`` (:mod:`ik_node.compile`) compiles them all and marks the cache
 compiled (:func:`compiled`). A program that must answer at once (the ROS node) checks that
 mark before it imports any kernel; on a fresh install it calls :func:`use_pure_python` and
 starts the compile in the background (:func:`compile_in_background`).
@@ -26,16 +26,19 @@ from pathlib import Path
 import subprocess
 import sys
 
-__all__ = ['njit', 'njit_nogil', 'JIT_ENABLED', 'compiled', 'mark_compiled', 'use_pure_python',
-           'compile_in_background', 'COMPILE_LOG']
+__all__ = ['njit', 'njit_inline', 'njit_nogil', 'JIT_ENABLED', 'JIT_UNAVAILABLE', 'compiled',
+           'mark_compiled', 'use_pure_python', 'compile_in_background', 'COMPILE_LOG']
 
 JIT_ENABLED = False
+# Why numba is off in this install or environment ('' when it is available).
+JIT_UNAVAILABLE = 'IK_NODE_DISABLE_JIT is set'
 if os.environ.get('IK_NODE_DISABLE_JIT', '') not in ('1', 'true', 'yes'):
     try:
         import numba
         JIT_ENABLED = True
+        JIT_UNAVAILABLE = ''
     except ImportError:  # pragma: no cover - depends on the install
-        pass
+        JIT_UNAVAILABLE = 'numba is not installed'
 
 _PACKAGE = Path(__file__).resolve().parent
 _STAMP = _PACKAGE / '__pycache__' / 'ik_node_jit_sources.sha256'
@@ -134,6 +137,20 @@ def njit(func):
     """Return ``func`` compiled by numba (cached on disk) when available, else unchanged."""
     if JIT_ENABLED:
         return numba.njit(cache=True, fastmath=False)(func)
+    return func
+
+
+def njit_inline(func):
+    """
+    Return ``func`` compiled by numba into each caller (numba IR inlining), else unchanged.
+
+    For small wrappers around big kernels: numba compiles every jitted function into a
+    library of its own that holds the code of all it calls, and optimises that whole code
+    again. A wrapper compiled on its own costs as much as the kernel it wraps; inlined, it
+    costs nothing extra.
+    """
+    if JIT_ENABLED:
+        return numba.njit(cache=True, fastmath=False, inline='always')(func)
     return func
 
 

@@ -3,7 +3,7 @@
 """
 ``ik-compile``: compile the package's kernels into numba's disk cache, once per install.
 
-Without it each solver method compiles on its first call (10-30 s). It runs two groups of
+Without it each solver method compiles on its first call (up to a minute). It runs two groups of
 kernels side by side, one process each (the Jacobian methods with objectives and the batch
 kernel; FABRIK/CCD, point chains and the collision checks), then marks the cache compiled
 (:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs it in
@@ -33,9 +33,13 @@ def _jacobian() -> None:
     chain = _demo_arm()
     ik_node.warm_up(chain, ['dls', 'pinv', 'jt'])
     target = chain.fk(chain.mid)
-    ik_node.solve(chain, target, q0=chain.mid, restarts=False, max_iterations=2, objectives=[
-        ik_node.JointLimitAvoidance(1.0), ik_node.Manipulability(0.5),
-        ik_node.ObstacleClearance([[0.3, 0.0, 0.5, 0.1]], margin=0.1)])
+    objectives = [ik_node.JointLimitAvoidance(1.0), ik_node.Manipulability(0.5),
+                  ik_node.ObstacleClearance([[0.3, 0.0, 0.5, 0.1]], margin=0.1)]
+    ik_node.solve(chain, target, q0=chain.mid, restarts=False, max_iterations=2,
+                  objectives=objectives)
+    q = np.array(chain.mid)
+    objectives[0].cost(chain, q)        # the objectives' own cost (web view, users)
+    objectives[0].gradient(chain, q)
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1)
     ik_node.solve_batch(chain, np.stack([target[:3, 3], target[:3, 3]]), max_attempts=1)
 
@@ -45,8 +49,13 @@ def _points() -> None:
     import ik_node
     import numpy as np
     chain = _demo_arm()
-    # Not 'hybrid': it runs the FABRIK and the dls kernels, one from each group.
-    ik_node.warm_up(chain, ['fabrik', 'ccd'])
+    # Not warm_up: its stretched-reach search runs the dls kernel, the other group's. Not
+    # 'hybrid' either: it runs the FABRIK and the dls kernels, one from each group.
+    target = chain.fk(chain.mid)
+    for method in ('fabrik', 'ccd'):
+        for t in (target, target[:3, 3]):
+            ik_node.solve(chain, t, q0=chain.mid, method=method, restarts=False,
+                          max_iterations=2, position_tolerance=1e-12)
     zigzag = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.1, 0.0, 0.6], [0.0, 0.0, 0.9]])
     ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
     ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2, constraints=[

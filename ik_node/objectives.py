@@ -124,7 +124,15 @@ class ObstacleClearance(Objective):
         packed['obstacle'] = _check_weight(self.weight)
 
 
-_NO_COLLISION = (0.0, 0.02, np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 16)))
+def _empty(shape, dtype=float) -> np.ndarray:
+    a = np.zeros(shape, dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+# Read-only like the (F, K) arrays of a collision model (pack_flat): a kernel compiled for one
+# serves the other (numba compiles once per argument type, and read-only is part of it).
+_NO_COLLISION = (0.0, 0.02, _empty(0), _empty(0, np.int64), np.zeros((0, 16)))
 
 
 def pack_objectives(chain, objectives: Sequence[Objective] | None) -> tuple:

@@ -70,3 +70,15 @@ def test_a_fresh_install_answers_at_once_through_plain_python_kernels(fresh, tmp
         probe.assert_safe()
     # Nothing was compiled (numba would have cached it next to the copy).
     assert not list(fresh.rglob('*.nbi')), 'the fresh install compiled kernels'
+
+
+def test_a_node_without_numba_says_so_and_not_to_compile(tmp_path):
+    rclpy = pytest.importorskip('rclpy')  # noqa: F841
+    with ros_rig(tmp_path) as (procs, probe):
+        node = procs.start('ik_node', f'urdf_file:={URDF}', 'interactive_marker:=false',
+                           env_extra={'IK_NODE_DISABLE_JIT': '1'})
+        assert probe.spin_until(lambda: 'ready: robot' in node.log_path.read_text(),
+                                STARTUP_TIMEOUT), procs.logs()
+        log = node.log_path.read_text()
+        assert ('IK_NODE_DISABLE_JIT is set: the solver kernels run as plain Python' in log
+                and 'ik-compile' not in log), log

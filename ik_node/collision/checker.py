@@ -138,7 +138,9 @@ def _fast_q(chain, q) -> np.ndarray:
     """Return ``q`` as the kernels take it: a float (n,) array passes as it is."""
     # The checks are meant for the solver loop: such an array skips the generic input check
     # (the kernels refuse non-finite values themselves, then check_q names the bad value).
-    if type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (chain.n,):
+    # (Writable too: a read-only array is another argument type, compiled once more.)
+    if (type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (chain.n,)
+            and q.flags.writeable):
         return q
     return chain.check_q(q)
 

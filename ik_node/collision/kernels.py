@@ -37,7 +37,7 @@ SLACK = 1e-9
 
 @njit
 def unpack(F, K):
-    """Return (model tuple, (seg, radius, anchor, pairs, moving)) as views of F and K."""
+    """Return (ChainModel, (seg, radius, anchor, pairs, moving)) as views of F and K."""
     m = K[0]
     c = K[1]
     p = K[2]
@@ -74,7 +74,10 @@ def unpack(F, K):
     radius = F[f:f + c]
     f += c
     points = F[f:].reshape((-1, 3))
-    model = (orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t)
+    # The chain's own ChainModel type (F and K are read-only, as its arrays are): the
+    # kinematics kernels then compile once for both.
+    model = kinematics.ChainModel(orig_R, orig_t, axes, types, index, mult, offset, tip_R,
+                                  tip_t)
     return model, (seg, radius, anchor, pairs, moving, points, start)
 
 

@@ -4,8 +4,8 @@
 The ``ik_node`` executable: decide how the solver kernels run, then start the node.
 
 On a fresh install numba's cache is empty, and each solver method would compile on its first
-use (10-30 s) before the node could answer. Instead the node serves through the same kernels
-run as plain Python (a solve takes a few milliseconds more; fine for targets, and the
+use (up to a minute) before the node could answer. Instead the node serves through the same
+kernels run as plain Python (a solve takes a few milliseconds more; fine for targets, and the
 command stream is not affected) and runs ``ik-compile`` in the background at low priority;
 it says when that finished, and the next start of the node loads the compiled kernels. Run
 ``ik-compile`` after installing to skip this; ``IK_NODE_BACKGROUND_COMPILE=0`` in the
@@ -27,7 +27,11 @@ class KernelWatch:
         self._node = node
         self._background = background
         if background is None:
-            if not self.compiled:
+            if _jit.JIT_UNAVAILABLE:
+                node.get_logger().warning(
+                    f'{_jit.JIT_UNAVAILABLE}: the solver kernels run as plain Python (slower '
+                    'solves; nothing to compile)')
+            elif not self.compiled:
                 node.get_logger().warning(
                     'the solver kernels are not compiled on this install: serving through '
                     'them as plain Python (slower solves); run ik-compile to compile them')
@@ -50,7 +54,7 @@ class KernelWatch:
             return f'preparing the {method} solver (plain-Python kernels: no compiling)'
         return (f'preparing the {method} solver kernels (loaded from the cache compiled by '
                 'ik-compile in about a second; a method not compiled there compiles now, '
-                '10-30 s)')
+                'up to a minute)')
 
     def _poll(self) -> None:
         code = self._background.poll()

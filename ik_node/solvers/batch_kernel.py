@@ -18,7 +18,7 @@ import math
 from typing import NamedTuple
 
 from ik_node import kinematics
-from ik_node._jit import njit, njit_nogil
+from ik_node._jit import njit, njit_inline, njit_nogil
 from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.driver import (_FAR_PROBES, _SAME_END_ATTEMPTS, _SAME_END_RELATIVE,
                                     _target_errors, _UNDERACTUATED_TRIES)
@@ -75,7 +75,7 @@ def _with_max_iter(p, k):
                      p.priority)
 
 
-@njit
+@njit_inline
 def _run(model, limits, tgt, params, obj, start, max_iterations):
     """Run one attempt in chunks of params.max_iter; return (q, iterations, ok)."""
     remaining = max_iterations
@@ -92,7 +92,7 @@ def _run(model, limits, tgt, params, obj, start, max_iterations):
             return q, total, ok
 
 
-@njit
+@njit_inline
 def _attempt(model, limits, tgt, first, plain, no_obj, obj, obj_on, underactuated, start,
              max_iterations):
     """Run the attempt of :func:`ik_node.solvers.jacobian.prepare_jacobian`."""
@@ -149,7 +149,7 @@ def _held_by_a_limit(model, q, position, lower, upper, length_scale):
     return False
 
 
-@njit
+@njit_inline
 def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, starts, q_out,
                q_raw, stats, errors):
     """Solve one target as run_restarts does; fill its rows of the outputs."""
@@ -201,13 +201,15 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
             for i in range(n):
                 if continuous[i]:
                     start[i] += q0[i]
+        # One call site: a literal argument (False) would compile _attempt a second time.
         if probing:
-            q, it = _attempt(model, limits, probe_tgt, bp.point_first, bp.point_first,
-                             bp.point_no_obj, obj_point, bp.obj_point_on, False, start,
-                             bp.max_iterations)
+            t, first, plain, no_obj, obj, obj_on = (probe_tgt, bp.point_first, bp.point_first,
+                                                    bp.point_no_obj, obj_point, bp.obj_point_on)
         else:
-            q, it = _attempt(model, limits, tgt, bp.pose_first, bp.pose_plain, bp.pose_no_obj,
-                             obj_pose, bp.obj_pose_on, underactuated, start, bp.max_iterations)
+            t, first, plain, no_obj, obj, obj_on = (tgt, bp.pose_first, bp.pose_plain,
+                                                    bp.pose_no_obj, obj_pose, bp.obj_pose_on)
+        q, it = _attempt(model, limits, t, first, plain, no_obj, obj, obj_on,
+                         underactuated and not probing, start, bp.max_iterations)
         iterations += it
         q = np.minimum(np.maximum(q, lower), upper)
         _wrap(q, q0, continuous, bp.wide, lower, upper)
