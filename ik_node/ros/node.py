@@ -28,8 +28,7 @@ from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
-from ik_node.chain import Chain
-from ik_node.errors import IKError, URDFError
+from ik_node.errors import IKError
 from ik_node.history import JointHistory
 from ik_node.pose import planar_goal
 from ik_node.result import STATUS_BLOCKED, STATUS_OUT_OF_REACH
@@ -38,10 +37,13 @@ from ik_node.ros import conversions as conv
 from ik_node.ros.description import RobotDescriptionSource
 from ik_node.ros.frames import current_positions, FrameRefused, TargetFrames
 from ik_node.ros.interactive import MarkerTarget
+from ik_node.ros.obstacles import LiveObstacles, obstacles_in_force
 from ik_node.ros.parameters import changed_values, declare_parameters
 from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
                                 solver_options, TOPIC_PARAMETERS, velocity_limits)
 from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
+from ik_node.ros.robot_setup import (build_tracker, check_carry_over, configure_guards,
+                                     forward_order)
 from ik_node.ros.runtime import run_node
 from ik_node.ros.start import KernelWatch
 from ik_node.safety import StepReport
@@ -54,7 +56,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import SetBool
 from trajectory_msgs.msg import JointTrajectory
-from visualization_msgs.msg import Marker, MarkerArray
+from visualization_msgs.msg import MarkerArray
 
 __all__ = ['IKNode', 'main']
 
@@ -105,9 +107,7 @@ class IKNode(Node):
         self._paused = False
         self._goal_stamp = ''       # target_stamp of the goal being approached
         self._forward_index: np.ndarray | None = None
-        # Live obstacles from the obstacles topic: (ns, id) -> shape in the base frame.
-        self._live_obstacles: dict[tuple[str, int], Any] = {}
-        self._live_count = 0
+        self._live = LiveObstacles()      # shapes from the obstacles topic
         # After a hold at a returning arm, the hold is repeated this long [s, node clock]:
         # an arm driver that has just come up may not be listening yet.
         self._hold_until = -math.inf
@@ -155,114 +155,23 @@ class IKNode(Node):
 
     def _build(self, text: str, values: dict[str, Any]) -> tuple[RobotTree, IKTracker]:
         """Return (tree, tracker) for URDF ``text``; URDFError or ValueError if unusable."""
-        tree = RobotTree.from_urdf(text)
-        auto_base, auto_tip = tree.default_chain()
-        base = values['base_link'] or auto_base
-        tip = values['tip_link'] or auto_tip
-        chain = Chain.from_urdf(text, base, tip)
-        for q in (chain.mid, chain.clip(np.where(chain.continuous, 0.0, chain.lower)),
-                  chain.clip(np.where(chain.continuous, 0.0, chain.upper))):
-            if not np.all(np.isfinite(chain.fk(q))):
-                raise URDFError(f'robot {chain.robot_name!r}: the chain {base} -> {tip} gives '
-                                'a non-finite pose (check the origins and mimic factors)')
-        tracker = IKTracker(chain, values['solver'], solver_options(values, chain),
-                            velocity_limits(chain.velocity, values),
-                            1.0 / values['output_rate'], values['joint_states_timeout'])
-        self._configure_guards(tracker, values)
-        self._forward_order(chain, values)
-        if values['avoid_collisions']:
-            try:
-                # Loads the collision geometry (meshes too) now, not at the first target.
-                chain.collisions(chain.mid)
-            except IKError as exc:
-                raise URDFError(f'collision geometry of robot {chain.robot_name!r} not '
-                                f'usable: {exc} (avoid_collisions:=false runs without '
-                                'collision checks: not for a real arm)') from exc
-            tracker.set_collision_guard(self._obstacles(values))
-        initial = values['initial_positions']
-        if initial and len(initial) != chain.n:
-            raise ValueError(f'initial_positions must have {chain.n} values (one per joint of '
-                             f'{", ".join(chain.joint_names)}), got {len(initial)}')
-        return tree, tracker
-
-    @staticmethod
-    def _configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
-        """Set the following-error limits and singularity thresholds of ``tracker``."""
-        chain = tracker.chain
-        tracker.set_following_error(np.where(chain.prismatic,
-                                             values['max_following_error_linear'],
-                                             values['max_following_error']))
-        tracker.set_singularity_thresholds(values['singularity_slowdown'],
-                                           values['singularity_stop'],
-                                           values['singularity_min_speed'])
-
-    def _obstacles(self, values: dict[str, Any]) -> list:
-        """Return the obstacles in force: floor, static spheres and boxes, live markers."""
-        from ik_node.collision import Box, HalfSpace, Sphere
-        shapes: list = []
-        if values['floor']:
-            shapes.append(HalfSpace(normal=(0.0, 0.0, 1.0), offset=values['floor_height'],
-                                    name='floor'))
-        s = values['obstacle_spheres']
-        for k in range(0, len(s), 4):
-            shapes.append(Sphere(center=s[k:k + 3], radius=s[k + 3], name=f'sphere {k // 4}'))
-        b = values['obstacle_boxes']
-        for k in range(0, len(b), 6):
-            T = np.eye(4)
-            T[:3, 3] = b[k:k + 3]
-            shapes.append(Box(pose=T, size=b[k + 3:k + 6], name=f'box {k // 6}'))
-        shapes.extend(self._live_obstacles.values())
-        return shapes
+        return build_tracker(text, values, obstacles_in_force(values, self._live))
 
     @_guarded('obstacles callback')
     def _on_obstacles(self, msg: MarkerArray) -> None:
-        tracker = self._tracker
-        for m in msg.markers:
-            key = (m.ns, m.id)
-            if m.action == Marker.DELETEALL:
-                self._live_obstacles.clear()
-            elif m.action == Marker.DELETE:
-                self._live_obstacles.pop(key, None)
-            elif m.header.frame_id.lstrip('/') not in ('', self._base_frame()):
-                self._warn('obstacle', f'obstacle marker {m.ns}/{m.id} ignored: its frame '
-                           f'{m.header.frame_id!r} is not the base frame {self._base_frame()!r}')
-            else:
-                try:
-                    self._live_obstacles[key] = conv.marker_obstacle(m)
-                except (IKError, ValueError) as exc:
-                    self._warn('obstacle', f'obstacle marker ignored: {exc}')
-        if len(self._live_obstacles) != self._live_count:
-            self._live_count = len(self._live_obstacles)
-            self.get_logger().info(f'{self._live_count} live obstacle(s) from '
+        if self._live.update(msg, self._base_frame(), lambda text: self._warn('obstacle', text)):
+            self.get_logger().info(f'{len(self._live.shapes)} live obstacle(s) from '
                                    f'{self._values["obstacles_topic"]}')
+        tracker = self._tracker
         if tracker is not None and self._values['avoid_collisions']:
-            tracker.set_collision_guard(self._obstacles(self._values))
+            tracker.set_collision_guard(obstacles_in_force(self._values, self._live))
 
     def _base_frame(self) -> str:
         return self._tracker.chain.base_link if self._tracker is not None else ''
 
-    @staticmethod
-    def _forward_order(chain: Chain, values: dict[str, Any]) -> np.ndarray:
-        """Return the chain indices in forward_command_joints order; ValueError if unusable."""
-        names = list(values['forward_command_joints']) or list(chain.joint_names)
-        if sorted(names) != sorted(chain.joint_names):
-            raise ValueError(f'forward_command_joints must name each chain joint once '
-                             f'({", ".join(chain.joint_names)}), got {names}')
-        return np.array([chain.joint_names.index(name) for name in names], dtype=int)
-
-    def _check_carry_over(self, tracker: IKTracker) -> None:
-        """Raise ValueError if a new model's limits exclude the command being published."""
-        old = self._tracker
-        if old is not None and old.names == tracker.names and old.command is not None:
-            # Exactly: the next command continues from this one, a clip would add to its step.
-            outside = tracker.outside_limits(old.command, tolerance=1e-9)
-            if outside:
-                raise ValueError(f"the current command is outside the new model's joint "
-                                 f'limits ({outside}); moving into them would be a jump')
-
     def _install(self, built: tuple[RobotTree, IKTracker]) -> None:
         tree, tracker = built
-        self._check_carry_over(tracker)
+        check_carry_over(self._tracker, tracker)
         old = self._tracker
         now = self._now()
         if old is not None and old.names == tracker.names and old.command is not None:
@@ -279,7 +188,7 @@ class IKNode(Node):
         self.get_logger().info(self._kernels.preparing_message(tracker.method))
         tracker.warm_up()
         self._tree, self._tracker = tree, tracker
-        self._forward_index = self._forward_order(tracker.chain, self._values)
+        self._forward_index = forward_order(tracker.chain, self._values)
         if (not tracker.ready and self._feedback is not None
                 and now - self._feedback[2] <= tracker.joint_states_timeout):
             names, positions, stamp = self._feedback
@@ -353,16 +262,16 @@ class IKNode(Node):
             text = self._source.text_from(new)
             if text and (changed & set(MODEL_PARAMETERS) or self._tracker is None):
                 built = self._build(text, new)
-                self._check_carry_over(built[1])
+                check_carry_over(self._tracker, built[1])
             elif self._tracker is not None:
                 chain = self._tracker.chain
-                self._forward_order(chain, new)
+                forward_order(chain, new)
                 self._tracker.configure(new['solver'], solver_options(new, chain),
                                         velocity_limits(chain.velocity, new),
                                         1.0 / new['output_rate'], new['joint_states_timeout'])
-                self._configure_guards(self._tracker, new)
-                self._forward_index = self._forward_order(chain, new)
-                self._tracker.set_collision_guard(self._obstacles(new)
+                configure_guards(self._tracker, new)
+                self._forward_index = forward_order(chain, new)
+                self._tracker.set_collision_guard(obstacles_in_force(new, self._live)
                                                   if new['avoid_collisions'] else None)
                 if 'solver' in changed:
                     self._tracker.warm_up()

@@ -1,0 +1,85 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+From a URDF and the node's parameters to a ready IKTracker, and the checks of a model change.
+
+Plain functions of the robot model and the parameter values (no node state): the node calls
+them when it starts, when ``robot_description`` changes and when a parameter that shapes the
+tracker is set. Each raises URDFError or ValueError with the reason a model or a value is not
+usable; the node then keeps what it had.
+"""
+
+from typing import Any, Sequence
+
+from ik_node.chain import Chain
+from ik_node.errors import IKError, URDFError
+from ik_node.robot_tree import RobotTree
+from ik_node.ros.params import solver_options, velocity_limits
+from ik_node.tracking import IKTracker
+import numpy as np
+
+__all__ = ['build_tracker', 'configure_guards', 'forward_order', 'check_carry_over']
+
+
+def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
+                  ) -> tuple[RobotTree, IKTracker]:
+    """Return (tree, tracker) for URDF ``text``; URDFError or ValueError if unusable."""
+    tree = RobotTree.from_urdf(text)
+    auto_base, auto_tip = tree.default_chain()
+    base = values['base_link'] or auto_base
+    tip = values['tip_link'] or auto_tip
+    chain = Chain.from_urdf(text, base, tip)
+    for q in (chain.mid, chain.clip(np.where(chain.continuous, 0.0, chain.lower)),
+              chain.clip(np.where(chain.continuous, 0.0, chain.upper))):
+        if not np.all(np.isfinite(chain.fk(q))):
+            raise URDFError(f'robot {chain.robot_name!r}: the chain {base} -> {tip} gives '
+                            'a non-finite pose (check the origins and mimic factors)')
+    tracker = IKTracker(chain, values['solver'], solver_options(values, chain),
+                        velocity_limits(chain.velocity, values),
+                        1.0 / values['output_rate'], values['joint_states_timeout'])
+    configure_guards(tracker, values)
+    forward_order(chain, values)
+    if values['avoid_collisions']:
+        try:
+            # Loads the collision geometry (meshes too) now, not at the first target.
+            chain.collisions(chain.mid)
+        except IKError as exc:
+            raise URDFError(f'collision geometry of robot {chain.robot_name!r} not '
+                            f'usable: {exc} (avoid_collisions:=false runs without '
+                            'collision checks: not for a real arm)') from exc
+        tracker.set_collision_guard(list(obstacles))
+    initial = values['initial_positions']
+    if initial and len(initial) != chain.n:
+        raise ValueError(f'initial_positions must have {chain.n} values (one per joint of '
+                         f'{", ".join(chain.joint_names)}), got {len(initial)}')
+    return tree, tracker
+
+
+def configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
+    """Set the following-error limits and singularity thresholds of ``tracker``."""
+    chain = tracker.chain
+    tracker.set_following_error(np.where(chain.prismatic,
+                                         values['max_following_error_linear'],
+                                         values['max_following_error']))
+    tracker.set_singularity_thresholds(values['singularity_slowdown'],
+                                       values['singularity_stop'],
+                                       values['singularity_min_speed'])
+
+
+def forward_order(chain: Chain, values: dict[str, Any]) -> np.ndarray:
+    """Return the chain indices in forward_command_joints order; ValueError if unusable."""
+    names = list(values['forward_command_joints']) or list(chain.joint_names)
+    if sorted(names) != sorted(chain.joint_names):
+        raise ValueError(f'forward_command_joints must name each chain joint once '
+                         f'({", ".join(chain.joint_names)}), got {names}')
+    return np.array([chain.joint_names.index(name) for name in names], dtype=int)
+
+
+def check_carry_over(old: IKTracker | None, new: IKTracker) -> None:
+    """Raise ValueError if the new model's limits exclude the command being published."""
+    if old is not None and old.names == new.names and old.command is not None:
+        # Exactly: the next command continues from this one, a clip would add to its step.
+        outside = new.outside_limits(old.command, tolerance=1e-9)
+        if outside:
+            raise ValueError(f"the current command is outside the new model's joint "
+                             f'limits ({outside}); moving into them would be a jump')
