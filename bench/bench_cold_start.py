@@ -40,10 +40,12 @@ MARK = Path('ik_node') / '__pycache__' / 'ik_node_jit_compiled.sha256'
 
 
 def fresh_copy(base: Path, name: str) -> Path:
-    """Return a folder holding a copy of the package without any cache."""
+    """Return a folder holding a copy of the package (and its config data) without any cache."""
     folder = base / name
     shutil.copytree(ROOT / 'ik_node', folder / 'ik_node',
                     ignore=shutil.ignore_patterns('__pycache__', '*.nbi', '*.nbc'))
+    # An install ships config/ (ik-compile compiles on the demo arm's URDF from it).
+    shutil.copytree(ROOT / 'config', folder / 'config')
     return folder
 
 
@@ -162,6 +164,10 @@ def main(argv=None) -> int:
         t_wait = time.monotonic()
         while not (fresh / MARK).is_file() and time.monotonic() - t_wait < 600.0:
             time.sleep(1.0)
+        if not (fresh / MARK).is_file():
+            log = fresh / 'ik_node' / '__pycache__' / 'ik_node_compile.log'
+            raise SystemExit(f'the background ik-compile of the fresh start did not finish: '
+                             f'see {log}')
         rows.append(one_start('compiled', fresh, probe, chain, env, logs, args.timeout))
     finally:
         probe.close()
