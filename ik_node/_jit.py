@@ -26,8 +26,11 @@ from pathlib import Path
 import subprocess
 import sys
 
-__all__ = ['njit', 'njit_inline', 'njit_nogil', 'JIT_ENABLED', 'JIT_UNAVAILABLE', 'compiled',
-           'mark_compiled', 'use_pure_python', 'compile_in_background', 'COMPILE_LOG']
+import numpy as np
+
+__all__ = ['njit', 'njit_inline', 'njit_nogil', 'readonly', 'JIT_ENABLED', 'JIT_UNAVAILABLE',
+           'compiled', 'mark_compiled', 'use_pure_python', 'compile_in_background',
+           'COMPILE_LOG']
 
 JIT_ENABLED = False
 # Why numba is off in this install or environment ('' when it is available).
@@ -152,6 +155,19 @@ def njit_inline(func):
     if JIT_ENABLED:
         return numba.njit(cache=True, fastmath=False, inline='always')(func)
     return func
+
+
+def readonly(a) -> np.ndarray:
+    """
+    Return ``a`` as a C-contiguous read-only array (a copy only when it must be).
+
+    The arrays a kernel keeps (a chain's model, collision capsules, packed objectives) are
+    read-only; numba types a read-only array apart from a writable one, so an argument must
+    always come one way or the kernel compiles twice.
+    """
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
 
 
 def njit_nogil(func):

@@ -7,6 +7,7 @@ import os
 from typing import Mapping, Optional, Sequence, Union
 
 from ik_node import kinematics
+from ik_node._jit import readonly
 from ik_node.collision import checker
 from ik_node.errors import IKInputError, URDFError
 from ik_node.solvers.records import Limits
@@ -15,12 +16,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['Chain']
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.setflags(write=False)
-    return a
 
 
 class Chain:
@@ -45,8 +40,8 @@ class Chain:
         lower = np.array([j.lower for j in actuated])
         upper = np.array([j.upper for j in actuated])
         velocity = np.array([j.velocity for j in actuated])
-        self.continuous = _readonly(np.array([j.joint_type == 'continuous' for j in actuated]))
-        self.prismatic = _readonly(np.array([j.joint_type == 'prismatic' for j in actuated]))
+        self.continuous = readonly(np.array([j.joint_type == 'continuous' for j in actuated]))
+        self.prismatic = readonly(np.array([j.joint_type == 'prismatic' for j in actuated]))
         by_name = {j.name: j for j in spec.joints}
 
         origins, axes, types, index, mult, offset, moving = [], [], [], [], [], [], []
@@ -69,21 +64,21 @@ class Chain:
             moving.append(j.name)
         origins_arr = np.array(origins)
         self.moving_joint_names = tuple(moving)
-        self.joint_axes = _readonly(np.array(axes, dtype=float))
-        self.joint_types = _readonly(np.array(types, dtype=np.int64))
-        self.joint_index = _readonly(np.array(index, dtype=np.int64))
-        self.joint_multiplier = _readonly(np.array(mult, dtype=float))
-        self.joint_offset = _readonly(np.array(offset, dtype=float))
-        self.joint_origins = _readonly(origins_arr)
-        self.tip_offset = _readonly(pending)
-        self.lower = _readonly(lower)
-        self.upper = _readonly(upper)
-        self.velocity = _readonly(velocity)
+        self.joint_axes = readonly(np.array(axes, dtype=float))
+        self.joint_types = readonly(np.array(types, dtype=np.int64))
+        self.joint_index = readonly(np.array(index, dtype=np.int64))
+        self.joint_multiplier = readonly(np.array(mult, dtype=float))
+        self.joint_offset = readonly(np.array(offset, dtype=float))
+        self.joint_origins = readonly(origins_arr)
+        self.tip_offset = readonly(pending)
+        self.lower = readonly(lower)
+        self.upper = readonly(upper)
+        self.velocity = readonly(velocity)
         mid = 0.5 * (np.where(self.continuous, 0.0, lower) + np.where(self.continuous, 0.0, upper))
-        self.mid = _readonly(mid)
+        self.mid = readonly(mid)
         # Revolute joints whose range spans more than a turn: the same pose repeats 2π apart.
-        self.wide_revolute = _readonly(~self.prismatic & ~self.continuous
-                                       & (upper - lower > 2.0 * math.pi))
+        self.wide_revolute = readonly(~self.prismatic & ~self.continuous
+                                      & (upper - lower > 2.0 * math.pi))
         # The limits record the kernels take.
         self.limits = Limits(self.lower, self.upper, self.continuous)
         self.reach_origin, self.reach = self._reach_bound(origins_arr, pending, spec.joints)
@@ -95,10 +90,10 @@ class Chain:
         self._collision_setup: Optional[checker.CollisionSetup] = None
         # The tuple the numba kernels take; built once, reused by every solve.
         self.model = kinematics.ChainModel(
-            _readonly(origins_arr[:, :3, :3]), _readonly(origins_arr[:, :3, 3]),
+            readonly(origins_arr[:, :3, :3]), readonly(origins_arr[:, :3, 3]),
             self.joint_axes, self.joint_types,
             self.joint_index, self.joint_multiplier, self.joint_offset,
-            _readonly(pending[:3, :3]), _readonly(pending[:3, 3]))
+            readonly(pending[:3, :3]), readonly(pending[:3, 3]))
 
     @staticmethod
     def _reach_bound(origins: np.ndarray, tip: np.ndarray, joints) -> tuple[np.ndarray, float]:
@@ -114,7 +109,7 @@ class Chain:
         for j in joints:
             if j.joint_type == 'prismatic':
                 reach += max(abs(j.lower), abs(j.upper))
-        return _readonly(p0), reach
+        return readonly(p0), reach
 
     @staticmethod
     def _resolve_mimic(j, by_name, names) -> tuple[int, float, float]:

@@ -49,13 +49,9 @@ def _points() -> None:
     import ik_node
     import numpy as np
     chain = _demo_arm()
-    # Not warm_up: its stretched-reach search runs the dls kernel, the other group's. Not
+    # Without the stretched-reach search: it runs the dls kernel, the other group's. Not
     # 'hybrid' either: it runs the FABRIK and the dls kernels, one from each group.
-    target = chain.fk(chain.mid)
-    for method in ('fabrik', 'ccd'):
-        for t in (target, target[:3, 3]):
-            ik_node.solve(chain, t, q0=chain.mid, method=method, restarts=False,
-                          max_iterations=2, position_tolerance=1e-12)
+    ik_node.warm_up(chain, ['fabrik', 'ccd'], reach=False)
     zigzag = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.1, 0.0, 0.6], [0.0, 0.0, 0.9]])
     ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
     ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2, constraints=[

@@ -23,7 +23,7 @@ import math
 from typing import Sequence
 
 from ik_node import kinematics
-from ik_node._jit import njit
+from ik_node._jit import njit, readonly
 from ik_node.collision.kernels import clearance_terms
 from ik_node.errors import IKInputError
 from ik_node.linalg import cholesky_solve, log_det_spd
@@ -124,15 +124,10 @@ class ObstacleClearance(Objective):
         packed['obstacle'] = _check_weight(self.weight)
 
 
-def _empty(shape, dtype=float) -> np.ndarray:
-    a = np.zeros(shape, dtype=dtype)
-    a.flags.writeable = False
-    return a
-
-
 # Read-only like the (F, K) arrays of a collision model (pack_flat): a kernel compiled for one
 # serves the other (numba compiles once per argument type, and read-only is part of it).
-_NO_COLLISION = (0.0, 0.02, _empty(0), _empty(0, np.int64), np.zeros((0, 16)))
+_NO_COLLISION = (0.0, 0.02, readonly(np.zeros(0)), readonly(np.zeros(0, dtype=np.int64)),
+                 np.zeros((0, 16)))
 
 
 def pack_objectives(chain, objectives: Sequence[Objective] | None) -> tuple:

@@ -136,17 +136,21 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     return run_restarts(chain, t, seed, opts, spec.prepare, method, weights, spec.rescue)
 
 
-def warm_up(chain, method_names: Optional[Sequence[str]] = None) -> None:
+def warm_up(chain, method_names: Optional[Sequence[str]] = None, *,
+            reach: bool = True) -> None:
     """
     Load (or compile) the kernels of ``method_names`` (default: all) for ``chain`` now.
 
     The first call of a compiled kernel in a process loads it from numba's disk cache (about
     0.25 s; compiling on a fresh install takes longer). Call this before timing-sensitive
-    work, so that the first real solve's ``timeout`` is not spent on loading.
+    work, so that the first real solve's ``timeout`` is not spent on loading. ``reach``:
+    also estimate the chain's stretched reach now (it runs the dls kernel whatever the
+    methods; found on the first far target otherwise).
     """
     target = chain.fk(chain.mid)
     chain.jacobian(chain.mid)     # used by the driver's out-of-reach test
-    stretched_reach(chain)        # found once per chain, on the first far target otherwise
+    if reach:
+        stretched_reach(chain)
     for name in method_names or methods():
         for t in (target, target[:3, 3]):
             solve(chain, t, q0=chain.mid, method=name, restarts=False, max_iterations=2,

@@ -17,6 +17,7 @@ obstacles; links of the base group never are (no chain joint can move them away)
 
 from typing import Mapping, NamedTuple, Optional
 
+from ik_node._jit import readonly
 from ik_node.collision.bounds import (box_corners, capsule_of_box, capsule_of_cylinder,
                                       capsule_of_points, capsule_volume, capsules_of_mesh,
                                       cylinder_points, hull_points)
@@ -79,7 +80,7 @@ def pack_flat(model: tuple, caps: Capsules) -> tuple:
     F = np.concatenate([orig_R.ravel(), orig_t.ravel(), axes.ravel(), mult, offset,
                         tip_R.ravel(), tip_t.ravel(), caps.seg.ravel(), caps.radius,
                         caps.points.ravel()])
-    return _readonly(F.astype(float)), _readonly(K)
+    return readonly(F.astype(float)), readonly(K)
 
 
 def _motion(joint, value: float) -> np.ndarray:
@@ -192,12 +193,6 @@ def link_capsules(geometry: dict) -> dict:
     return out
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.setflags(write=False)
-    return a
-
-
 def _lever(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray) -> np.ndarray:
     """Return (n,): a bound on how far [m] any capsule point moves per unit of each joint."""
     m = len(chain.moving_joint_names)
@@ -263,12 +258,12 @@ def build_model(robot, chain, capsules_by_link: dict, disabled: frozenset,
                 pairs.append((ca, cb))
     moving = [c for c in range(len(owner)) if anchor_a[c] >= 0]
     caps = Capsules(
-        seg=_readonly(seg_a), radius=_readonly(radius_a), anchor=_readonly(anchor_a),
-        pairs=_readonly(np.array(pairs, dtype=np.int64).reshape(-1, 2)),
-        moving=_readonly(np.array(moving, dtype=np.int64)),
-        points=_readonly(np.vstack(points) if points else np.zeros((0, 3))),
-        start=_readonly(np.array(start, dtype=np.int64)))
-    lever = _readonly(_lever(chain, seg_a, radius_a, anchor_a))
+        seg=readonly(seg_a), radius=readonly(radius_a), anchor=readonly(anchor_a),
+        pairs=readonly(np.array(pairs, dtype=np.int64).reshape(-1, 2)),
+        moving=readonly(np.array(moving, dtype=np.int64)),
+        points=readonly(np.vstack(points) if points else np.zeros((0, 3))),
+        start=readonly(np.array(start, dtype=np.int64)))
+    lever = readonly(_lever(chain, seg_a, radius_a, anchor_a))
     return CollisionModel(caps, tuple(owner), links, {lk: groups[lk][0] for lk in links},
                           tuple(checked), frozenset(disabled), lever, dict(held),
                           pack_flat(chain.model, caps))
