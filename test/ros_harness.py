@@ -182,9 +182,11 @@ class Probe:
         (topic or self.targets).publish(msg)
         return msg
 
-    def publish_joint_states(self, names, q) -> None:
+    def publish_joint_states(self, names, q, stamp_ns: Optional[int] = None) -> None:
+        """Publish a reading stamped now, or at ``stamp_ns`` (another clock, a late one)."""
         msg = JointState(name=list(names), position=[float(v) for v in q])
-        msg.header.stamp = self.node.get_clock().now().to_msg()
+        stamp_ns = self.now_ns() if stamp_ns is None else stamp_ns
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
         self.joint_states.publish(msg)
 
     def set_parameters(self, node_name: str, **values) -> list:

@@ -138,6 +138,50 @@ def test_a_driver_restarted_between_two_readings_is_held_where_it_reads(ros, cha
     assert_allclose(qs[first:], np.broadcast_to(restarted, qs[first:].shape), atol=1e-9)
 
 
+def test_readings_are_judged_by_their_stamps_and_late_ones_drive_nothing(ros, chain):
+    procs, probe = ros()
+    node = procs.start('ik_node', *ik_params())
+    behind = 30_000_000_000        # [ns] the driver's clock runs 30 s behind the node's
+
+    def follow(taken_ns=None):
+        """Read like a driver where it was last commanded, stamped on the driver's clock."""
+        q = probe.last_command(chain) if probe.commands else Q0
+        taken_ns = probe.now_ns() if taken_ns is None else taken_ns
+        probe.publish_joint_states(chain.joint_names, q, stamp_ns=taken_ns - behind)
+
+    def logged(text):
+        return text in node.log_path.read_text()
+
+    # A steady offset is the other clock's: after a second of readings the arm is known.
+    assert probe.spin_until(lambda: logged('arm position known'), STARTUP_TIMEOUT, follow,
+                            0.02), procs.logs()
+    assert logged('joint_states stamps run 30 s behind this node clock'), procs.logs()
+    goal = Q0 + np.array([0.5, -0.4, 0.4, 0.5, -0.5, 0.6])
+    status = probe.answer_to(lambda: (follow(), probe.publish_pose(chain.fk(goal)))[1],
+                             period=0.02)
+    assert status is not None and status_values(status)['seed'] == 'joint_states', procs.logs()
+    n = len(probe.commands)
+    assert probe.spin_until(lambda: len(probe.commands) > n + 5, 10.0, follow, 0.02)
+    # The driver goes silent mid-motion; the node says so and stops stepping.
+    lost = 'no command is sent until the arm is heard again'
+    n_lost = node.log_path.read_text().count(lost)
+    t_silent = probe.now_ns()
+    assert probe.spin_until(lambda: node.log_path.read_text().count(lost) > n_lost, 10.0), \
+        procs.logs()
+    # Readings taken before the silence arrive now (a backlog): they are old, however fresh
+    # their arrival, and move nothing.
+    t_backlog = probe.now_ns()
+    for i in range(10):
+        follow(t_silent - (10 - i) * 10_000_000)
+    assert probe.spin_until(lambda: logged('after its stamp: too old'), 10.0), procs.logs()
+    assert not probe.spin_until(
+        lambda: len(probe.commands_by_stamp(chain, after_ns=t_backlog)[0]) > 0, 1.0), \
+        procs.logs()
+    # Fresh readings again: the commands go on to the goal.
+    assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), goal, atol=1e-6),
+                            15.0, follow, 0.02), procs.logs()
+
+
 def test_no_command_is_stepped_while_nobody_subscribes_to_the_commands(ros, chain):
     procs, probe = ros()
     node = procs.start('ik_node', *ik_params('command_topic:=unheard_commands'))

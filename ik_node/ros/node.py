@@ -31,6 +31,7 @@ from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.errors import IKError
 from ik_node.history import JointHistory
 from ik_node.pose import planar_goal
+from ik_node.reading_clock import ReadingClock
 from ik_node.result import STATUS_BLOCKED, STATUS_OUT_OF_REACH
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
@@ -108,6 +109,8 @@ class IKNode(Node):
         self._goal_stamp = ''       # target_stamp of the goal being approached
         self._forward_index: np.ndarray | None = None
         self._live = LiveObstacles()      # shapes from the obstacles topic
+        # joint_states stamps -> node clock, per publisher (told apart by its joint names)
+        self._reading_clocks: dict[tuple[str, ...], ReadingClock] = {}
         # After a hold at a returning arm, the hold is repeated this long [s, node clock]:
         # an arm driver that has just come up may not be listening yet.
         self._hold_until = -math.inf
@@ -381,12 +384,9 @@ class IKNode(Node):
     @_guarded('joint_states callback')
     def _on_joint_states(self, msg: JointState) -> None:
         now = self._now()
-        # The reading is judged against the command in force at its stamp (same clock on one
-        # machine); a stamp far from the node's clock (another, unsynchronised clock) is not
-        # used, the receive time is.
-        stamp = conv.stamp_ns(msg.header.stamp) * 1e-9
-        if not -1.0 < now - stamp < 1.0:
-            stamp = now
+        stamp = self._reading_time(msg, now)
+        if stamp is None:
+            return
         self._feedback = (tuple(msg.name), tuple(msg.position), stamp)
         if len(msg.name) == len(msg.position) and conv.stamp_ns(msg.header.stamp):
             self._history.add(conv.stamp_ns(msg.header.stamp) * 1e-9,
@@ -419,6 +419,39 @@ class IKNode(Node):
             self._warn(f'joint_states {problem.kind}',
                        f'joint_states message on {self._values["joint_states_topic"]} '
                        f'ignored: {problem.message}')
+
+    def _reading_time(self, msg: JointState, now: float) -> float | None:
+        """
+        Return when a joint_states reading was taken, on the node clock; None: not usable.
+
+        Judged by its stamp (ReadingClock): one delivered late is old, however recently it
+        came; a sender clock steadily off the node's is shifted by its offset (said once). Each
+        publisher (told apart by the joints it names) has its own clock. An unstamped reading
+        (stamp 0) counts from its arrival.
+        """
+        stamp_ns = conv.stamp_ns(msg.header.stamp)
+        if not stamp_ns:
+            return now
+        stamp = stamp_ns * 1e-9
+        if len(self._reading_clocks) > 16 and tuple(msg.name) not in self._reading_clocks:
+            self._reading_clocks.clear()        # names that keep changing: no memory leak
+        clock = self._reading_clocks.setdefault(tuple(msg.name), ReadingClock())
+        taken = clock.judge(stamp, now)
+        if clock.offset_changed:
+            self.get_logger().warning(
+                f'joint_states stamps run {abs(clock.offset):.3g} s '
+                f'{"behind" if clock.offset > 0 else "ahead of"} this node clock: '
+                'readings are judged with that offset (are the clocks synchronised?)'
+                if clock.offset else 'joint_states stamps agree with this node clock again')
+        if taken is None:
+            self._warn('joint_states ahead', f'joint_states stamped {stamp - now:.3g} s ahead of '
+                       'this node clock: not used (clocks not synchronised? a steady offset '
+                       'is accepted after a second of readings)')
+        elif now - taken > self._values['joint_states_timeout']:
+            self._warn('joint_states late', f'a joint_states reading arrived {now - taken:.3g} '
+                       's after its stamp: too old to judge the arm by, not used (a busy '
+                       'machine or network, or clocks not synchronised)')
+        return taken
 
     @_guarded('target_pose callback')
     def _on_pose(self, msg: PoseStamped) -> None:

@@ -1,0 +1,65 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+When a joint reading was taken, on this node's clock.
+
+A reading's stamp is the sender's clock. On one machine (or with synchronised clocks) it is
+used as it is, and its age tells whether the arm is still heard: a reading delivered late (a
+backlog after a busy spell, a transport that held it back) is old, however recently it
+arrived. A sender whose clock runs steadily off this one (every reading of the last
+:data:`OFFSET_SPAN` off by the same amount, within :data:`OFFSET_SPREAD`) has its stamps
+shifted by that offset; late readings never look like that, their offsets grow with the time
+they waited. A stamp ahead of this clock (after the shift) by more than
+:data:`SYNC_TOLERANCE` tells nothing about its age: it is not judged (None).
+"""
+
+from collections import deque
+
+__all__ = ['ReadingClock', 'SYNC_TOLERANCE', 'OFFSET_SPAN', 'OFFSET_SPREAD', 'OFFSET_READINGS']
+
+SYNC_TOLERANCE = 1.0     # [s] clocks closer than this are taken as one clock
+OFFSET_SPAN = 1.0        # [s] of receive time over which an offset must hold to be believed
+OFFSET_SPREAD = 0.1      # [s] how much the offsets of those readings may differ
+OFFSET_READINGS = 5      # fewest readings in that span
+
+
+class ReadingClock:
+    """Map reading stamps to this node's clock (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._recent: deque[tuple[float, float]] = deque()   # (receive time, now - stamp)
+        self.offset = 0.0               # [s] added to a stamp: this clock minus the sender's
+        self.offset_changed = False     # the last reading started, changed or ended a shift
+
+    def judge(self, stamp: float, now: float) -> float | None:
+        """
+        Return when a reading was taken, on this clock; None if it cannot tell.
+
+        stamp: the reading's stamp [s] (the sender's clock); now: when it came [s]. None for a
+        stamp from the future (after the shift).
+        """
+        lag = now - stamp
+        recent = self._recent
+        recent.append((now, lag))
+        while recent and recent[0][0] < now - OFFSET_SPAN:
+            recent.popleft()
+        self.offset_changed = False
+        if abs(lag - self.offset) > SYNC_TOLERANCE:
+            steady = self._steady_lag()
+            if steady is not None:
+                offset = steady if abs(steady) > SYNC_TOLERANCE else 0.0
+                self.offset_changed = offset != self.offset
+                self.offset = offset
+        if lag - self.offset < -SYNC_TOLERANCE:
+            return None
+        return min(now, stamp + self.offset)
+
+    def _steady_lag(self) -> float | None:
+        """Return the smallest lag if every reading of the last OFFSET_SPAN shows it, else None."""
+        recent = self._recent
+        if len(recent) < OFFSET_READINGS or recent[-1][0] - recent[0][0] < 0.5 * OFFSET_SPAN:
+            return None
+        lags = [lag for _, lag in recent]
+        if max(lags) - min(lags) > OFFSET_SPREAD:
+            return None
+        return min(lags)

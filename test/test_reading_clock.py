@@ -1,0 +1,70 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""When joint readings were taken: late ones are old, a steady clock offset is shifted."""
+
+from ik_node.reading_clock import ReadingClock
+import pytest
+
+RATE = 100.0        # [Hz] a driver's joint_states
+LATENCY = 0.002     # [s] delivery on one machine
+
+
+def stream(clock: ReadingClock, t0: float, seconds: float, offset: float = 0.0):
+    """Feed ``seconds`` of readings from t0 (node clock), stamped ``offset`` s behind it."""
+    out = []
+    for i in range(int(seconds * RATE)):
+        taken = t0 + i / RATE
+        out.append((taken, clock.judge(taken - offset, taken + LATENCY)))
+    return out
+
+
+def test_one_clock_stamps_are_used_as_they_are():
+    clock = ReadingClock()
+    for taken, t in stream(clock, 100.0, 2.0):
+        assert t == pytest.approx(taken)
+    assert clock.offset == 0.0
+
+
+def test_a_late_reading_among_live_ones_is_old():
+    clock = ReadingClock()
+    stream(clock, 100.0, 2.0)
+    assert clock.judge(98.0, 102.0) == 98.0      # delivered 4 s late: taken 4 s ago
+    assert clock.offset == 0.0
+
+
+def test_a_dead_arms_backlog_is_old_whatever_its_offsets():
+    clock = ReadingClock()
+    stream(clock, 100.0, 1.0)
+    # The arm died at 101.0; its last readings come 4 s late, in a burst and in a trickle.
+    for i in range(10):
+        assert clock.judge(100.9 + i * 0.01, 105.0 + i * 0.001) < 101.0
+    for i in range(10):
+        assert clock.judge(100.9 + i * 0.01, 106.0 + i * 0.2) < 101.0
+    assert clock.offset == 0.0
+
+
+@pytest.mark.parametrize('offset', [30.0, -30.0])
+def test_a_steady_offset_is_taken_as_the_other_clock(offset):
+    clock = ReadingClock()
+    judged = stream(clock, 100.0, 2.0, offset)
+    # Not judged by the shift until a second of readings showed it (old, or unknown ahead).
+    for taken, t in judged[:int(0.5 * RATE)]:
+        assert t is None if offset < 0 else t == pytest.approx(taken - offset)
+    # Then on the node's clock (the shift holds the delivery latency: the receive time).
+    for taken, t in judged[int(1.0 * RATE):]:
+        assert t == pytest.approx(taken + LATENCY, abs=1e-9)
+    assert clock.offset == pytest.approx(offset + LATENCY)
+    # A reading delivered late is old under the offset too.
+    assert clock.judge(101.0 - offset, 105.0) == pytest.approx(101.0 + LATENCY)
+
+
+def test_the_offset_ends_when_the_clocks_agree_again():
+    clock = ReadingClock()
+    stream(clock, 100.0, 2.0, 30.0)
+    changes = 0
+    for i in range(int(2.0 * RATE)):
+        taken = 102.0 + i / RATE
+        clock.judge(taken, taken + LATENCY)
+        changes += clock.offset_changed
+    assert clock.offset == 0.0 and changes == 1
+    assert clock.judge(104.0, 104.0 + LATENCY) == 104.0
