@@ -131,6 +131,7 @@ class Probe:
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
         self.description = self.node.create_publisher(String, 'robot_description', latched)
+        self._param_clients: dict = {}
 
     def _on_command(self, msg: JointState) -> None:
         self.commands.append((time.monotonic(), msg))
@@ -195,12 +196,16 @@ class Probe:
 
     def set_parameter_list(self, node_name: str, params: list) -> list:
         """Set rclpy Parameters on a node through its service; return the results."""
-        client = self.node.create_client(SetParameters, f'/{node_name}/set_parameters')
+        # One client per node, kept until close(): a client destroyed while the executor
+        # still holds it in a wait set fails in that executor's task.
+        client = self._param_clients.get(node_name)
+        if client is None:
+            client = self.node.create_client(SetParameters, f'/{node_name}/set_parameters')
+            self._param_clients[node_name] = client
         assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
         future = client.call_async(SetParameters.Request(
             parameters=[p.to_parameter_msg() for p in params]))
         self.executor.spin_until_future_complete(future, timeout_sec=30.0)
-        self.node.destroy_client(client)
         assert future.result() is not None, 'set_parameters got no answer: the node hangs'
         return future.result().results
 

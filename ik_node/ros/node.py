@@ -11,7 +11,9 @@ with the URDF joint names, optionally trajectory_msgs/JointTrajectory, a
 diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
 
 Every callback converts messages to arrays (:mod:`ik_node.ros.conversions`), calls
-:class:`ik_node.tracking.IKTracker`, and converts back. The parameters, their documentation
+:class:`ik_node.tracking.IKTracker`, and hands what to send to the publishers
+(:mod:`ik_node.ros.outputs`). Readings count from their stamps
+(:class:`ik_node.reading_clock.ReadingClock`). The parameters, their documentation
 and their validation live in :mod:`ik_node.ros.params`; ``ros2 param set`` changes take effect
 at once, also the solver, the topics and the robot model, and an invalid value is refused with
 the reason. Every time the node reasons about comes from its clock, so ``use_sim_time`` works.
@@ -26,19 +28,18 @@ import math
 import sys
 from typing import Any
 
-from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.errors import IKError
 from ik_node.history import JointHistory
 from ik_node.pose import planar_goal
 from ik_node.reading_clock import ReadingClock
-from ik_node.result import STATUS_BLOCKED, STATUS_OUT_OF_REACH
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
 from ik_node.ros.description import RobotDescriptionSource
 from ik_node.ros.frames import current_positions, FrameRefused, TargetFrames
 from ik_node.ros.interactive import MarkerTarget
 from ik_node.ros.obstacles import LiveObstacles, obstacles_in_force
+from ik_node.ros.outputs import answer_level, Outputs
 from ik_node.ros.parameters import changed_values, declare_parameters
 from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
                                 solver_options, TOPIC_PARAMETERS, velocity_limits)
@@ -54,14 +55,12 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, Header
+from std_msgs.msg import Header
 from std_srvs.srv import SetBool
-from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 __all__ = ['IKNode', 'main']
 
-_MARKER_PERIOD = 0.05       # [s] markers are throttled to 20 Hz
 _LOG_PERIOD = 2.0           # [s] a repeated warning of one kind is logged once per period
 
 
@@ -94,7 +93,7 @@ class IKNode(Node):
             raise ValueError(f'invalid parameter: {reason}')
         self._tree: RobotTree | None = None
         self._tracker: IKTracker | None = None
-        self._pubs: dict[str, tuple[Any, str]] = {}
+        self._outputs = Outputs(self)
         self._subs: dict[str, tuple[Any, str]] = {}
         self._timer: Any = None
         # The newest joint_states message: (names, positions, stamp [s] as judged, node clock).
@@ -114,7 +113,6 @@ class IKNode(Node):
         # After a hold at a returning arm, the hold is repeated this long [s, node clock]:
         # an arm driver that has just come up may not be listening yet.
         self._hold_until = -math.inf
-        self._last_marker = -math.inf
         self._tf_buffer = None
         self._tf_listener = None
         self._marker: MarkerTarget | None = None
@@ -302,23 +300,8 @@ class IKNode(Node):
     # Publishers, subscriptions, timer -------------------------------------------------------
 
     def _make_io(self, values: dict[str, Any]) -> None:
-        """(Re)create publishers and subscriptions whose topic changed."""
-        wanted_pubs = {
-            'command': (JointState, values['command_topic'], 10),
-            'trajectory': (JointTrajectory, values['trajectory_topic'], 10),
-            'status': (DiagnosticArray, values['status_topic'], 10),
-            'markers': (MarkerArray, values['marker_topic'], 1),
-            'forward': (Float64MultiArray, values['forward_command_topic'], 10),
-        }
-        for key, (msg_type, topic, depth) in wanted_pubs.items():
-            old = self._pubs.get(key)
-            if old is not None and old[1] == topic:
-                continue
-            if old is not None:
-                self.destroy_publisher(old[0])
-                del self._pubs[key]
-            if topic:
-                self._pubs[key] = (self.create_publisher(msg_type, topic, depth), topic)
+        """(Re)create the publishers and subscriptions whose topic changed."""
+        self._outputs.update(values)
         # joint_states first: the executor serves ready subscriptions in the order they were
         # made, so in each round the arm's newest reading is taken before a target is judged.
         wanted_subs: dict[str, tuple[Any, str, Any, QoSProfile | int]] = {
@@ -554,8 +537,7 @@ class IKNode(Node):
         report, command_stamp = None, None
         if self._values['output_mode'] == 'immediate':
             report, command_stamp = self._step_and_publish()
-        self._publish_status(outcome, report, header, command_stamp, now)
-        self._publish_markers(outcome, now)
+        self._answer(outcome, report, header, command_stamp, now)
         # The marker shows where the arm is going, whichever input sent it there. While it
         # is being dragged it is left alone unless its state changes (RViz owns its pose).
         state = 'ok' if outcome.result.success else 'unreachable'
@@ -609,7 +591,7 @@ class IKNode(Node):
         now_ns = max(self.get_clock().now().nanoseconds, self._last_stamp_ns + 1)
         if self._feedback_lost(now_ns * 1e-9):
             return None, None
-        unheard = self._commands_unheard()
+        unheard = self._outputs.unheard()
         if unheard:
             # No arm driver listens (not started, or not yet discovered): a command stepped
             # now would run ahead of an arm that cannot follow it. It holds instead.
@@ -623,29 +605,16 @@ class IKNode(Node):
         stamp = conv.stamp_from_ns(now_ns)
         names = tracker.names
         self._last_command.update(zip(names, (float(v) for v in report.q)))
-        if 'command' in self._pubs:
-            self._pubs['command'][0].publish(conv.joint_state(names, report.q, stamp))
-        if 'forward' in self._pubs and self._forward_index is not None:
-            self._pubs['forward'][0].publish(conv.float64_array(report.q[self._forward_index]))
-        if 'trajectory' in self._pubs:
-            # Sized so that no joint needs more than its velocity limit to get there from
-            # where the arm is measured (a lagging arm gets more time, not a faster move).
-            duration = max(report.dt, 1.0 / self._values['output_rate'],
-                           tracker.time_to_reach(report.q, self._now()))
-            self._pubs['trajectory'][0].publish(conv.joint_trajectory(names, report.q,
-                                                                      duration))
+        # A trajectory point is sized so that no joint needs more than its velocity limit to
+        # get there from where the arm is measured (a lagging arm gets more time).
+        duration = (max(report.dt, 1.0 / self._values['output_rate'],
+                        tracker.time_to_reach(report.q, self._now()))
+                    if self._outputs.sends_trajectories else 0.0)
+        self._outputs.command(names, report.q, stamp, self._forward_index, duration)
         if tracker.stall:
             self._error('stall', tracker.stall)
             self._send_status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
         return report, stamp
-
-    def _commands_unheard(self) -> str:
-        """Return the command topics when none of them has a subscriber, else ''."""
-        outputs = [self._pubs[key] for key in ('command', 'forward', 'trajectory')
-                   if key in self._pubs]
-        if any(pub.get_subscription_count() > 0 for pub, _ in outputs):
-            return ''
-        return ', '.join(topic for _, topic in outputs)
 
     def _feedback_lost(self, now: float) -> bool:
         """
@@ -661,65 +630,31 @@ class IKNode(Node):
 
     def _send_status(self, level: str, message: str, values: dict[str, Any]) -> None:
         """Publish a status that answers no particular target (arrival, stall)."""
-        if 'status' not in self._pubs or self._tracker is None:
-            return
-        self._pubs['status'][0].publish(conv.status_array(
-            f'{self.get_name()}: ik', level, message, values, self.get_clock().now().to_msg(),
-            hardware_id=self._tracker.chain.robot_name))
+        if self._tracker is not None:
+            self._outputs.status(level, message, values, self._tracker.chain.robot_name)
 
     def _refuse(self, kind: str, reason: str, header: Header) -> None:
         self._warn(kind, reason)
-        if 'status' not in self._pubs:
-            return
-        self._pubs['status'][0].publish(conv.status_array(
-            f'{self.get_name()}: ik', 'ERROR', reason,
-            {'success': False, 'target_frame': header.frame_id,
-             'target_stamp': conv.stamp_text(header.stamp)},
-            self.get_clock().now().to_msg()))
+        self._outputs.refusal(reason, header)
 
-    def _publish_status(self, outcome: SolveOutcome, report: StepReport | None,
-                        header: Header, command_stamp: Any, t_target: float) -> None:
+    def _answer(self, outcome: SolveOutcome, report: StepReport | None, header: Header,
+                command_stamp: Any, t_target: float) -> None:
+        """Tell how a target was answered: status, log, markers."""
         tracker = self._tracker
         assert tracker is not None
         r = outcome.result
         # Lost when the target came: a solve longer than joint_states_timeout holds up this
         # callback, and the readings that came meanwhile wait in the queue, not lost.
-        if r.success and self._feedback_lost(t_target):
-            level = 'WARN'
-            message = ('target solved, but joint_states are lost: the arm is commanded there '
-                       'once it is heard again')
-        elif r.success:
-            level, message = 'OK', 'target solved: commanding the arm there'
-        elif r.status == STATUS_BLOCKED:
-            level = 'ERROR'
-            message = f'target refused, every answer collides: {r.message}; the arm stays put'
-            self._warn('blocked', message)
-        else:
-            level = 'WARN'
-            why = ('target out of reach' if r.status == STATUS_OUT_OF_REACH
-                   else 'target not reached by the solver (it may be reachable: raise '
-                        'max_attempts or timeout)')
-            message = (f'{why}: moving to the best pose found (position error '
-                       f'{r.position_error:.4f} m)')
-            self._warn('unreachable', message)
-        if 'status' not in self._pubs:
-            return
+        level, message, kind = answer_level(r, self._feedback_lost(t_target))
+        if kind:
+            self._warn(kind, message)
         values = conv.answer_values(r, outcome.seed_source, outcome.solve_time, header,
                                     report.describe(tracker.names) if report else None,
                                     command_stamp)
-        self._pubs['status'][0].publish(conv.status_array(
-            f'{self.get_name()}: ik', level, message, values, self.get_clock().now().to_msg(),
-            hardware_id=tracker.chain.robot_name))
-
-    def _publish_markers(self, outcome: SolveOutcome, now: float) -> None:
-        if 'markers' not in self._pubs or now - self._last_marker < _MARKER_PERIOD:
-            return
-        self._last_marker = now
-        assert self._tracker is not None
-        chain = self._tracker.chain
-        self._pubs['markers'][0].publish(conv.target_markers(
-            chain.base_link, outcome.target, chain.fk(outcome.result.q),
-            bool(outcome.result.success), self.get_clock().now().to_msg()))
+        self._outputs.status(level, message, values, tracker.chain.robot_name)
+        chain = tracker.chain
+        self._outputs.markers(chain.base_link, outcome.target, chain.fk(r.q), bool(r.success),
+                              t_target)
 
 
 def main(args: list[str] | None = None, background_compile: Any = None) -> int:

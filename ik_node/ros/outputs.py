@@ -1,0 +1,131 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+What ik_node publishes.
+
+The command (as JointState, Float64MultiArray and JointTrajectory), the status of each
+target and the target markers. :class:`Outputs` owns the publishers, remade when a topic
+parameter changes (an empty topic turns that output off); :func:`answer_level` says how a
+solve answer is told.
+"""
+
+import math
+from typing import Any
+
+from diagnostic_msgs.msg import DiagnosticArray
+from ik_node.result import IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH
+from ik_node.ros import conversions as conv
+import numpy as np
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, Header
+from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import MarkerArray
+
+__all__ = ['Outputs', 'answer_level', 'MARKER_PERIOD']
+
+MARKER_PERIOD = 0.05       # [s] markers are throttled to 20 Hz
+
+# key: (message type, topic parameter, depth)
+_PUBLISHERS = {
+    'command': (JointState, 'command_topic', 10),
+    'trajectory': (JointTrajectory, 'trajectory_topic', 10),
+    'status': (DiagnosticArray, 'status_topic', 10),
+    'markers': (MarkerArray, 'marker_topic', 1),
+    'forward': (Float64MultiArray, 'forward_command_topic', 10),
+}
+_COMMANDS = ('command', 'forward', 'trajectory')
+
+
+def answer_level(result: IKResult, feedback_lost: bool) -> tuple[str, str, str]:
+    """
+    Return (status level, message, log kind) for a solve's answer to a target.
+
+    The log kind names the throttled warning the node also logs ('' for none).
+    """
+    if result.success and feedback_lost:
+        return ('WARN', 'target solved, but joint_states are lost: the arm is commanded there '
+                        'once it is heard again', '')
+    if result.success:
+        return 'OK', 'target solved: commanding the arm there', ''
+    if result.status == STATUS_BLOCKED:
+        return ('ERROR', f'target refused, every answer collides: {result.message}; the arm '
+                         'stays put', 'blocked')
+    why = ('target out of reach' if result.status == STATUS_OUT_OF_REACH
+           else 'target not reached by the solver (it may be reachable: raise max_attempts or '
+                'timeout)')
+    return ('WARN', f'{why}: moving to the best pose found (position error '
+                    f'{result.position_error:.4f} m)', 'unreachable')
+
+
+class Outputs:
+    """The node's publishers (see the module docstring)."""
+
+    def __init__(self, node: Node):
+        self._node = node
+        self._pubs: dict[str, tuple[Any, str]] = {}
+        self._last_marker = -math.inf
+
+    def update(self, values: dict[str, Any]) -> None:
+        """(Re)create the publishers whose topic parameter changed."""
+        for key, (msg_type, param, depth) in _PUBLISHERS.items():
+            topic = values[param]
+            old = self._pubs.get(key)
+            if old is not None and old[1] == topic:
+                continue
+            if old is not None:
+                self._node.destroy_publisher(old[0])
+                del self._pubs[key]
+            if topic:
+                self._pubs[key] = (self._node.create_publisher(msg_type, topic, depth), topic)
+
+    def unheard(self) -> str:
+        """Return the command topics when none of them has a subscriber, else ''."""
+        outputs = [self._pubs[key] for key in _COMMANDS if key in self._pubs]
+        if any(pub.get_subscription_count() > 0 for pub, _ in outputs):
+            return ''
+        return ', '.join(topic for _, topic in outputs)
+
+    def command(self, names: tuple[str, ...], q: np.ndarray, stamp: Any,
+                forward_index: np.ndarray | None, duration: float) -> None:
+        """
+        Publish command ``q`` on every command topic in use.
+
+        forward_index: the controller's joint order for Float64MultiArray (None: not sent);
+        duration: the trajectory point's time from start [s].
+        """
+        if 'command' in self._pubs:
+            self._pubs['command'][0].publish(conv.joint_state(names, q, stamp))
+        if 'forward' in self._pubs and forward_index is not None:
+            self._pubs['forward'][0].publish(conv.float64_array(q[forward_index]))
+        if 'trajectory' in self._pubs:
+            self._pubs['trajectory'][0].publish(conv.joint_trajectory(names, q, duration))
+
+    @property
+    def sends_trajectories(self) -> bool:
+        """Whether a JointTrajectory topic is in use."""
+        return 'trajectory' in self._pubs
+
+    def status(self, level: str, message: str, values: dict[str, Any],
+               hardware_id: str = '') -> None:
+        """Publish one status of the node's 'ik' component."""
+        if 'status' not in self._pubs:
+            return
+        node = self._node
+        self._pubs['status'][0].publish(conv.status_array(
+            f'{node.get_name()}: ik', level, message, values, node.get_clock().now().to_msg(),
+            hardware_id=hardware_id))
+
+    def refusal(self, reason: str, header: Header) -> None:
+        """Publish the ERROR status of a target refused for ``reason``."""
+        self.status('ERROR', reason, {'success': False, 'target_frame': header.frame_id,
+                                      'target_stamp': conv.stamp_text(header.stamp)})
+
+    def markers(self, base_link: str, target: np.ndarray, reached: np.ndarray,
+                success: bool, now: float) -> None:
+        """Publish the target and reached-pose markers, at most every MARKER_PERIOD."""
+        if 'markers' not in self._pubs or now - self._last_marker < MARKER_PERIOD:
+            return
+        self._last_marker = now
+        self._pubs['markers'][0].publish(conv.target_markers(
+            base_link, target, reached, success, self._node.get_clock().now().to_msg()))

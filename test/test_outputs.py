@@ -1,0 +1,34 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""How the node tells a solve's answer to a target (ik_node.ros.outputs.answer_level)."""
+
+from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED,
+                            STATUS_OUT_OF_REACH, STATUS_REACHED)
+import numpy as np
+import pytest
+
+pytest.importorskip('rclpy')
+
+from ik_node.ros.outputs import answer_level  # noqa: E402, I100
+
+
+def result(success: bool, status: str, message: str = '') -> IKResult:
+    return IKResult(q=np.zeros(6), success=success, position_error=0.0123,
+                    orientation_error=0.0, iterations=10, method='dls', status=status,
+                    message=message)
+
+
+def test_each_kind_of_answer_has_its_level_and_says_why():
+    assert answer_level(result(True, STATUS_REACHED), False) == (
+        'OK', 'target solved: commanding the arm there', '')
+    level, message, kind = answer_level(result(True, STATUS_REACHED), True)
+    assert level == 'WARN' and 'joint_states are lost' in message and kind == ''
+    level, message, kind = answer_level(
+        result(False, STATUS_BLOCKED, 'forearm_link touches the floor'), False)
+    assert (level, kind) == ('ERROR', 'blocked') and 'forearm_link touches the floor' in message
+    level, message, kind = answer_level(result(False, STATUS_OUT_OF_REACH), False)
+    assert (level, kind) == ('WARN', 'unreachable')
+    assert message.startswith('target out of reach') and '0.0123 m' in message
+    level, message, kind = answer_level(result(False, STATUS_NOT_CONVERGED), False)
+    assert (level, kind) == ('WARN', 'unreachable')
+    assert 'it may be reachable' in message and 'out of reach' not in message
