@@ -12,8 +12,8 @@ diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/Marker
 
 Every callback converts messages to arrays (:mod:`ik_node.ros.conversions`), calls
 :class:`ik_node.tracking.IKTracker`, and hands what to send to the publishers
-(:mod:`ik_node.ros.outputs`). Readings count from their stamps
-(:class:`ik_node.reading_clock.ReadingClock`). The parameters, their documentation
+(:mod:`ik_node.ros.outputs`). The arm's readings count from their stamps
+(:mod:`ik_node.ros.feedback`). The parameters, their documentation
 and their validation live in :mod:`ik_node.ros.params`; ``ros2 param set`` changes take effect
 at once, also the solver, the topics and the robot model, and an invalid value is refused with
 the reason. Every time the node reasons about comes from its clock, so ``use_sim_time`` works.
@@ -30,12 +30,11 @@ from typing import Any
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.errors import IKError
-from ik_node.history import JointHistory
 from ik_node.pose import planar_goal
-from ik_node.reading_clock import ReadingClock
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
 from ik_node.ros.description import RobotDescriptionSource
+from ik_node.ros.feedback import JointStatesIntake
 from ik_node.ros.frames import current_positions, FrameRefused, TargetFrames
 from ik_node.ros.interactive import MarkerTarget
 from ik_node.ros.obstacles import LiveObstacles, obstacles_in_force
@@ -96,20 +95,16 @@ class IKNode(Node):
         self._outputs = Outputs(self)
         self._subs: dict[str, tuple[Any, str]] = {}
         self._timer: Any = None
-        # The newest joint_states message: (names, positions, stamp [s] as judged, node clock).
-        self._feedback: tuple[tuple[str, ...], tuple[float, ...], float] | None = None
+        # The arm's readings: when each was taken, the newest, recent positions by stamp.
+        self._intake = JointStatesIntake(self._values['joint_states_timeout'], self._warn,
+                                         self.get_logger().warning)
         # Last published command per joint name, across model changes.
         self._last_command: dict[str, float] = {}
         self._last_stamp_ns = 0
-        # Measured joint positions by joint_states stamp: link frames at a target's stamp.
-        self._history = JointHistory(window=2.0,
-                                     slack=self._values['joint_states_timeout'])
         self._paused = False
         self._goal_stamp = ''       # target_stamp of the goal being approached
         self._forward_index: np.ndarray | None = None
         self._live = LiveObstacles()      # shapes from the obstacles topic
-        # joint_states stamps -> node clock, per publisher (told apart by its joint names)
-        self._reading_clocks: dict[tuple[str, ...], ReadingClock] = {}
         # After a hold at a returning arm, the hold is repeated this long [s, node clock]:
         # an arm driver that has just come up may not be listening yet.
         self._hold_until = -math.inf
@@ -190,10 +185,10 @@ class IKNode(Node):
         tracker.warm_up()
         self._tree, self._tracker = tree, tracker
         self._forward_index = forward_order(tracker.chain, self._values)
-        if (not tracker.ready and self._feedback is not None
-                and now - self._feedback[2] <= tracker.joint_states_timeout):
-            names, positions, stamp = self._feedback
-            tracker.update_feedback(names, positions, now, stamp)
+        newest = self._intake.newest
+        if (not tracker.ready and newest is not None
+                and now - newest[2] <= tracker.joint_states_timeout):
+            tracker.update_feedback(*newest[:2], now, newest[2])
         self._start_without_feedback(tracker, now)
         chain = tracker.chain
         self.get_logger().info(
@@ -280,6 +275,7 @@ class IKNode(Node):
             return SetParametersResult(successful=False, reason=str(exc))
         old = self._values
         self._values = new
+        self._intake.timeout = new['joint_states_timeout']
         if changed & set(TOPIC_PARAMETERS):
             self._make_io(new)
         if 'output_rate' in changed:
@@ -367,14 +363,9 @@ class IKNode(Node):
     @_guarded('joint_states callback')
     def _on_joint_states(self, msg: JointState) -> None:
         now = self._now()
-        stamp = self._reading_time(msg, now)
+        stamp = self._intake.take(msg, now)
         if stamp is None:
             return
-        self._feedback = (tuple(msg.name), tuple(msg.position), stamp)
-        if len(msg.name) == len(msg.position) and conv.stamp_ns(msg.header.stamp):
-            self._history.add(conv.stamp_ns(msg.header.stamp) * 1e-9,
-                              {n: float(v) for n, v in zip(msg.name, msg.position)
-                               if math.isfinite(v)})
         tracker = self._tracker
         if tracker is None:
             return
@@ -402,39 +393,6 @@ class IKNode(Node):
             self._warn(f'joint_states {problem.kind}',
                        f'joint_states message on {self._values["joint_states_topic"]} '
                        f'ignored: {problem.message}')
-
-    def _reading_time(self, msg: JointState, now: float) -> float | None:
-        """
-        Return when a joint_states reading was taken, on the node clock; None: not usable.
-
-        Judged by its stamp (ReadingClock): one delivered late is old, however recently it
-        came; a sender clock steadily off the node's is shifted by its offset (said once). Each
-        publisher (told apart by the joints it names) has its own clock. An unstamped reading
-        (stamp 0) counts from its arrival.
-        """
-        stamp_ns = conv.stamp_ns(msg.header.stamp)
-        if not stamp_ns:
-            return now
-        stamp = stamp_ns * 1e-9
-        if len(self._reading_clocks) > 16 and tuple(msg.name) not in self._reading_clocks:
-            self._reading_clocks.clear()        # names that keep changing: no memory leak
-        clock = self._reading_clocks.setdefault(tuple(msg.name), ReadingClock())
-        taken = clock.judge(stamp, now)
-        if clock.offset_changed:
-            self.get_logger().warning(
-                f'joint_states stamps run {abs(clock.offset):.3g} s '
-                f'{"behind" if clock.offset > 0 else "ahead of"} this node clock: '
-                'readings are judged with that offset (are the clocks synchronised?)'
-                if clock.offset else 'joint_states stamps agree with this node clock again')
-        if taken is None:
-            self._warn('joint_states ahead', f'joint_states stamped {stamp - now:.3g} s ahead of '
-                       'this node clock: not used (clocks not synchronised? a steady offset '
-                       'is accepted after a second of readings)')
-        elif now - taken > self._values['joint_states_timeout']:
-            self._warn('joint_states late', f'a joint_states reading arrived {now - taken:.3g} '
-                       's after its stamp: too old to judge the arm by, not used (a busy '
-                       'machine or network, or clocks not synchronised)')
-        return taken
 
     @_guarded('target_pose callback')
     def _on_pose(self, msg: PoseStamped) -> None:
@@ -567,9 +525,9 @@ class IKNode(Node):
         tracker, tree = self._tracker, self._tree
         assert tracker is not None and tree is not None
         frames = TargetFrames(tree, tracker.chain.base_link, self._values['frame_prefix'],
-                              self._history, self._tf_buffer)
+                              self._intake.history, self._tf_buffer)
         try:
-            return frames.to_base(header, current_positions(self._feedback, tracker.names,
+            return frames.to_base(header, current_positions(self._intake.newest, tracker.names,
                                                             tracker.current_q(now)))
         except FrameRefused as exc:
             self._refuse('frame', str(exc), header)
