@@ -16,7 +16,7 @@ rclpy = pytest.importorskip('rclpy')
 
 from ik_node.ros.runtime import BackgroundSpinner  # noqa: E402, I100
 from rclpy.context import Context  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
 URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
 Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
@@ -41,7 +41,7 @@ def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
     rclpy.init(context=ctx, domain_id=ros_world)
     node = WebViewNode(context=ctx, parameter_overrides=[
         rclpy.parameter.Parameter('model_timeout', value=30.0)])
-    executor = MultiThreadedExecutor(num_threads=2, context=ctx)
+    executor = SingleThreadedExecutor(context=ctx)
     executor.add_node(node)
     spinner = BackgroundSpinner(executor)
     server = viser.ViserServer(host='127.0.0.1', port=free_port(), verbose=False)

@@ -87,7 +87,11 @@ class BackgroundSpinner:
     ``Executor.shutdown`` from another thread destroys the executor's guard condition while
     the spinning thread may still be building its wait set (InvalidHandle in that thread).
     Here the thread spins in short slices and checks a flag; ``stop()`` joins it first and
-    only then shuts the executor down, so nodes can be destroyed safely afterwards.
+    only then shuts the executor down, so nodes can be destroyed safely afterwards. Give it a
+    SingleThreadedExecutor: every callback then runs in that thread and is over once it is
+    joined. (A MultiThreadedExecutor's shutdown destroys its guard condition before its
+    worker threads finish; their callbacks then fail with InvalidHandle, reported only as
+    'The following exception was never retrieved'.)
     """
 
     def __init__(self, executor: Executor, slice_s: float = 0.05):

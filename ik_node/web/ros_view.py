@@ -42,7 +42,7 @@ from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters
 import rclpy
 from rclpy.client import Client
-from rclpy.executors import MultiThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
@@ -319,7 +319,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the ROS web view until Ctrl-C."""
     rclpy.init(args=argv)
     node = WebViewNode()
-    executor = MultiThreadedExecutor(num_threads=2)
+    executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinner = BackgroundSpinner(executor)
     host = node.get_parameter('host').value
