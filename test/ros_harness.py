@@ -196,8 +196,7 @@ class Probe:
 
     def set_parameter_list(self, node_name: str, params: list) -> list:
         """Set rclpy Parameters on a node through its service; return the results."""
-        # One client per node, kept until close(): a client destroyed while the executor
-        # still holds it in a wait set fails in that executor's task.
+        # One client per node, kept until close() (not made and destroyed for each call).
         client = self._param_clients.get(node_name)
         if client is None:
             client = self.node.create_client(SetParameters, f'/{node_name}/set_parameters')
