@@ -321,12 +321,15 @@ class WatchedProbe(Probe):
         """
         Wait until the arm has rested for ``rest`` s (by stamp); return where it rests.
 
+        Readings are taken in stamp order (the transport may deliver one late).
+
         Only readings stamped after ``since_ns`` count (an arm restarted since then: the old
         one's last readings also rest). Rest is every reading of the last ``rest`` seconds
         equal: at 100 Hz two equal readings in a row can be one skipped command mid-motion.
         """
         def still() -> bool:
-            readings = [(t, q) for t, q in self.arm_stamped if t > since_ns]
+            readings = sorted(((t, q) for t, q in self.arm_stamped if t > since_ns),
+                              key=lambda e: e[0])
             if not readings or readings[-1][0] - rest * 1e9 < readings[0][0]:
                 return False
             t_last, q_last = readings[-1]
@@ -335,7 +338,7 @@ class WatchedProbe(Probe):
 
         assert self.spin_until(still, timeout, every, 0.02), \
             f'the arm did not rest for {rest} s within {timeout} s'
-        return self.arm_stamped[-1][1]
+        return max(self.arm_stamped, key=lambda e: e[0])[1]
 
     def commanded(self, T: np.ndarray) -> bool:
         """Return True once the newest command puts the tip within 1 mm and 0.01 rad of T."""

@@ -152,7 +152,10 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
 def test_node_restarted_mid_stream_continues_from_the_arm(chain, rig, sig):
     procs, probe = rig
     start_arm(procs, Q0)
-    params = (f'urdf_file:={URDF}', 'interactive_marker:=false')
+    # Timer output: the node also publishes while it holds, so the probe can tell when the
+    # new node's commands reach it (a subscriber can match a publisher before the publisher
+    # matches it, and the first commands would then never reach the probe).
+    params = (f'urdf_file:={URDF}', 'interactive_marker:=false', 'output_mode:=timer')
     node = procs.start('ik_node', *params)
     assert answer_ok(probe, np.zeros(6)).level == DiagnosticStatus.OK, procs.logs()
 
@@ -186,12 +189,15 @@ def test_node_restarted_mid_stream_continues_from_the_arm(chain, rig, sig):
     t_restart = probe.now_ns()
     n_before = len(probe.commands)
     procs.start('ik_node', *params)
-    # Targets only once the probe hears the new node: its first commands are not lost.
-    assert probe.spin_until(lambda: matched() > stale, STARTUP_TIMEOUT), procs.logs()
-    assert probe.spin_until(lambda: len(probe.commands) > n_before + 20, STARTUP_TIMEOUT,
-                            publish_circle, 0.02), procs.logs()
+    # Targets only once the new node's commands reach the probe: it holds where the arm is.
+    assert probe.spin_until(lambda: matched() > stale and len(
+        probe.commands_by_stamp(chain, n_before, after_ns=t_restart)[0]) >= 5,
+        STARTUP_TIMEOUT), procs.logs()
     stamps, qs = probe.commands_by_stamp(chain, n_before, after_ns=t_restart)
     assert np.max(np.abs(qs[0] - probe.arm_before(stamps[0]))) <= STEP + 1e-9
+    n_held = len(probe.commands)
+    assert probe.spin_until(lambda: len(probe.commands) > n_held + 20, STARTUP_TIMEOUT,
+                            publish_circle, 0.02), procs.logs()
     # Following the moving target again.
     assert probe.spin_until(lambda: np.linalg.norm(
         chain.fk(probe.last_command(chain))[:3, 3]

@@ -108,7 +108,7 @@ def test_a_trajectory_point_gives_a_lagging_arm_time_at_the_velocity_limit(rig, 
     # where the arm is measured, however far the commands have got.
     (r,) = probe.set_parameters('sim_arm', stalled=True)
     assert r.successful
-    q_arm = arm_now(probe)
+    q_arm = probe.settled(since_ns=probe.now_ns())    # readings taken once it stalled
     n_traj = len(outputs['trajectory'])
     T = chain.fk(q_arm + np.array([-0.2, 0.1, -0.1, 0.1, 0.1, -0.2]))
     probe.answer_to(lambda: probe.publish_pose(T))
@@ -126,7 +126,7 @@ def test_a_stalled_arm_is_held_within_the_following_error_and_reported(rig, chai
     procs, probe, outputs = rig
     (r,) = probe.set_parameters('sim_arm', stalled=True)
     assert r.successful
-    q_stalled = arm_now(probe)
+    q_stalled = probe.settled(since_ns=probe.now_ns())    # readings taken once it stalled
     n_status, n_cmd = len(probe.statuses), len(probe.commands)
     T = chain.fk(q_stalled + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0]))
     status = probe.answer_to(lambda: probe.publish_pose(T))
@@ -153,7 +153,7 @@ def test_a_stalled_arm_is_held_within_the_following_error_and_reported(rig, chai
 
 def test_rviz_2d_goal_pose_keeps_the_tool_height_and_tilt(rig, chain):
     procs, probe, outputs = rig
-    q_before = probe.settled()
+    q_before = probe.settled(since_ns=probe.now_ns())
     T_before = chain.fk(q_before)
     # What RViz's 2D Goal Pose sends: the click on the grid (z = 0) and a yaw.
     yaw = math.atan2(T_before[1, 3], T_before[0, 3]) + 0.3
@@ -164,8 +164,9 @@ def test_rviz_2d_goal_pose_keeps_the_tool_height_and_tilt(rig, chain):
     status = probe.answer_to(lambda: probe.publish_pose(T_click, topic=probe.goal_pose))
     assert status.level == DiagnosticStatus.OK, status.message
     assert probe.spin_until(lambda: arrived(probe, status), 10.0)
-    # Within the solver's tolerance (1 mm) of the clicked x, y and the height it had.
-    T_after = chain.fk(arm_now(probe))
+    # Within the solver's tolerance (1 mm) of the clicked x, y and the height it had, where
+    # the arm rests (by stamp: the newest reading received may not be the newest taken).
+    T_after = chain.fk(probe.settled(since_ns=probe.now_ns()))
     assert_allclose(T_after[:3, 3], [*T_click[:2, 3], T_before[2, 3]], atol=1e-3)
     tilt_before = math.acos(np.clip(T_before[:3, 2] @ [0, 0, 1], -1, 1))
     tilt_after = math.acos(np.clip(T_after[:3, 2] @ [0, 0, 1], -1, 1))
@@ -174,7 +175,7 @@ def test_rviz_2d_goal_pose_keeps_the_tool_height_and_tilt(rig, chain):
 
 def test_a_repeated_relative_target_does_not_walk(rig, chain):
     procs, probe, outputs = rig
-    T_start = chain.fk(probe.settled())
+    T_start = chain.fk(probe.settled(since_ns=probe.now_ns()))
     offset = np.eye(4)
     offset[2, 3] = 0.05
     msg = pose_msg(offset, 'tool0')
