@@ -261,12 +261,12 @@ class IKNode(Node):
                 check_carry_over(self._tracker, built[1])
             elif self._tracker is not None:
                 chain = self._tracker.chain
-                forward_order(chain, new)
+                forward_index = forward_order(chain, new)     # refused before any change
                 self._tracker.configure(new['solver'], solver_options(new, chain),
                                         velocity_limits(chain.velocity, new),
                                         1.0 / new['output_rate'], new['joint_states_timeout'])
                 configure_guards(self._tracker, new)
-                self._forward_index = forward_order(chain, new)
+                self._forward_index = forward_index
                 self._tracker.set_collision_guard(obstacles_in_force(new, self._live)
                                                   if new['avoid_collisions'] else None)
                 if 'solver' in changed:
@@ -610,9 +610,7 @@ class IKNode(Node):
                                     report.describe(tracker.names) if report else None,
                                     command_stamp)
         self._outputs.status(level, message, values, tracker.chain.robot_name)
-        chain = tracker.chain
-        self._outputs.markers(chain.base_link, outcome.target, chain.fk(r.q), bool(r.success),
-                              t_target)
+        self._outputs.markers(tracker.chain, outcome.target, r.q, bool(r.success), t_target)
 
 
 def main(args: list[str] | None = None, background_compile: Any = None) -> int:

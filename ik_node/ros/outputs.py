@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray
+from ik_node.chain import Chain
 from ik_node.result import IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH
 from ik_node.ros import conversions as conv
 import numpy as np
@@ -121,11 +122,11 @@ class Outputs:
         self.status('ERROR', reason, {'success': False, 'target_frame': header.frame_id,
                                       'target_stamp': conv.stamp_text(header.stamp)})
 
-    def markers(self, base_link: str, target: np.ndarray, reached: np.ndarray,
-                success: bool, now: float) -> None:
-        """Publish the target and reached-pose markers, at most every MARKER_PERIOD."""
+    def markers(self, chain: Chain, target: np.ndarray, q: np.ndarray, success: bool,
+                now: float) -> None:
+        """Publish the target and the pose at ``q``, at most every MARKER_PERIOD."""
         if 'markers' not in self._pubs or now - self._last_marker < MARKER_PERIOD:
             return
         self._last_marker = now
         self._pubs['markers'][0].publish(conv.target_markers(
-            base_link, target, reached, success, self._node.get_clock().now().to_msg()))
+            chain.base_link, target, chain.fk(q), success, self._node.get_clock().now().to_msg()))
