@@ -255,8 +255,9 @@ def _manip_gradient(model, n, q):
 
 
 @njit
-def _obstacle_terms(model, n, q, spheres, margin, want_grad, grad):
-    """Return the clearance cost and add its gradient into ``grad`` when asked."""
+def _obstacle_terms(model, n, q, spheres, margin, grad):
+    """Return the clearance cost; add its gradient into ``grad`` unless that is empty."""
+    want_grad = grad.shape[0] > 0
     m = model.origin_R.shape[0]
     types = model.types
     index = model.index
@@ -323,11 +324,9 @@ def objective_cost(model, n, q, lower, upper, obj):
     if k_manip > 0.0:
         h += k_manip * _manip_cost(model, n, q)
     if k_obs > 0.0 and spheres.shape[0] > 0:
-        dummy = np.zeros(n)
-        h += k_obs * _obstacle_terms(model, n, q, spheres, margin, False, dummy)
+        h += k_obs * _obstacle_terms(model, n, q, spheres, margin, np.empty(0))
     if coll[0] > 0.0:
-        dummy = np.zeros(n)
-        h += coll[0] * clearance_terms(coll[2], coll[3], q, coll[4], coll[1], False, dummy)
+        h += coll[0] * clearance_terms(coll[2], coll[3], q, coll[4], coll[1], np.empty(0))
     return h
 
 
@@ -350,12 +349,12 @@ def objective_gradient(model, n, q, lower, upper, obj):
             g[i] += k_manip * gm[i]
     if k_obs > 0.0 and spheres.shape[0] > 0:
         go = np.zeros(n)
-        _obstacle_terms(model, n, q, spheres, margin, True, go)
+        _obstacle_terms(model, n, q, spheres, margin, go)
         for i in range(n):
             g[i] += k_obs * go[i]
     if coll[0] > 0.0:
         gc = np.zeros(n)
-        clearance_terms(coll[2], coll[3], q, coll[4], coll[1], True, gc)
+        clearance_terms(coll[2], coll[3], q, coll[4], coll[1], gc)
         for i in range(n):
             g[i] += coll[0] * gc[i]
     return g

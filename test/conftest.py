@@ -102,6 +102,21 @@ def pytest_sessionstart(session):
         raise pytest.UsageError('compiling the kernels failed (ik-compile, output above)')
 
 
+# The longest test files (about 30-85 s each here), longest first. With ``--dist loadfile``
+# a file runs whole on one worker, in collection order: starting with these leaves the short
+# files to even out the two workers' ends, instead of one worker running a long file alone.
+LONG_FILES = ('test_node_ros.py', 'test_faults.py', 'test_web_browser.py', 'test_real_arm.py',
+              'test_lint.py')
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run the long test files first (stable order otherwise)."""
+    def rank(item) -> int:
+        name = item.path.name
+        return LONG_FILES.index(name) if name in LONG_FILES else len(LONG_FILES)
+    items.sort(key=rank)
+
+
 @pytest.fixture(scope='session', autouse=True)
 def compiled_kernels():
     """Load every solver kernel from the cache the session start wrote, before any test."""

@@ -702,11 +702,12 @@ def _add_point_gradient(model, p_out, z_out, k, x0, x1, x2, u0, u1, u2, scale, g
 
 
 @njit
-def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
+def clearance_terms(F, K, q, obstacles, margin, grad):
     """
     Return h = ½ Σ max(0, margin - d)² over capsule pairs and capsule-obstacle pairs.
 
-    With ``want_grad``, add ∇h (n,) into ``grad``: for a pair at distance d with closest
+    Unless ``grad`` is empty, add ∇h (n,) into it (one argument, not a flag: numba would
+    compile the function once per constant flag value). For a pair at distance d with closest
     points x_a, x_b and unit normal u = (x_a - x_b)/|x_a - x_b|, ∂d/∂q = uᵀ(∂x_a/∂q - ∂x_b/∂q)
     (the closest points may be held fixed: envelope theorem), and ∂h/∂q = -(margin - d) ∂d/∂q.
     """
@@ -714,6 +715,7 @@ def clearance_terms(F, K, q, obstacles, margin, want_grad, grad):
     radius = caps[1]
     anchor = caps[2]
     pairs = caps[3]
+    want_grad = grad.shape[0] > 0
     h = 0.0
     for i in range(pairs.shape[0]):
         a = pairs[i, 0]

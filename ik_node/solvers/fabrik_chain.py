@@ -303,13 +303,12 @@ def arm_attempt(model, limits, target, params, q_init):
     v = np.empty(3)
     # mimic joints share a q entry: moving one moves others, so recompute FK after each move
     # (a joint that follows an earlier one is not visited: its master moves it)
-    coupled = False
     follower = np.zeros(m, dtype=np.bool_)
     for k in range(m):
         for k2 in range(k):
             if index[k2] == index[k]:
-                coupled = True
                 follower[k] = True
+    coupled = follower.any()      # not a constant False: numba would compile for each value
     hist = np.empty(max(window, 1))
     it = 0
     ok = False
