@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['pose_from_xyz_quat', 'quat_xyzw_from_matrix', 'pose_error',
-           'orientation_error', 'normalize_quat_xyzw', 'planar_goal']
+           'orientation_error', 'normalize_quat_xyzw', 'planar_goal', 'solver_target']
 
 _QUAT_NORM_MIN = 1e-6
 
@@ -94,4 +94,24 @@ def planar_goal(T_click: ArrayLike, T_tool: ArrayLike) -> np.ndarray:
     T = np.eye(4)
     T[:3, :3] = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ Tt[:3, :3]
     T[:3, 3] = (Tc[0, 3], Tc[1, 3], Tt[2, 3])
+    return T
+
+
+def solver_target(T_input: ArrayLike, T_tool: ArrayLike, *, point_only: bool = False,
+                  planar: bool = False, position_only: bool = False) -> np.ndarray:
+    """
+    Return what to solve for when an input asks for the (4, 4) pose ``T_input`` (base frame).
+
+    ``T_tool`` is the tool's present (4, 4) pose. ``planar``: an RViz 2D Goal Pose click
+    (:func:`planar_goal`). ``point_only``: a clicked point, which has no orientation: the
+    tool keeps its own. ``position_only`` (the solver option): the (3,) position alone, for
+    every input. Otherwise the (4, 4) pose itself. Always a new array.
+    """
+    T = np.array(T_input, dtype=float)
+    if planar:
+        T = planar_goal(T, T_tool)
+    if position_only:
+        return T[:3, 3].copy()
+    if point_only:
+        T[:3, :3] = np.asarray(T_tool, dtype=float)[:3, :3]
     return T

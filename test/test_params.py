@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import load
 from ik_node import IKInputError
 from ik_node.ros.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
-                                SIM_ARM_PARAMETERS, solver_options)
+                                SIM_ARM_PARAMETERS, solver_options, topic_conflict)
 from ik_node.solve import methods, solve
 import numpy as np
 import pytest
@@ -143,3 +143,23 @@ def test_solve_refuses_an_unknown_option_so_the_mapping_matters():
     # Guards the split in solver_options: the Jacobian solvers refuse unknown options.
     with pytest.raises(IKInputError):
         solve(load('ur5'), np.array([0.3, 0.1, 0.4]), method='dls', not_an_option=1)
+
+
+def test_two_topic_parameters_naming_one_topic_are_refused_after_resolving():
+    values = defaults(IK_NODE_PARAMETERS)
+
+    def in_arm1(topic):
+        return topic if topic.startswith('/') else '/arm1/' + topic
+    assert topic_conflict(values, in_arm1) is None
+    # A relative name and the absolute name it resolves to are one topic.
+    clash = dict(values, target_topic='/arm1/joint_commands')
+    reason = topic_conflict(clash, in_arm1)
+    assert reason is not None and 'command_topic' in reason and 'target_topic' in reason
+    assert "'/arm1/joint_commands'" in reason
+    # Outside the namespace they differ; an empty (switched off) topic never clashes.
+    assert topic_conflict(dict(values, target_topic='/joint_commands'), in_arm1) is None
+    assert topic_conflict(dict(values, marker_topic='', trajectory_topic=''), in_arm1) is None
+
+    def refuses(topic):
+        raise ValueError(f'cannot resolve {topic}')
+    assert topic_conflict(dict(values, target_topic='joint_commands'), refuses) is not None

@@ -82,3 +82,22 @@ def test_a_planar_goal_moves_x_y_and_heading_and_keeps_height_and_tilt(rng):
         heading = T[:3, 0] if np.hypot(*T[:2, 0]) > 1e-6 else T[:3, 2]
         assert np.isclose(np.arctan2(heading[1], heading[0]), yaw, atol=1e-9) or \
             np.isclose(abs(np.arctan2(heading[1], heading[0]) - yaw), 2 * np.pi, atol=1e-9)
+
+
+def test_each_input_kind_gives_its_solver_target(rng):
+    from ik_node.pose import planar_goal, solver_target
+    T_tool = pose_from_xyz_quat([0.3, 0.1, 0.5], rng.normal(size=4))
+    T_in = pose_from_xyz_quat([0.2, -0.4, 0.0], rng.normal(size=4))
+    before = T_in.copy()
+    # A pose target is the pose; the solver option position_only keeps its position alone.
+    assert np.array_equal(solver_target(T_in, T_tool), T_in)
+    assert np.array_equal(solver_target(T_in, T_tool, position_only=True), T_in[:3, 3])
+    # A clicked point has no orientation: the tool keeps its own.
+    point = solver_target(T_in, T_tool, point_only=True)
+    assert np.array_equal(point[:3, 3], T_in[:3, 3])
+    assert np.array_equal(point[:3, :3], T_tool[:3, :3])
+    # A 2D Goal Pose click is read as a planar command (tool height and tilt kept).
+    assert np.allclose(solver_target(T_in, T_tool, planar=True), planar_goal(T_in, T_tool))
+    planar_point = solver_target(T_in, T_tool, planar=True, position_only=True)
+    assert planar_point.shape == (3,) and planar_point[2] == T_tool[2, 3]
+    assert np.array_equal(T_in, before)     # the input is never changed

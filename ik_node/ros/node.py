@@ -30,7 +30,7 @@ from typing import Any
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.errors import IKError
-from ik_node.pose import planar_goal
+from ik_node.pose import solver_target
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
 from ik_node.ros.description import RobotDescriptionSource
@@ -41,7 +41,8 @@ from ik_node.ros.obstacles import LiveObstacles, obstacles_in_force
 from ik_node.ros.outputs import answer_level, Outputs
 from ik_node.ros.parameters import changed_values, declare_parameters
 from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
-                                solver_options, TOPIC_PARAMETERS, velocity_limits)
+                                solver_options, topic_conflict, TOPIC_PARAMETERS,
+                                velocity_limits)
 from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
 from ik_node.ros.robot_setup import (build_tracker, check_carry_over, configure_guards,
                                      forward_order)
@@ -87,7 +88,7 @@ class IKNode(Node):
         self._kernels = KernelWatch(self, background_compile)
         self._values = declare_parameters(self, IK_NODE_PARAMETERS)
         reason = (check_values(IK_NODE_PARAMETERS, self._values)
-                  or self._topic_conflict(self._values))
+                  or topic_conflict(self._values, self.resolve_topic_name))
         if reason is not None:
             raise ValueError(f'invalid parameter: {reason}')
         self._tree: RobotTree | None = None
@@ -220,23 +221,6 @@ class IKNode(Node):
             self._error('robot_description', 'robot_description from topic not usable, the '
                         f'previous model stays: {exc}')
 
-    def _topic_conflict(self, values: dict[str, Any]) -> str | None:
-        """Return why two topic parameters name the same topic, or None."""
-        seen: dict[str, str] = {}
-        for name in TOPIC_PARAMETERS:
-            topic = values[name]
-            if not topic:
-                continue
-            try:
-                resolved = self.resolve_topic_name(topic)
-            except Exception:  # noqa: B902  (rclpy raises its own error types for bad names)
-                resolved = topic
-            if resolved in seen:
-                return (f'{seen[resolved]} and {name} must name different topics, both are '
-                        f'{resolved!r}')
-            seen[resolved] = name
-        return None
-
     def _on_set_parameters(self, params: list) -> SetParametersResult:
         try:
             return self._set_parameters(params)
@@ -247,7 +231,8 @@ class IKNode(Node):
 
     def _set_parameters(self, params: list) -> SetParametersResult:
         new = changed_values(self._values, params)
-        reason = check_values(IK_NODE_PARAMETERS, new) or self._topic_conflict(new)
+        reason = (check_values(IK_NODE_PARAMETERS, new)
+                  or topic_conflict(new, self.resolve_topic_name))
         if reason is not None:
             return SetParametersResult(successful=False, reason=reason)
         changed = {name for name in new if new[name] != self._values[name]}
@@ -470,21 +455,11 @@ class IKNode(Node):
         if T_base_frame is None:
             return
         try:
-            T = T_base_frame @ conv.pose_to_matrix(pose)
-            if planar:
-                T_tip = tracker.tip_pose(now)
-                assert T_tip is not None    # the tracker is ready
-                T = planar_goal(T, T_tip)
-            if point_only or self._values['position_only']:
-                if point_only and not self._values['position_only']:
-                    T_tip = tracker.tip_pose(now)
-                    assert T_tip is not None    # the tracker is ready
-                    T[:3, :3] = T_tip[:3, :3]
-                    target = T
-                else:
-                    target = T[:3, 3].copy()
-            else:
-                target = T
+            T_tool = tracker.tip_pose(now)
+            assert T_tool is not None    # the tracker is ready
+            target = solver_target(T_base_frame @ conv.pose_to_matrix(pose), T_tool,
+                                   point_only=point_only, planar=planar,
+                                   position_only=self._values['position_only'])
             outcome = tracker.solve(target, now)
             self._goal_stamp = conv.stamp_text(header.stamp)
         except IKError as exc:

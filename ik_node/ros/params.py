@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 __all__ = ['ParamSpec', 'IK_NODE_PARAMETERS', 'SIM_ARM_PARAMETERS', 'OUTPUT_MODES',
            'MODEL_PARAMETERS', 'TOPIC_PARAMETERS', 'JACOBIAN_METHODS', 'check_value',
-           'check_values', 'defaults', 'solver_options', 'velocity_limits']
+           'check_values', 'defaults', 'solver_options', 'topic_conflict', 'velocity_limits']
 
 OUTPUT_MODES = ('immediate', 'timer')
 GOAL_POSE_MODES = ('planar', 'full')
@@ -370,6 +370,29 @@ def check_values(specs: tuple[ParamSpec, ...], values: Mapping[str, Any]) -> str
 
 
 JACOBIAN_METHODS = ('dls', 'pinv', 'jt')
+
+
+def topic_conflict(values: Mapping[str, Any], resolve: Callable[[str], str]) -> str | None:
+    """
+    Return why two topic parameters of ``values`` name the same topic, or None.
+
+    ``resolve`` gives a topic's full name (a node's ``resolve_topic_name``: relative names
+    follow its namespace); a name it cannot resolve is compared as written.
+    """
+    seen: dict[str, str] = {}
+    for name in TOPIC_PARAMETERS:
+        topic = values[name]
+        if not topic:
+            continue
+        try:
+            resolved = resolve(topic)
+        except Exception:  # noqa: B902  (rclpy raises its own error types for bad names)
+            resolved = topic
+        if resolved in seen:
+            return (f'{seen[resolved]} and {name} must name different topics, both are '
+                    f'{resolved!r}')
+        seen[resolved] = name
+    return None
 
 
 def solver_options(values: Mapping[str, Any], chain=None) -> dict[str, Any]:
