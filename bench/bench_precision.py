@@ -38,6 +38,7 @@ import robots  # noqa: E402
 import targets  # noqa: E402
 
 TOL = 1e-5
+TRACK_BOUND = 0.05      # [rad] max_joint_change of the bounded tracking runs
 SEED = 2026
 
 _ERD = {
@@ -157,38 +158,51 @@ def run_tracking(name: str, urdf: str, base: str, tip: str, steps: int = 100) ->
     Track a straight path in 1 mm steps, each solve warm-started from the previous answer.
 
     dls and hybrid get the pose (the start orientation held), fabrik the position; the start
-    is a joint sample near mid-range (seed 2026), the direction a random unit vector.
-    Returns the largest joint step [rad or m] and the solve rate per method.
+    is a joint sample near mid-range (seed 2026), the direction a random unit vector. Each
+    method runs the same paths twice: as a plain warm-started solve, and with
+    ``max_joint_change=TRACK_BOUND`` (the tracking option). Returns the largest joint step
+    [rad or m] and the solve rate per method and mode.
     """
     import ik_node
     chain = ik_node.Chain.from_urdf(urdf, base, tip)
     rng = np.random.default_rng(SEED)
     out = {'arm': name}
+    span = np.where(chain.continuous, 1.0, 0.25 * (chain.upper - chain.lower))
     for method, kind in (('dls', 'pose'), ('fabrik', 'position'), ('hybrid', 'pose')):
         ik_node.warm_up(chain, [method])
-        worst, solved, total = 0.0, 0, 0
+        paths = []
         for _ in range(5):
-            span = np.where(chain.continuous, 1.0, 0.25 * (chain.upper - chain.lower))
             q = np.clip(chain.mid + rng.uniform(-1, 1, chain.n) * span, chain.lower,
                         chain.upper)
-            T = chain.fk(q)
             u = rng.normal(size=3)
-            u /= np.linalg.norm(u)
-            for k in range(1, steps + 1):
-                Tk = T.copy()
-                Tk[:3, 3] += 1e-3 * k * u
-                res = ik_node.solve(chain, Tk if kind == 'pose' else Tk[:3, 3], q0=q,
-                                    method=method, position_tolerance=TOL,
-                                    orientation_tolerance=TOL)
-                total += 1
-                if not res.success:
-                    # The path left the workspace (or a limit): restart the path here.
-                    break
-                solved += 1
-                worst = max(worst, float(np.max(np.abs(res.q - q))))
-                q = res.q
-        out[method] = {'max_step': worst, 'solved': solved, 'solves': total}
+            paths.append((q, u / np.linalg.norm(u)))
+        for bound in (None, TRACK_BOUND):
+            key = method if bound is None else f'{method} bounded'
+            out[key] = _track(chain, paths, method, kind, steps, bound)
     return out
+
+
+def _track(chain, paths, method: str, kind: str, steps: int, bound) -> dict:
+    """Run the tracking paths ((start q, unit direction) each) of one method and mode."""
+    import ik_node
+    worst, solved, total = 0.0, 0, 0
+    for q, u in paths:
+        T = chain.fk(q)
+        for k in range(1, steps + 1):
+            Tk = T.copy()
+            Tk[:3, 3] += 1e-3 * k * u
+            res = ik_node.solve(chain, Tk if kind == 'pose' else Tk[:3, 3], q0=q,
+                                method=method, position_tolerance=TOL,
+                                orientation_tolerance=TOL, max_joint_change=bound)
+            total += 1
+            if not res.success:
+                # The path left the workspace (or a limit, or the seed's branch when
+                # bounded): the next path starts.
+                break
+            solved += 1
+            worst = max(worst, float(np.max(np.abs(res.q - q))))
+            q = res.q
+    return {'max_step': worst, 'solved': solved, 'solves': total}
 
 
 def render(meta: dict, rows: list) -> str:
@@ -223,13 +237,17 @@ def render(meta: dict, rows: list) -> str:
                      f"{r['unreachable_p95_ms']:.3f} | {r['unreachable_status']} |")
     if meta.get('tracking'):
         lines += ['', '## Tracking 1 mm steps (warm-started, 5 paths of up to 100 steps)', '',
-                  'A path stops at its first failed step (it left the workspace); the '
-                  'largest joint step is over the solved steps.', '',
-                  '| arm | dls (pose) max step / solved | fabrik (position) | hybrid (pose) |',
-                  '|---|---|---|---|']
+                  'A path stops at its first failed step (it left the workspace, or with '
+                  f"max_joint_change {TRACK_BOUND:g} rad: the seed's IK branch); the largest "
+                  'joint step is over the solved steps.', '',
+                  '| arm | dls (pose) max step / solved | dls, max_joint_change | '
+                  'fabrik (position) | fabrik, max_joint_change | hybrid (pose) | '
+                  'hybrid, max_joint_change |',
+                  '|---|---|---|---|---|---|---|']
         for t in meta['tracking']:
             cells = [f"{t[m]['max_step']:.4f} rad / {t[m]['solved']} of {t[m]['solves']}"
-                     for m in ('dls', 'fabrik', 'hybrid')]
+                     for m in ('dls', 'dls bounded', 'fabrik', 'fabrik bounded', 'hybrid',
+                               'hybrid bounded')]
             lines.append(f"| {t['arm']} | " + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
 

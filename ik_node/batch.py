@@ -273,9 +273,13 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
         check = Check(float(errors[i, 0]), float(errors[i, 1]), False)
         beyond = out_of_reach(chain, positions[i], opts.position_tolerance)
         messages[i] = _failure_message(status[i], beyond, int(stats[i, 1]), check, pose)
+    redone = np.zeros(m, dtype=bool)
+    if opts.max_joint_change is not None:
+        redone = _near_seed_pass(chain, t, seeds, opts, method, valid, success, q_out, stats,
+                                 errors, status, messages)
     if opts.avoid_collisions:
         _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,
-                        status, messages)
+                        status, messages, skip=redone)
     oerr = errors[:, 1].copy()
     if not pose:
         oerr[:] = math.nan
@@ -285,18 +289,44 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
                        method=method)
 
 
+def _near_seed_pass(chain, t, seeds, opts, method, valid, success, q_out, stats, errors,
+                    status, messages) -> np.ndarray:
+    """
+    Redo with the driver the rows whose answer ``solve`` would not give under max_joint_change.
+
+    The kernel draws its restarts over the whole joint range and does not bound its answers;
+    a row answered by the seed's own attempt within the bound is what ``solve`` gives, every
+    other row (restarted, or beyond the bound) is solved again by the driver itself. Returns
+    the rows redone.
+    """
+    spec = METHODS[method]
+    weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
+    far = np.max(np.abs(q_out - seeds), axis=1) > opts.max_joint_change
+    redo = valid & ((stats[:, 1] > 1) | far)
+    for i in np.flatnonzero(redo):
+        r = run_restarts(chain, t[i], seeds[i], opts, spec.prepare, method, weights)
+        q_out[i] = r.q
+        errors[i] = (r.position_error, r.orientation_error)
+        success[i] = r.success
+        stats[i, 1:3] = (r.attempts, r.iterations)
+        status[i] = r.status
+        messages[i] = r.message
+    return redo
+
+
 def _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,
-                    status, messages) -> None:
+                    status, messages, skip) -> None:
     """
     Check each answer with the driver's final check (collisions on); redo the colliding ones.
 
     A first solution that collides is one ``solve`` would have refused and restarted from:
     that target is solved again by the driver itself. A collision-free one is finished as
-    the driver finishes it (seed joints restored under the collision-aware check).
+    the driver finishes it (seed joints restored under the collision-aware check). Rows in
+    ``skip`` were solved by the driver already.
     """
     spec = METHODS[method]
     weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
-    for i in np.flatnonzero(success):
+    for i in np.flatnonzero(success & ~skip):
         target = t[i]
         check = final_check(chain, target, q_raw[i], opts)
         if check.ok and opts.solutions == 1:

@@ -31,7 +31,11 @@ class SolveOptions:
     max_iterations (per attempt); max_attempts, timeout [s] (budget over restarts);
     restarts (try random starts after a failed first attempt); solutions (how many restart
     solutions to collect before returning the one nearest the seed); rng_seed (the restart
-    sampler's seed, None: fresh entropy).
+    sampler's seed, None: fresh entropy); max_joint_change [rad or m] (None: any): no joint of
+    an answer, successful or not, is farther than this from the seed; restarts then start
+    within that distance of the seed, and a target whose only answers are farther gets
+    ``success=False`` and status ``beyond_max_joint_change`` (tracking a moving target: an
+    answer on another branch of the arm would swing it round instead of following).
 
     Jacobian methods (dls, pinv, jt, and hybrid's DLS phase): position_weight,
     orientation_weight [1/m, 1/rad]: task weights of the error rows; joint_weights (n,):
@@ -59,6 +63,7 @@ class SolveOptions:
     restarts: bool = True
     solutions: int = 1
     rng_seed: Optional[int] = 20260917
+    max_joint_change: Optional[float] = None
     position_weight: float = 1.0
     orientation_weight: float = 1.0
     joint_weights: Optional[Sequence[float]] = None
@@ -196,6 +201,7 @@ _CHECKS: dict[str, Callable] = {
     'position_tolerance': _number(False), 'orientation_tolerance': _number(False),
     'max_iterations': _integer(1), 'max_attempts': _integer(1), 'timeout': _number(False),
     'restarts': _boolean, 'solutions': _integer(1), 'rng_seed': _rng_seed,
+    'max_joint_change': _number(False, optional=True),
     'position_weight': _number(True), 'orientation_weight': _number(True),
     'joint_weights': _unchecked_here, 'damping': _number(True), 'max_damping': _number(True),
     'manipulability_threshold': _number(True), 'objectives': _objectives,
@@ -211,7 +217,7 @@ _CHECKS: dict[str, Callable] = {
 # The options every method uses: tolerances, budget, restarts, choice among solutions.
 COMMON_OPTIONS = frozenset({'position_tolerance', 'orientation_tolerance', 'max_iterations',
                             'max_attempts', 'timeout', 'restarts', 'solutions', 'rng_seed',
-                            'avoid_collisions', 'obstacles'})
+                            'max_joint_change', 'avoid_collisions', 'obstacles'})
 # Options of the collision clearance objective (the methods with null-space objectives).
 CLEARANCE_OPTIONS = frozenset({'collision_margin', 'collision_weight'})
 

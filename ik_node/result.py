@@ -7,13 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ['IKResult', 'STATUS_REACHED', 'STATUS_OUT_OF_REACH', 'STATUS_NOT_CONVERGED',
-           'STATUS_BLOCKED']
+           'STATUS_BLOCKED', 'STATUS_TOO_FAR']
 
 # Values of IKResult.status.
 STATUS_REACHED = 'reached'
 STATUS_OUT_OF_REACH = 'out_of_reach'
 STATUS_NOT_CONVERGED = 'not_converged'
 STATUS_BLOCKED = 'blocked'
+STATUS_TOO_FAR = 'beyond_max_joint_change'
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,9 @@ class IKResult:
     arm's reach bound, or every attempt stretched to the same best pose: ``q`` is that
     stretched pose), ``'not_converged'`` (no attempt met the tolerances within the budget;
     the target may still be reachable), or ``'blocked'`` (with ``avoid_collisions``: answers
-    met the tolerances but every one collided; ``message`` names the pair).
+    met the tolerances but every one collided; ``message`` names the pair), or
+    ``'beyond_max_joint_change'`` (answers met the tolerances but each moved a joint farther
+    from the seed than the ``max_joint_change`` option allows; ``message`` names the joint).
     """
 
     q: np.ndarray

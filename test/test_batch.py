@@ -87,3 +87,21 @@ def test_misuse_is_refused():
     with pytest.raises(IKInputError, match='q0 must have shape'):
         solve_batch(chain, np.zeros((2, 3)), q0=np.zeros((3, 7)))
     assert len(solve_batch(chain, np.zeros((0, 4, 4)))) == 0
+
+
+def test_max_joint_change_rows_equal_solve(rng):
+    chain = load('ur5')
+    T = _targets(chain, rng, 8)
+    q0 = chain.random_q(rng)
+    # Near targets (answered by the seed's attempt) and far ones (restarts, or too far).
+    T[:3] = [chain.fk(np.clip(q0 + rng.uniform(-0.03, 0.03, chain.n), chain.lower,
+                              chain.upper)) for _ in range(3)]
+    opts = {'max_attempts': 30, 'max_joint_change': 0.1, 'timeout': 5.0}
+    batch = solve_batch(chain, T, q0=q0, **opts)
+    assert batch.success[:3].all() and not batch.success[3:].all()
+    for i, t in enumerate(T):
+        r = solve(chain, t, q0=q0, **opts)
+        b = batch.result(i)
+        np.testing.assert_array_equal(b.q, r.q)
+        assert (b.success, b.status, b.message) == (r.success, r.status, r.message)
+        assert np.max(np.abs(b.q - q0)) <= 0.1 + 1e-12

@@ -6,8 +6,9 @@ import math
 import re
 
 from conftest import load, URDF_DIR
-from ik_node import Chain, methods, pose_error, solve, warm_up
-from ik_node.result import STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED
+from ik_node import Chain, IKInputError, methods, pose_error, solve, warm_up
+from ik_node.result import (STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED,
+                            STATUS_TOO_FAR)
 import numpy as np
 import pytest
 
@@ -171,3 +172,77 @@ def test_tracking_a_joint_with_a_tiny_lever_does_not_swing(method, tmp_path):
             worst = max(worst, float(np.max(np.abs(res.q - q))))
             q = res.q
     assert worst <= 0.05
+
+
+def _ur5_branch_end():
+    """
+    Return (chain, seed, target): a 1 mm step the seed's branch cannot take.
+
+    A straight 1 mm-step path (seed 2026, as bench/bench_precision.py draws it) straightens
+    the test UR5's elbow until, at the 7th step, the target is just beyond what the seed's
+    branch reaches: the nearest answer lies on another branch, with the wrist turned ~2.8 rad.
+    """
+    chain = load('ur5')
+    rng = np.random.default_rng(2026)
+    span = 0.25 * (chain.upper - chain.lower)
+    q = np.clip(chain.mid + rng.uniform(-1, 1, chain.n) * span, chain.lower, chain.upper)
+    T = chain.fk(q)
+    u = rng.normal(size=3)
+    u /= np.linalg.norm(u)
+    for k in range(1, 7):
+        Tk = T.copy()
+        Tk[:3, 3] += 1e-3 * k * u
+        q = solve(chain, Tk, q0=q, position_tolerance=1e-5, orientation_tolerance=1e-5).q
+    T[:3, 3] += 7e-3 * u
+    return chain, q, T
+
+
+def test_max_joint_change_holds_every_answer_near_the_seed():
+    chain, q, T = _ur5_branch_end()
+    tol = {'position_tolerance': 1e-5, 'orientation_tolerance': 1e-5}
+    free = solve(chain, T, q0=q, **tol)
+    assert free.success and np.max(np.abs(free.q - q)) > 1.0      # the swing it prevents
+    held = solve(chain, T, q0=q, max_joint_change=0.05, **tol)
+    assert not held.success and held.status == STATUS_TOO_FAR
+    assert np.max(np.abs(held.q - q)) <= 0.05 + 1e-12 and chain.within_limits(held.q)
+    assert 'max_joint_change 0.05' in held.message
+    # The best attempt within the bound is close: the arm follows as far as its branch goes.
+    assert held.position_error < 1e-3
+    # A step the branch can take (back along the path) is answered as without the bound.
+    Tn = chain.fk(q)
+    Tn[:3, 3] -= 1e-3 * (T[:3, 3] - Tn[:3, 3]) / np.linalg.norm(T[:3, 3] - Tn[:3, 3])
+    a = solve(chain, Tn, q0=q, max_joint_change=0.05, **tol)
+    b = solve(chain, Tn, q0=q, **tol)
+    assert a.success and np.array_equal(a.q, b.q)
+
+
+@pytest.mark.parametrize('method', sorted(methods()))
+def test_max_joint_change_bounds_every_method_and_outcome(method):
+    """Property: no answer, successful or not, moves a joint farther than the bound."""
+    chain = load('panda')
+    rng = np.random.default_rng(5)
+    bound = 0.2
+    statuses = set()
+    for _ in range(12):
+        q0 = chain.random_q(rng)
+        # Near targets (a small joint move away), far ones, and one beyond reach.
+        dq = rng.uniform(-1, 1, chain.n) * rng.choice([0.05, 1.5])
+        T = chain.fk(np.clip(q0 + dq, chain.lower, chain.upper))
+        target = T if method in POSE_METHODS else T[:3, 3]
+        r = solve(chain, target, q0=q0, method=method, max_joint_change=bound)
+        assert np.max(np.abs(r.q - q0)) <= bound + 1e-12, r
+        assert chain.within_limits(r.q)
+        assert r.success == (r.status == STATUS_REACHED)
+        statuses.add(r.status)
+    far = solve(chain, chain.reach_origin + [3.0 * chain.reach, 0, 0], q0=chain.mid,
+                method=method, max_joint_change=bound)
+    assert far.status == STATUS_OUT_OF_REACH
+    assert np.max(np.abs(far.q - chain.mid)) <= bound + 1e-12
+    assert STATUS_REACHED in statuses and STATUS_TOO_FAR in statuses
+
+
+@pytest.mark.parametrize('value', [0.0, -0.1, math.nan, 'a', True])
+def test_max_joint_change_must_be_a_positive_number(value):
+    chain = load('planar2')
+    with pytest.raises(IKInputError, match='max_joint_change'):
+        solve(chain, chain.fk(chain.mid)[:3, 3], q0=chain.mid, max_joint_change=value)

@@ -3,7 +3,7 @@
 """How the node tells a solve's answer to a target (ik_node.ros.outputs.answer_level)."""
 
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED,
-                            STATUS_OUT_OF_REACH, STATUS_REACHED)
+                            STATUS_OUT_OF_REACH, STATUS_REACHED, STATUS_TOO_FAR)
 import numpy as np
 import pytest
 
@@ -32,3 +32,6 @@ def test_each_kind_of_answer_has_its_level_and_says_why():
     level, message, kind = answer_level(result(False, STATUS_NOT_CONVERGED), False)
     assert (level, kind) == ('WARN', 'unreachable')
     assert 'it may be reachable' in message and 'out of reach' not in message
+    level, message, kind = answer_level(result(False, STATUS_TOO_FAR), False)
+    assert (level, kind) == ('WARN', 'unreachable')
+    assert 'max_joint_change' in message and 'out of reach' not in message

@@ -35,6 +35,7 @@ def test_defaults_are_valid_and_documented(specs):
     ('max_iterations', 0, '>= 1'),
     ('max_attempts', 0, '>= 1'),
     ('timeout', math.inf, '> 0'),
+    ('max_joint_change', -0.1, '>= 0'),
     ('damping', -0.1, '>= 0'),
     ('nullspace_limit_avoidance', -1.0, '>= 0'),
     ('output_rate', 0.0, 'in [1, 2000]'),
@@ -115,13 +116,16 @@ def test_solver_options_are_accepted_by_solve(method, rng):
     chain = load('panda')
     values = defaults(IK_NODE_PARAMETERS)
     values.update(solver=method, nullspace_limit_avoidance=0.1, nullspace_rest_posture=0.1,
-                  nullspace_manipulability=0.01, max_attempts=3)
+                  nullspace_manipulability=0.01, max_attempts=3, max_joint_change=0.2)
     opts = solver_options(values, chain)
     assert len(opts['objectives']) == 3 and opts['restarts'] is True
+    assert opts['max_joint_change'] == 0.2
+    assert 'max_joint_change' not in solver_options(defaults(IK_NODE_PARAMETERS), chain)
     q = chain.random_q(rng)
-    result = solve(chain, chain.fk(q), q0=chain.clip(q + 0.05), method=method, **opts)
+    q0 = chain.clip(q + 0.05)
+    result = solve(chain, chain.fk(q), q0=q0, method=method, **opts)
     assert result.method == method
-    assert np.all(np.isfinite(result.q))
+    assert np.all(np.isfinite(result.q)) and np.max(np.abs(result.q - q0)) <= 0.2 + 1e-12
 
 
 def test_solver_options_for_other_methods_hold_common_options_only():

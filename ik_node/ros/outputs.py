@@ -14,7 +14,7 @@ from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray
 from ik_node.chain import Chain
-from ik_node.result import IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH
+from ik_node.result import IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_TOO_FAR
 from ik_node.ros import conversions as conv
 import numpy as np
 from rclpy.node import Node
@@ -52,9 +52,14 @@ def answer_level(result: IKResult, feedback_lost: bool) -> tuple[str, str, str]:
     if result.status == STATUS_BLOCKED:
         return ('ERROR', f'target refused, every answer collides: {result.message}; the arm '
                          'stays put', 'blocked')
-    why = ('target out of reach' if result.status == STATUS_OUT_OF_REACH
-           else 'target not reached by the solver (it may be reachable: raise max_attempts or '
-                'timeout)')
+    if result.status == STATUS_OUT_OF_REACH:
+        why = 'target out of reach'
+    elif result.status == STATUS_TOO_FAR:
+        why = ('target not reached within max_joint_change of the arm (another IK branch, or '
+               'a larger move, would be needed)')
+    else:
+        why = ('target not reached by the solver (it may be reachable: raise max_attempts or '
+               'timeout)')
     return ('WARN', f'{why}: moving to the best pose found (position error '
                     f'{result.position_error:.4f} m)', 'unreachable')
 

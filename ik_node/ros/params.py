@@ -195,6 +195,12 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('timeout', 0.005,
               'Time budget of one solve [s], all attempts included (at most 1 s).',
               _positive_at_most(1.0)),
+    ParamSpec('max_joint_change', 0.0,
+              'Largest change of any joint [rad or m] an answer may make from where the arm '
+              'is (0: any). Streamed targets (a dragged marker) then never swing the arm '
+              'onto another IK branch: a target that needs more is answered '
+              'beyond_max_joint_change and the arm goes as far as allowed.',
+              _non_negative_at_most(_MAX_OPTION)),
     ParamSpec('damping', 1e-3,
               'Base damping lambda_0 of the damped least-squares step (dls); the solver raises '
               'it near singularities.', _non_negative_at_most(_MAX_OPTION)),
@@ -411,6 +417,8 @@ def solver_options(values: Mapping[str, Any], chain=None) -> dict[str, Any]:
         'max_attempts': attempts,
         'timeout': float(values['timeout']),
     }
+    if values['max_joint_change'] > 0.0:
+        opts['max_joint_change'] = float(values['max_joint_change'])
     if values['solver'] not in JACOBIAN_METHODS:
         return opts
     from ik_node.objectives import JointLimitAvoidance, Manipulability, RestPosture

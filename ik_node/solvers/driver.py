@@ -21,6 +21,9 @@ of its kernel from one start configuration. Everything else is here, once:
   start, so a warm-started small step does not land on a far branch while a near solution
   exists (the result's ``method`` says 'dls' when that attempt solved);
 - joints the task leaves free stay where the seed had them (:func:`keep_seed_joints`);
+- with ``max_joint_change``, every answer stays that close to the seed, joint by joint:
+  restarts start within that distance of it, an answer beyond it is not a solution, and a
+  failed attempt's q is brought back within it (:func:`within_reach_of_seed`);
 - the status: reached, out of reach (provably beyond the reach bound, beyond the arm's
   stretched reach found numerically (:mod:`ik_node.solvers.reach`), or position attempts
   from several starts stretched to the same distance from it), or did not converge.
@@ -34,7 +37,7 @@ from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.collision import solver_hook
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
-                            STATUS_REACHED)
+                            STATUS_REACHED, STATUS_TOO_FAR)
 from ik_node.rotations import rotation_vector_from_matrix
 from ik_node.solvers.reach import beyond_stretched_reach
 from ik_node.solvers.records import make_target
@@ -93,11 +96,17 @@ class Budget:
 class Starts:
     """Start configurations: the seed first, then draws within the limits (lazy, seeded)."""
 
-    def __init__(self, chain, q0: np.ndarray, rng_seed):
-        """Start from ``q0``; later starts come from ``default_rng(rng_seed)``."""
+    def __init__(self, chain, q0: np.ndarray, rng_seed, max_change: Optional[float] = None):
+        """
+        Start from ``q0``; later starts come from ``default_rng(rng_seed)``.
+
+        max_change: later starts are drawn within this distance of q0, joint by joint (and
+        the limits), instead of over the whole range.
+        """
         self.chain = chain
         self.q0 = q0
         self.rng_seed = rng_seed
+        self.max_change = max_change
         self._rng: Optional[np.random.Generator] = None
 
     def start(self, attempt: int) -> np.ndarray:
@@ -106,6 +115,9 @@ class Starts:
             return self.q0
         if self._rng is None:
             self._rng = np.random.default_rng(self.rng_seed)
+        if self.max_change is not None:
+            step = self._rng.uniform(-self.max_change, self.max_change, self.chain.n)
+            return np.clip(self.q0 + step, self.chain.lower, self.chain.upper)
         q = self.chain.random_q(self._rng)
         continuous = self.chain.continuous
         if continuous.any():
@@ -226,6 +238,23 @@ def keep_seed_joints(chain, target: np.ndarray, q: np.ndarray, q0: np.ndarray, o
     return q, check
 
 
+def within_reach_of_seed(q: np.ndarray, q0: np.ndarray, max_change: Optional[float]
+                         ) -> tuple[np.ndarray, int, float]:
+    """
+    Return q brought within ``max_change`` of q0 joint by joint, with its farthest joint.
+
+    Returns (q, index of the joint farthest from q0, its distance); q itself when
+    ``max_change`` is None or no joint is farther.
+    """
+    if max_change is None:
+        return q, -1, 0.0
+    change = np.abs(q - q0)
+    j = int(np.argmax(change))
+    if change[j] <= max_change:
+        return q, j, float(change[j])
+    return np.clip(q, q0 - max_change, q0 + max_change), j, float(change[j])
+
+
 def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Callable,
                  method: str, w: Optional[np.ndarray] = None,
                  rescue: Optional[Callable] = None) -> IKResult:
@@ -252,8 +281,11 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
     budget = Budget(opts.max_attempts if (opts.restarts and not beyond_reach) else 1,
                     opts.timeout)
-    starts = Starts(chain, q0, opts.rng_seed)
+    max_change = opts.max_joint_change
+    starts = Starts(chain, q0, opts.rng_seed, max_change)
     attempt = prepare(chain, target, opts)
+    too_far = None      # (distance, joint) of the nearest answer beyond max_change
+    held = False        # an attempt was brought back within max_change
     probe = None
     underactuated = pose and chain.n < 6
     lower, upper, continuous = chain.lower, chain.upper, chain.continuous
@@ -286,9 +318,18 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         iterations += int(it)
         q = wrap_continuous(np.minimum(np.maximum(q, lower), upper), q0, continuous, chain)
         check = final_check(chain, target, q, opts)
+        if check.ok and budget.attempts > 1:
+            q, check = keep_seed_joints(chain, target, q, q0, opts, check)
+        near, joint, change = within_reach_of_seed(q, q0, max_change)
+        if near is not q:
+            # Beyond max_joint_change: not an answer; what is left of it within the bound
+            # is a failed attempt like any other.
+            if check.ok and (too_far is None or change < too_far[0]):
+                too_far = (change, joint)
+            held = True
+            q = near
+            check = final_check(chain, target, q, opts)
         if check.ok:
-            if budget.attempts > 1:
-                q, check = keep_seed_joints(chain, target, q, q0, opts, check)
             solutions.append((q, check))
             if rescued:
                 method = RESCUE_METHOD      # the answer is the rescue's, and says so
@@ -350,6 +391,14 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         _, q, check = best
         status = STATUS_OUT_OF_REACH if (beyond_reach or stretched) else STATUS_NOT_CONVERGED
         message = _failure_message(status, beyond_reach, budget.attempts, check, pose)
+        if held and not beyond_reach:
+            # Attempts were held near the seed: an end they share is no proof of reach.
+            status = STATUS_TOO_FAR
+            message = (_failure_message(status, False, budget.attempts, check, pose)
+                       + f'; attempts held within max_joint_change {max_change:g} of the seed')
+            if too_far is not None:
+                message += (f'; answers within tolerance move {chain.joint_names[too_far[1]]} '
+                            f'{too_far[0]:.4g} from it')
         if blocked is not None:
             message += f'; answers within tolerance collide: {blocked}'
             if status == STATUS_NOT_CONVERGED:
