@@ -17,6 +17,7 @@ Tests wait for conditions with deadlines (:meth:`Probe.spin_until`), never for a
 
 from contextlib import contextmanager
 import itertools
+import math
 import os
 from pathlib import Path
 import time
@@ -50,6 +51,9 @@ STEP = V_MAX * PERIOD   # [rad] the most one command may move a UR5 joint at 100
 # Bounds waits for a node to come up: loading the compiled kernels takes about a second, a
 # busy machine may take several. Only a bound: tests go on as soon as the node answers.
 STARTUP_TIMEOUT = 60.0
+# [s] Longer than Fast DDS's default heartbeat period (3 s) of a reliable writer: a lost last
+# sample of a writer that has stopped sending is resent after its next heartbeat.
+DDS_REPAIR = 3.5
 # Given to every ik_node the tests start (later -p values override them). A loaded test
 # machine must not turn a reachable target into a timed-out or unconverged solve: the
 # node's own 5 ms, one-attempt budget is the benchmarks' business. The marker server is not
@@ -151,6 +155,18 @@ class Probe:
                 next_call = time.monotonic() + period
             self.executor.spin_once(timeout_sec=0.01)
         return bool(predicate())
+
+    def commands_quiet(self, quiet: float = DDS_REPAIR, timeout: float = 30.0) -> bool:
+        """
+        Spin until no command has arrived for ``quiet`` seconds; False after ``timeout``.
+
+        Once a node stops sending, its last command is only known here after that: a lost
+        last sample reaches the probe with the writer's next heartbeat.
+        """
+        def quiet_now() -> bool:
+            last = self.commands[-1][0] if self.commands else -math.inf
+            return time.monotonic() - last > quiet
+        return self.spin_until(quiet_now, timeout)
 
     def spin_for(self, seconds: float) -> None:
         """Spin for ``seconds``: for paced publishing (a stream of targets), never as a wait."""

@@ -112,11 +112,13 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     lead = np.abs(np.vstack([after, probe.last_command(chain)]) - q_dead).max()
     assert lead <= 0.25 + step + 1e-9, lead
     # The driver restarts with the arm held where it was last commanded: the commands, which
-    # waited, go on to the goal with the arm.
+    # waited, go on to the goal with the arm. The last command the probe has must be the
+    # node's last (a lost last sample comes with the writer's next heartbeat).
+    assert probe.commands_quiet(), 'the node kept commanding an unheard arm'
     q_held = probe.last_command(chain)
     arm = start_arm(procs, q_held)
     assert probe.spin_until(lambda: probe.arm_reached(chain.fk(Q0 + FAR - 0.1)),
-                            STARTUP_TIMEOUT)
+                            STARTUP_TIMEOUT), procs.logs()
     # Once the node has discovered the new arm, its joint_states seed the solver again.
     assert probe.spin_until(
         lambda: status_values(answer_ok(probe, FAR - 0.3))['seed'] == 'joint_states',
