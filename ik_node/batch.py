@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import math
 import os
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ik_node.errors import IKInputError
 from ik_node.options import SolveOptions
@@ -179,8 +179,9 @@ def _batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
     point, obj_point, on_point = attempt_records(code, chain, make_target(np.zeros(3)), opts)
     underactuated = pose and chain.n < 6
     first = params._replace(priority=underactuated)
-    w = (np.ones(chain.n) if opts.joint_weights is None
-         else 1.0 / opts.joint_weights_inverse(chain.n))
+    w = opts.solution_weights(chain.n)
+    if w is None:
+        w = np.ones(chain.n)
     bp = bk.BatchParams(
         pose_first=first, pose_plain=params, pose_no_obj=first._replace(objectives_on=False),
         point_first=point, point_no_obj=point._replace(objectives_on=False),
@@ -273,13 +274,12 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
         check = Check(float(errors[i, 0]), float(errors[i, 1]), False)
         beyond = out_of_reach(chain, positions[i], opts.position_tolerance)
         messages[i] = _failure_message(status[i], beyond, int(stats[i, 1]), check, pose)
+    rows = _Rows(q_out, errors, success, stats, status, messages)
     redone = np.zeros(m, dtype=bool)
     if opts.max_joint_change is not None:
-        redone = _near_seed_pass(chain, t, seeds, opts, method, valid, success, q_out, stats,
-                                 errors, status, messages)
+        redone = _near_seed_pass(chain, t, seeds, opts, method, valid, rows)
     if opts.avoid_collisions:
-        _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,
-                        status, messages, skip=redone)
+        _collision_pass(chain, t, seeds, opts, method, q_raw, rows, skip=redone)
     oerr = errors[:, 1].copy()
     if not pose:
         oerr[:] = math.nan
@@ -289,8 +289,29 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
                        method=method)
 
 
-def _near_seed_pass(chain, t, seeds, opts, method, valid, success, q_out, stats, errors,
-                    status, messages) -> np.ndarray:
+class _Rows(NamedTuple):
+    """The per-row answers of a batch, which the passes after the kernel change in place."""
+
+    q: np.ndarray           # (m, n)
+    errors: np.ndarray      # (m, 2): position, orientation
+    success: np.ndarray     # (m,) bool
+    stats: np.ndarray       # (m, 4): success, attempts, iterations, status code
+    status: np.ndarray      # (m,) status names
+    messages: list
+
+    def solve_again(self, i, chain, target, seed, opts, method: str) -> None:
+        """Solve row ``i`` with the driver itself (``solve``'s own steps); store its answer."""
+        r = run_restarts(chain, target, seed, opts, METHODS[method].prepare, method,
+                         opts.solution_weights(chain.n))
+        self.q[i] = r.q
+        self.errors[i] = (r.position_error, r.orientation_error)
+        self.success[i] = r.success
+        self.stats[i, 1:3] = (r.attempts, r.iterations)
+        self.status[i] = r.status
+        self.messages[i] = r.message
+
+
+def _near_seed_pass(chain, t, seeds, opts, method, valid, rows: _Rows) -> np.ndarray:
     """
     Redo with the driver the rows whose answer ``solve`` would not give under max_joint_change.
 
@@ -299,23 +320,14 @@ def _near_seed_pass(chain, t, seeds, opts, method, valid, success, q_out, stats,
     other row (restarted, or beyond the bound) is solved again by the driver itself. Returns
     the rows redone.
     """
-    spec = METHODS[method]
-    weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
-    far = np.max(np.abs(q_out - seeds), axis=1) > opts.max_joint_change
-    redo = valid & ((stats[:, 1] > 1) | far)
+    far = np.max(np.abs(rows.q - seeds), axis=1) > opts.max_joint_change
+    redo = valid & ((rows.stats[:, 1] > 1) | far)
     for i in np.flatnonzero(redo):
-        r = run_restarts(chain, t[i], seeds[i], opts, spec.prepare, method, weights)
-        q_out[i] = r.q
-        errors[i] = (r.position_error, r.orientation_error)
-        success[i] = r.success
-        stats[i, 1:3] = (r.attempts, r.iterations)
-        status[i] = r.status
-        messages[i] = r.message
+        rows.solve_again(i, chain, t[i], seeds[i], opts, method)
     return redo
 
 
-def _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats, errors,
-                    status, messages, skip) -> None:
+def _collision_pass(chain, t, seeds, opts, method, q_raw, rows: _Rows, skip) -> None:
     """
     Check each answer with the driver's final check (collisions on); redo the colliding ones.
 
@@ -324,21 +336,13 @@ def _collision_pass(chain, t, seeds, opts, method, success, q_out, q_raw, stats,
     the driver finishes it (seed joints restored under the collision-aware check). Rows in
     ``skip`` were solved by the driver already.
     """
-    spec = METHODS[method]
-    weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
-    for i in np.flatnonzero(success & ~skip):
+    for i in np.flatnonzero(rows.success & ~skip):
         target = t[i]
         check = final_check(chain, target, q_raw[i], opts)
         if check.ok and opts.solutions == 1:
             q = q_raw[i]
-            if stats[i, 1] > 1:
+            if rows.stats[i, 1] > 1:
                 q, check = keep_seed_joints(chain, target, q.copy(), seeds[i], opts, check)
-            q_out[i], errors[i] = q, (check.position_error, check.orientation_error)
+            rows.q[i], rows.errors[i] = q, (check.position_error, check.orientation_error)
             continue
-        r = run_restarts(chain, target, seeds[i], opts, spec.prepare, method, weights)
-        q_out[i] = r.q
-        errors[i] = (r.position_error, r.orientation_error)
-        success[i] = r.success
-        stats[i, 1:3] = (r.attempts, r.iterations)
-        status[i] = r.status
-        messages[i] = r.message
+        rows.solve_again(i, chain, target, seeds[i], opts, method)

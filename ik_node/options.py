@@ -121,6 +121,10 @@ class SolveOptions:
         if self.position_weight == 0.0:
             raise IKInputError('option position_weight must be > 0')
 
+    def solution_weights(self, n: int) -> Optional[np.ndarray]:
+        """Return the (n,) joint weights of the choice among solutions, None when equal."""
+        return None if self.joint_weights is None else 1.0 / self.joint_weights_inverse(n)
+
     def joint_weights_inverse(self, n: int) -> np.ndarray:
         """Return W⁻¹ as an (n,) array (ones when no joint weights are given)."""
         if self.joint_weights is None:

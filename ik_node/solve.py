@@ -132,8 +132,8 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     else:
         seed = np.clip(chain.check_q(q0, 'q0'), chain.lower, chain.upper)
     opts = SolveOptions.from_kwargs(spec.options, method, **options)
-    weights = None if opts.joint_weights is None else 1.0 / opts.joint_weights_inverse(chain.n)
-    return run_restarts(chain, t, seed, opts, spec.prepare, method, weights, spec.rescue)
+    return run_restarts(chain, t, seed, opts, spec.prepare, method,
+                        opts.solution_weights(chain.n), spec.rescue)
 
 
 def warm_up(chain, method_names: Optional[Sequence[str]] = None, *,
