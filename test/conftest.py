@@ -59,10 +59,21 @@ def _hold_domain_block() -> int:
         except OSError:
             f.close()
             continue
+        os.set_inheritable(f.fileno(), True)
         _lock_file = f
         return block * DOMAIN_BLOCK
     raise RuntimeError(f'every block of ROS test domains is in use ({lock_dir}): '
                        'another test run holds each one')
+
+
+def domain_lock_fds() -> tuple[int, ...]:
+    """
+    Return the descriptor of this process's domain-block lock, for the nodes it starts.
+
+    A node holding it keeps the block locked after a killed test run, until the node exits:
+    the next run then takes another block instead of sharing a domain with the orphan.
+    """
+    return (_lock_file.fileno(),) if _lock_file is not None else ()
 
 
 def _runs_tests(config) -> bool:

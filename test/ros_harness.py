@@ -23,7 +23,7 @@ from pathlib import Path
 import time
 from typing import Iterator, Optional
 
-from conftest import URDF_DIR
+from conftest import domain_lock_fds, URDF_DIR
 from ik_node import Chain
 from ik_node.pose import pose_error, quat_xyzw_from_matrix
 from ik_node.ros.processes import ros_environment, start_node, stop_processes
@@ -98,7 +98,7 @@ class Procs:
             params = tuple(f'{k}:={str(v).lower() if isinstance(v, bool) else v}'
                            for k, v in NODE_TEST_PARAMS.items()) + tuple(params)
         proc = start_node(executable, params, {**self.env, **(env_extra or {})},
-                          self.tmp / f'{name}.log', ros_args, cwd)
+                          self.tmp / f'{name}.log', ros_args, cwd, domain_lock_fds())
         proc.executable = executable
         self.procs.append(proc)
         return proc

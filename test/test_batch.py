@@ -2,8 +2,8 @@
 # Licensed under the Apache License, Version 2.0
 """solve_batch: row i is what solve gives target i; bad rows fail alone, with a reason."""
 
-from conftest import load
-from ik_node import IKInputError, solve, solve_batch
+from conftest import load, URDF_DIR
+from ik_node import Chain, HalfSpace, IKInputError, solve, solve_batch, Sphere
 from ik_node.solvers.reach import REACH_MARGIN, stretched_reach
 import numpy as np
 import pytest
@@ -105,3 +105,24 @@ def test_max_joint_change_rows_equal_solve(rng):
         np.testing.assert_array_equal(b.q, r.q)
         assert (b.success, b.status, b.message) == (r.success, r.status, r.message)
         assert np.max(np.abs(b.q - q0)) <= 0.1 + 1e-12
+
+
+def test_avoid_collisions_rows_equal_solve(rng):
+    chain = Chain.from_urdf(URDF_DIR / 'collision_arm.urdf', 'base_link', 'tip')
+    T = _targets(chain, rng, 8)[:, :3, 3]
+    q0 = chain.mid
+    plain = solve_batch(chain, T, q0=q0, max_attempts=30)
+    # A ball at the plain answer's elbow for the first target: that answer collides.
+    elbow = chain.frames(plain.q[0])[2, :3, 3]
+    obstacles = [HalfSpace((0, 0, 1), 0.0), Sphere(elbow, 0.04)]
+    assert plain.success[0] and chain.collisions(plain.q[0], obstacles)
+    opts = {'avoid_collisions': True, 'obstacles': obstacles, 'max_attempts': 30,
+            'timeout': 5.0}
+    batch = solve_batch(chain, T, q0=q0, **opts)
+    assert batch.success[0] and not batch.success[-2:].any()
+    for i, t in enumerate(T):
+        r = solve(chain, t, q0=q0, **opts)
+        b = batch.result(i)
+        np.testing.assert_array_equal(b.q, r.q)
+        assert (b.success, b.status, b.message) == (r.success, r.status, r.message)
+        assert not b.success or chain.collisions(b.q, obstacles) == []

@@ -40,20 +40,22 @@ def ros_environment(domain_id: int, ros_home: str | os.PathLike | None = None,
 
 def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
                log_path: str | os.PathLike, extra_ros_args: Sequence[str] = (),
-               cwd: str | os.PathLike | None = None) -> subprocess.Popen:
+               cwd: str | os.PathLike | None = None,
+               pass_fds: Sequence[int] = ()) -> subprocess.Popen:
     """
     Start node ``executable`` ('ik_node' or 'sim_arm') with ``-p`` parameters ``params``.
 
     Its output (stdout and stderr) goes to ``log_path``; the returned Popen has ``log_path``
     set. extra_ros_args: more arguments after ``--ros-args`` (e.g. ``['-r', '__ns:=/arm1']``).
     cwd: its working folder (first on its module path: ``python -m`` runs it).
+    pass_fds: open descriptors the node inherits (e.g. a lock it must hold while it lives).
     """
     args = [sys.executable, '-m', NODE_MODULES[executable], '--ros-args', *extra_ros_args]
     for p in params:
         args += ['-p', p]
     with open(log_path, 'w') as log:
         proc = subprocess.Popen(args, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
-                                cwd=cwd)
+                                cwd=cwd, pass_fds=tuple(pass_fds))
     setattr(proc, 'log_path', Path(log_path))  # noqa: B010  (a Popen has no such field)
     return proc
 
