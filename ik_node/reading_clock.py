@@ -11,16 +11,25 @@ arrived. A sender whose clock runs steadily off this one (every reading of the l
 shifted by that offset; late readings never look like that, their offsets grow with the time
 they waited. A stamp ahead of this clock (after the shift) by more than
 :data:`SYNC_TOLERANCE` tells nothing about its age: it is not judged (None).
+
+:class:`DeliveryDelay` finds the usual age of readings on arrival (a busy machine or
+network, or clocks a little apart): the least age over the last :data:`DELIVERY_SPAN`. A
+reading is then as recent as it can be when its age exceeds that by little; one from a
+backlog exceeds it by the time it waited.
 """
 
 from collections import deque
+import math
 
-__all__ = ['ReadingClock', 'SYNC_TOLERANCE', 'OFFSET_SPAN', 'OFFSET_SPREAD', 'OFFSET_READINGS']
+__all__ = ['ReadingClock', 'DeliveryDelay', 'SYNC_TOLERANCE', 'OFFSET_SPAN', 'OFFSET_SPREAD',
+           'OFFSET_READINGS', 'DELIVERY_SPAN', 'DELIVERY_GAP']
 
 SYNC_TOLERANCE = 1.0     # [s] clocks closer than this are taken as one clock
 OFFSET_SPAN = 1.0        # [s] of receive time over which an offset must hold to be believed
 OFFSET_SPREAD = 0.1      # [s] how much the offsets of those readings may differ
 OFFSET_READINGS = 5      # fewest readings in that span
+DELIVERY_SPAN = 1.0      # [s] of receive time over which the usual delivery delay is found
+DELIVERY_GAP = 0.25      # [s] a longer pause between readings breaks their stream
 
 
 class ReadingClock:
@@ -63,3 +72,33 @@ class ReadingClock:
         if max(lags) - min(lags) > OFFSET_SPREAD:
             return None
         return min(lags)
+
+
+class DeliveryDelay:
+    """The usual delay between a reading's stamp and its arrival (see the module docstring)."""
+
+    def __init__(self) -> None:
+        # (receive time, age), ages increasing: the front is the least age in the span.
+        self._window: deque[tuple[float, float]] = deque()
+        self._since = -math.inf     # receive time of the first reading of the stream
+
+    def excess(self, age: float, now: float) -> float:
+        """
+        Record a reading of ``age`` [s] received ``now`` [s]; return how much older than usual.
+
+        The usual delay counts once readings have come for half of DELIVERY_SPAN without a
+        pause longer than DELIVERY_GAP; until then (at start-up, after feedback came back, a
+        burst after a busy spell) a reading is judged by its age alone, 0 taken as usual.
+        """
+        window = self._window
+        if not window or now - window[-1][0] > DELIVERY_GAP:
+            self._since = now
+            window.clear()
+        while window and window[-1][1] >= age:
+            window.pop()
+        window.append((now, age))
+        while window[0][0] < now - DELIVERY_SPAN:
+            window.popleft()
+        if now - self._since < 0.5 * DELIVERY_SPAN:
+            return age
+        return age - max(window[0][1], 0.0)

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
 from ik_node.pose import pose_error
+from ik_node.reading_clock import DeliveryDelay
 from ik_node.result import IKResult, STATUS_BLOCKED
 from ik_node.safety import CommandStepper, StepReport, wrap_angle
 from ik_node.solve import solve
@@ -37,8 +38,9 @@ RESYNC_LAG = 0.1
 # A reading is compared with the commands of this long before it [s]: an arm that matches
 # any of them is following, if late.
 ARM_LATENCY = 0.2
-# Only a reading this recent [s, by its stamp] can declare the arm stalled: one read late
-# (a backlog of messages) shows where the arm was, and holding there would be a jump back.
+# Only a reading this recent [s, by its stamp, beyond the usual delivery delay
+# (ik_node.reading_clock.DeliveryDelay)] can declare the arm stalled: one read late (a
+# backlog of messages) shows where the arm was, and holding there would be a jump back.
 STALL_READING_AGE = 0.05
 # ... and only an arm that stood still [rad or m] over the last ARM_LATENCY of readings: an
 # arm that lags but moves is following, however late.
@@ -47,8 +49,8 @@ STALL_MOTION = 1e-3
 # or a hold) gets this long [s] from the command's first step: its driver may still be
 # connecting to the command topic. (The lead stays within the following error meanwhile.)
 STALL_START_GRACE = 1.0
-# The command starts, or restarts after a gap, only at a reading at most this old [s]: the
-# newest of a backlog, not the first.
+# The command starts, or restarts after a gap, only at a reading at most this old [s, beyond
+# the usual delivery delay]: the newest of a backlog, not the first.
 START_READING_AGE = 0.1
 # A reading farther from the one before than this many velocity-limited steps (for the time
 # between their stamps, at least one output period) is a jump no commanded motion makes: an
@@ -106,6 +108,7 @@ class IKTracker:
         self._first_step: float | None = None
         self._arm_moved = False
         self._readings: deque[tuple[float, np.ndarray]] = deque(maxlen=256)
+        self._delivery = DeliveryDelay()
         self._resync_pending = True     # the next recent reading (re)starts the command
         self._goal: np.ndarray | None = None
         self._t_cmd = 0.0
@@ -287,13 +290,17 @@ class IKTracker:
         self._q_meas = q
         self._t_meas = t_reading
         self._readings.append((t_reading, q))
-        recent = now - t_reading <= START_READING_AGE
+        # Judged by how much older than usual it came: a steady delivery delay (a busy
+        # machine, clocks a little apart) must not keep the command from starting or a
+        # stalled arm from being seen; a reading from a backlog is older than usual.
+        late = self._delivery.excess(now - t_reading, now)
+        recent = late <= START_READING_AGE
         if self._start_q is not None and not self._arm_moved:
             self._arm_moved = bool(np.max(np.abs(q - self._start_q)) > STALL_MOTION)
         judged = self._arm_moved or (self._first_step is not None
                                      and t_reading - self._first_step >= STALL_START_GRACE)
         self._lag = (self._following_lag(q, t_reading)
-                     if judged and now - t_reading <= STALL_READING_AGE
+                     if judged and late <= STALL_READING_AGE
                      and self._stood_still(t_reading) else np.zeros(self.chain.n))
         if not was_fresh or jumped:
             self._resync_pending = True
@@ -358,6 +365,7 @@ class IKTracker:
             self._q_meas = other._q_meas.copy()
             self._t_meas = other._t_meas
             self._readings = deque(other._readings, maxlen=other._readings.maxlen)
+            self._delivery = other._delivery
             self._resync_pending = other._resync_pending
 
     def _away_from_command(self, q: np.ndarray) -> float:

@@ -2,7 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """When joint readings were taken: late ones are old, a steady clock offset is shifted."""
 
-from ik_node.reading_clock import ReadingClock
+from ik_node.reading_clock import DELIVERY_GAP, DeliveryDelay, ReadingClock
 import pytest
 
 RATE = 100.0        # [Hz] a driver's joint_states
@@ -68,3 +68,19 @@ def test_the_offset_ends_when_the_clocks_agree_again():
         changes += clock.offset_changed
     assert clock.offset == 0.0 and changes == 1
     assert clock.judge(104.0, 104.0 + LATENCY) == 104.0
+
+
+def test_a_steady_delivery_delay_is_usual_and_a_backlog_is_not():
+    delay = DeliveryDelay()
+    # A busy machine: every reading arrives 0.15 s after its stamp. At first (too short a
+    # stream to know what is usual) the age counts as it is; after half the span, as usual.
+    excess = [delay.excess(0.15, 100.0 + i / RATE) for i in range(int(RATE))]
+    assert excess[0] == pytest.approx(0.15)
+    assert excess[-1] == pytest.approx(0.0)
+    # A backlog after a short busy spell (0.2 s, no reading handled): its readings waited,
+    # and say so; the newest is as recent as usual.
+    t = 100.99 + 0.2
+    backlog = [delay.excess(0.15 + 0.2 - i / RATE, t + 1e-4 * i) for i in range(21)]
+    assert backlog[0] == pytest.approx(0.2) and backlog[-1] == pytest.approx(0.0)
+    # After a pause in the stream, a burst is judged by its age alone again.
+    assert delay.excess(0.5, t + 2 * DELIVERY_GAP) == pytest.approx(0.5)
