@@ -139,6 +139,8 @@ def run_arm(name: str, urdf: str, base: str, tip: str, n_targets: int) -> dict:
         res = ik_node.solve(chain, U, q0=seed, **opts)
         far_times.append(time.perf_counter() - t0)
         statuses[res.status] = statuses.get(res.status, 0) + 1
+    under = _underactuated(chain, ref, poses[: max(n_targets // 5, 20)], seed, opts) \
+        if chain.n < 6 else {}
     ik_med, ik_p95 = _stats(rec['ik'])
     tr_med, tr_p95 = _stats(rec['trac'])
     far_med, far_p95 = _stats(far_times)
@@ -149,8 +151,37 @@ def run_arm(name: str, urdf: str, base: str, tip: str, n_targets: int) -> dict:
         'ik_false_successes': int(false_success),
         'unreachable_median_ms': far_med, 'unreachable_p95_ms': far_p95,
         'unreachable_status': statuses, 'unreachable_inside_bound': int(inside_bound),
-        'unreachable_targets': len(far_times),
+        'unreachable_targets': len(far_times), **under,
     }
+
+
+def _underactuated(chain, ref, poses, seed, opts) -> dict:
+    """
+    Solve reachable points with random orientations on an arm with n < 6 (most unreachable).
+
+    Returns the rate of answers that meet the point (by the benchmark's FK), the rate that
+    claim success and the rate of false claims (the whole pose not met), and the times.
+    """
+    import ik_node
+    from ik_node.rotations import matrix_from_quat_wxyz
+    rng = np.random.default_rng(SEED + 1)
+    times, point_met, claimed, false_claims = [], 0, 0, 0
+    for T in poses:
+        U = T.copy()
+        quat = rng.normal(size=4)
+        U[:3, :3] = matrix_from_quat_wxyz(quat / np.linalg.norm(quat))   # uniform
+        t0 = time.perf_counter()
+        res = ik_node.solve(chain, U, q0=seed, **opts)
+        times.append(time.perf_counter() - t0)
+        Tq = ref.fk(res.q)
+        point_met += np.linalg.norm(Tq[:3, 3] - U[:3, 3]) <= TOL
+        claimed += res.success
+        false_claims += res.success and not targets.judge(ref, U, res.q, TOL, TOL)[0]
+    med, p95 = _stats(times)
+    k = len(poses)
+    return {'under_targets': k, 'under_point_rate': point_met / k,
+            'under_claimed_rate': claimed / k, 'under_false_claims': int(false_claims),
+            'under_median_ms': med, 'under_p95_ms': p95}
 
 
 def run_tracking(name: str, urdf: str, base: str, tip: str, steps: int = 100) -> dict:
@@ -235,6 +266,18 @@ def render(meta: dict, rows: list) -> str:
         lines.append(f"| {r['arm']} | {r['unreachable_targets']} "
                      f"({r['unreachable_inside_bound']}) | {r['unreachable_median_ms']:.3f} / "
                      f"{r['unreachable_p95_ms']:.3f} | {r['unreachable_status']} |")
+    under = [r for r in rows if 'under_targets' in r]
+    if under:
+        lines += ['', '## Arms with n < 6: reachable points, random orientations (ik_node dls)',
+                  '', 'Success means the whole pose was met; the point alone counts as met '
+                  f"within {TOL:g} m by the benchmark's FK.", '',
+                  '| arm | n | targets | point met | success claimed | false claims | '
+                  'median / p95 ms |', '|---|---|---|---|---|---|---|']
+        for r in under:
+            lines.append(f"| {r['arm']} | {r['n']} | {r['under_targets']} | "
+                         f"{100 * r['under_point_rate']:.1f}% | "
+                         f"{100 * r['under_claimed_rate']:.1f}% | {r['under_false_claims']} | "
+                         f"{r['under_median_ms']:.3f} / {r['under_p95_ms']:.3f} |")
     if meta.get('tracking'):
         lines += ['', '## Tracking 1 mm steps (warm-started, 5 paths of up to 100 steps)', '',
                   'A path stops at its first failed step (it left the workspace, or with '

@@ -25,7 +25,7 @@ from ik_node.solve import check_target, methods
 from ik_node.solvers import batch_kernel as bk
 from ik_node.solvers.dls import METHOD_CODES
 from ik_node.solvers.driver import (_failure_message, Check, final_check, keep_seed_joints,
-                                    out_of_reach, run_restarts, Starts)
+                                    out_of_reach, point_only_status, run_restarts, Starts)
 from ik_node.solvers.jacobian import attempt_records
 from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.records import make_target
@@ -273,6 +273,8 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
     for i in np.flatnonzero(valid & ~success):
         check = Check(float(errors[i, 0]), float(errors[i, 1]), False)
         beyond = out_of_reach(chain, positions[i], opts.position_tolerance)
+        status[i] = point_only_status(chain, pose, status[i], check.position_error,
+                                      opts.position_tolerance)
         messages[i] = _failure_message(status[i], beyond, int(stats[i, 1]), check, pose)
     rows = _Rows(q_out, errors, success, stats, status, messages)
     redone = np.zeros(m, dtype=bool)

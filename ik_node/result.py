@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ['IKResult', 'STATUS_REACHED', 'STATUS_OUT_OF_REACH', 'STATUS_NOT_CONVERGED',
-           'STATUS_BLOCKED', 'STATUS_TOO_FAR']
+           'STATUS_BLOCKED', 'STATUS_TOO_FAR', 'STATUS_POSITION_ONLY']
 
 # Values of IKResult.status.
 STATUS_REACHED = 'reached'
@@ -15,6 +15,7 @@ STATUS_OUT_OF_REACH = 'out_of_reach'
 STATUS_NOT_CONVERGED = 'not_converged'
 STATUS_BLOCKED = 'blocked'
 STATUS_TOO_FAR = 'beyond_max_joint_change'
+STATUS_POSITION_ONLY = 'position_only'
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,9 @@ class IKResult:
     the target may still be reachable), or ``'blocked'`` (with ``avoid_collisions``: answers
     met the tolerances but every one collided; ``message`` names the pair), or
     ``'beyond_max_joint_change'`` (answers met the tolerances but each moved a joint farther
-    from the seed than the ``max_joint_change`` option allows; ``message`` names the joint).
+    from the seed than the ``max_joint_change`` option allows; ``message`` names the joint),
+    or ``'position_only'`` (a pose target on an arm with fewer than 6 joints: the point is
+    met, the orientation only as nearly as those joints allow).
     """
 
     q: np.ndarray

@@ -9,6 +9,7 @@ from conftest import load, URDF_DIR
 from ik_node import Chain, IKInputError, methods, pose_error, solve, warm_up
 from ik_node.result import (STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED,
                             STATUS_TOO_FAR)
+from ik_node.solvers.reach import stretched_reach
 import numpy as np
 import pytest
 
@@ -80,6 +81,23 @@ def test_unreachable_inside_the_loose_bound_is_answered_fast_and_stretched(kind)
     # Answered after a few attempts, not at the end of the budget (wall time is measured by
     # bench/bench_precision.py: a test on a shared machine judges the work, not the clock).
     assert np.median(attempts) <= 30 and max(attempts) <= 100     # of 200 allowed
+
+
+def test_an_attempt_that_only_crawls_toward_an_unreachable_target_stops():
+    """Panda, poses 10% beyond its stretched reach: 3 attempts of up to 100 iterations each."""
+    chain = load('panda')
+    rng = np.random.default_rng(3)
+    iterations = []
+    for _ in range(20):
+        T = chain.fk(chain.random_q(rng))
+        d = T[:3, 3] - chain.reach_origin
+        T[:3, 3] = chain.reach_origin + d / np.linalg.norm(d) * 1.1 * stretched_reach(chain)
+        res = solve(chain, T)
+        assert res.status == STATUS_OUT_OF_REACH and res.attempts == 3
+        iterations.append(res.iterations)
+    # Stretching toward the target slows to micrometres per step long before 100 iterations:
+    # the attempts stop there (they went on to the cap before: median 167 of 300).
+    assert np.median(iterations) <= 140, sorted(iterations)
 
 
 @pytest.mark.parametrize('method, kind', [('dls', 'pose'), ('fabrik', 'position'),

@@ -3,7 +3,8 @@
 """How the node tells a solve's answer to a target (ik_node.ros.outputs.answer_level)."""
 
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED,
-                            STATUS_OUT_OF_REACH, STATUS_REACHED, STATUS_TOO_FAR)
+                            STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY, STATUS_REACHED,
+                            STATUS_TOO_FAR)
 import numpy as np
 import pytest
 
@@ -35,3 +36,6 @@ def test_each_kind_of_answer_has_its_level_and_says_why():
     level, message, kind = answer_level(result(False, STATUS_TOO_FAR), False)
     assert (level, kind) == ('WARN', 'unreachable')
     assert 'max_joint_change' in message and 'out of reach' not in message
+    level, message, kind = answer_level(result(False, STATUS_POSITION_ONLY), False)
+    assert level == 'WARN' and 'position reached' in message and 'orientation' in message
+    assert 'out of reach' not in message and 'may be reachable' not in message

@@ -5,7 +5,7 @@
 import math
 
 from conftest import load
-from ik_node import IKInputError, methods, pose_error, solve
+from ik_node import IKInputError, methods, pose_error, solve, SolveOptions
 import numpy as np
 import pytest
 
@@ -64,8 +64,12 @@ def test_fewer_than_six_joints_reach_the_point_and_orient_as_well_as_they_can(rn
         c, s = math.cos(0.3), math.sin(0.3)
         T[:3, :3] = T[:3, :3] @ np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
         res = solve(chain, T)
-        assert res.position_error <= 1e-3, res
-        assert not res.success or res.orientation_error <= 1e-2
+        # The point is met at the tolerance; success would mean the whole pose was.
+        assert res.position_error <= SolveOptions().position_tolerance, res
+        if res.success:
+            assert res.orientation_error <= SolveOptions().orientation_tolerance
+        else:
+            assert res.status == 'position_only' and 'the point is met' in res.message
         # The orientation error is no worse than at the exact joint sample (which has the
         # 0.3 rad tilt left), so the spare joints were used for orientation.
         assert res.orientation_error <= 0.3 + 1e-6

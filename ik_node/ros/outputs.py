@@ -14,7 +14,8 @@ from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray
 from ik_node.chain import Chain
-from ik_node.result import IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_TOO_FAR
+from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY,
+                            STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv
 import numpy as np
 from rclpy.node import Node
@@ -52,6 +53,10 @@ def answer_level(result: IKResult, feedback_lost: bool) -> tuple[str, str, str]:
     if result.status == STATUS_BLOCKED:
         return ('ERROR', f'target refused, every answer collides: {result.message}; the arm '
                          'stays put', 'blocked')
+    if result.status == STATUS_POSITION_ONLY:
+        return ('WARN', 'target position reached; this arm cannot take the orientation (it has '
+                        f'fewer than 6 joints): moving there with the nearest orientation '
+                        f'found (orientation error {result.orientation_error:.3f} rad)', '')
     if result.status == STATUS_OUT_OF_REACH:
         why = 'target out of reach'
     elif result.status == STATUS_TOO_FAR:

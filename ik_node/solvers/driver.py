@@ -26,7 +26,8 @@ of its kernel from one start configuration. Everything else is here, once:
   failed attempt's q is brought back within it (:func:`within_reach_of_seed`);
 - the status: reached, out of reach (provably beyond the reach bound, beyond the arm's
   stretched reach found numerically (:mod:`ik_node.solvers.reach`), or position attempts
-  from several starts stretched to the same distance from it), or did not converge.
+  from several starts stretched to the same distance from it), the point only (a pose on an
+  arm with n < 6), or did not converge.
 """
 
 import math
@@ -37,14 +38,15 @@ from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.collision import solver_hook
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
-                            STATUS_REACHED, STATUS_TOO_FAR)
+                            STATUS_POSITION_ONLY, STATUS_REACHED, STATUS_TOO_FAR)
 from ik_node.rotations import rotation_vector_from_matrix
 from ik_node.solvers.reach import beyond_stretched_reach
 from ik_node.solvers.records import make_target
 import numpy as np
 
 __all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
-           'wrap_continuous', 'out_of_reach', 'keep_seed_joints', 'run_restarts']
+           'wrap_continuous', 'out_of_reach', 'keep_seed_joints', 'point_only_status',
+           'run_restarts']
 
 # Position attempts that miss the point by the same distance (to this relative precision),
 # with no joint held by a limit, from this many starts in a row mean the target is out of reach:
@@ -390,6 +392,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         assert best is not None   # budget gives one attempt at least, and it failed
         _, q, check = best
         status = STATUS_OUT_OF_REACH if (beyond_reach or stretched) else STATUS_NOT_CONVERGED
+        status = point_only_status(chain, pose, status, check.position_error, tol_p)
         message = _failure_message(status, beyond_reach, budget.attempts, check, pose)
         if held and not beyond_reach:
             # Attempts were held near the seed: an end they share is no proof of reach.
@@ -407,6 +410,20 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                     orientation_error=check.orientation_error if pose else math.nan,
                     iterations=iterations, method=method, attempts=budget.attempts,
                     message=message, status=status)
+
+
+def point_only_status(chain, pose: bool, status: str, position_error: float,
+                      tol_p: float) -> str:
+    """
+    Return STATUS_POSITION_ONLY for a failed pose solve of an arm with n < 6 that met the point.
+
+    Such an arm can take only some orientations at a point: the answer is no failure to
+    converge but the nearest the joints allow. Any other ``status`` is returned unchanged.
+    """
+    if (status == STATUS_NOT_CONVERGED and pose and chain.n < 6
+            and position_error <= tol_p):
+        return STATUS_POSITION_ONLY
+    return status
 
 
 def _near_seed(chain, q0: np.ndarray, position: np.ndarray) -> bool:
@@ -455,6 +472,10 @@ def _failure_message(status: str, beyond_reach: bool, attempts: int, check: Chec
     elif status == STATUS_OUT_OF_REACH:
         why = ('target out of reach (beyond the stretched reach of the arm, or attempts from '
                'several starts stretched to the same distance); ')
+    elif status == STATUS_POSITION_ONLY:
+        return ("the point is met; the orientation only as nearly as the arm's joints allow "
+                f'(fewer than 6): orientation error {check.orientation_error:.4g} rad, '
+                f'position error {check.position_error:.4g} m, after {attempts} attempt(s)')
     else:
         why = ''
     return (why + f'no solution within tolerance after {attempts} attempt(s); '
