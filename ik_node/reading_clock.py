@@ -13,16 +13,18 @@ they waited. A stamp ahead of this clock (after the shift) by more than
 :data:`SYNC_TOLERANCE` tells nothing about its age: it is not judged (None).
 
 :class:`DeliveryDelay` finds the usual age of readings on arrival (a busy machine or
-network, or clocks a little apart): the least age over the last :data:`DELIVERY_SPAN`. A
-reading is then as recent as it can be when its age exceeds that by little; one from a
-backlog exceeds it by the time it waited.
+network, or clocks a little apart): the least age over the last :data:`DELIVERY_SPAN`, up
+to :data:`DELIVERY_MAX`. A reading is then as recent as it can be when its age exceeds that
+by little; one from a backlog exceeds it by the time it waited. Readings that all come
+later than that are not made recent by it: a clock further off is the ReadingClock's to
+find, and an arm heard that late is not one to start commands from.
 """
 
 from collections import deque
 import math
 
 __all__ = ['ReadingClock', 'DeliveryDelay', 'SYNC_TOLERANCE', 'OFFSET_SPAN', 'OFFSET_SPREAD',
-           'OFFSET_READINGS', 'DELIVERY_SPAN', 'DELIVERY_GAP']
+           'OFFSET_READINGS', 'DELIVERY_SPAN', 'DELIVERY_GAP', 'DELIVERY_MAX']
 
 SYNC_TOLERANCE = 1.0     # [s] clocks closer than this are taken as one clock
 OFFSET_SPAN = 1.0        # [s] of receive time over which an offset must hold to be believed
@@ -30,6 +32,7 @@ OFFSET_SPREAD = 0.1      # [s] how much the offsets of those readings may differ
 OFFSET_READINGS = 5      # fewest readings in that span
 DELIVERY_SPAN = 1.0      # [s] of receive time over which the usual delivery delay is found
 DELIVERY_GAP = 0.25      # [s] a longer pause between readings breaks their stream
+DELIVERY_MAX = 0.25      # [s] the most of a steady delay that counts as usual
 
 
 class ReadingClock:
@@ -86,9 +89,10 @@ class DeliveryDelay:
         """
         Record a reading of ``age`` [s] received ``now`` [s]; return how much older than usual.
 
-        The usual delay counts once readings have come for half of DELIVERY_SPAN without a
-        pause longer than DELIVERY_GAP; until then (at start-up, after feedback came back, a
-        burst after a busy spell) a reading is judged by its age alone, 0 taken as usual.
+        The usual delay (at most DELIVERY_MAX) counts once readings have come for half of
+        DELIVERY_SPAN without a pause longer than DELIVERY_GAP; until then (at start-up,
+        after feedback came back, a burst after a busy spell) a reading is judged by its age
+        alone, 0 taken as usual.
         """
         window = self._window
         if not window or now - window[-1][0] > DELIVERY_GAP:
@@ -101,4 +105,4 @@ class DeliveryDelay:
             window.popleft()
         if now - self._since < 0.5 * DELIVERY_SPAN:
             return age
-        return age - max(window[0][1], 0.0)
+        return age - min(max(window[0][1], 0.0), DELIVERY_MAX)

@@ -2,7 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """When joint readings were taken: late ones are old, a steady clock offset is shifted."""
 
-from ik_node.reading_clock import DELIVERY_GAP, DeliveryDelay, ReadingClock
+from ik_node.reading_clock import DELIVERY_GAP, DELIVERY_MAX, DeliveryDelay, ReadingClock
 import pytest
 
 RATE = 100.0        # [Hz] a driver's joint_states
@@ -84,3 +84,11 @@ def test_a_steady_delivery_delay_is_usual_and_a_backlog_is_not():
     assert backlog[0] == pytest.approx(0.2) and backlog[-1] == pytest.approx(0.0)
     # After a pause in the stream, a burst is judged by its age alone again.
     assert delay.excess(0.5, t + 2 * DELIVERY_GAP) == pytest.approx(0.5)
+
+
+def test_a_delay_beyond_the_usual_bound_never_counts_as_usual():
+    # Stamps 30 s behind (a clock the ReadingClock has not shifted yet), or an arm heard
+    # seconds late: however steady, such readings stay old.
+    delay = DeliveryDelay()
+    excess = [delay.excess(30.0, 100.0 + i / RATE) for i in range(int(2 * RATE))]
+    assert min(excess) == pytest.approx(30.0 - DELIVERY_MAX)
