@@ -100,6 +100,11 @@ class SolveOptions:
         base = _DEFAULTS if defaults is None else defaults
         if not kwargs:
             return base
+        key = _cache_key(base, used, method, kwargs)
+        if key is not None:
+            hit = _BUILT.get(key)
+            if hit is not None and hit[0] is base:
+                return hit[1]
         for name in kwargs:
             if name not in _CHECKS:
                 raise IKInputError(f'unknown option {name!r}; valid options: '
@@ -112,6 +117,10 @@ class SolveOptions:
         opts = replace(base, **kwargs)
         if opts.position_weight == 0.0:
             raise IKInputError('option position_weight must be > 0')
+        if key is not None:
+            if len(_BUILT) >= _BUILT_SIZE:
+                _BUILT.clear()
+            _BUILT[key] = (base, opts)
         return opts
 
     def validate(self) -> None:
@@ -224,6 +233,25 @@ COMMON_OPTIONS = frozenset({'position_tolerance', 'orientation_tolerance', 'max_
                             'max_joint_change', 'avoid_collisions', 'obstacles'})
 # Options of the collision clearance objective (the methods with null-space objectives).
 CLEARANCE_OPTIONS = frozenset({'collision_margin', 'collision_weight'})
+
+# Options built from keyword arguments, by (defaults, method, the arguments with their
+# types): a caller that passes the same options on every call (a tracking loop, a
+# benchmark) validates them once. Options are immutable, so sharing them is safe; arguments
+# that cannot be hashed (a list of joint weights) are validated on every call.
+_BUILT: dict[tuple, tuple['SolveOptions', 'SolveOptions']] = {}
+_BUILT_SIZE = 256
+
+
+def _cache_key(base: 'SolveOptions', used: frozenset, method: str, kwargs: dict):
+    """Return the cache key of these arguments, or None when one cannot be hashed."""
+    key = (id(base), used, method,
+           tuple(sorted((k, type(v), v) for k, v in kwargs.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
 
 # Validated once: the default options are immutable and shared by every plain solve() call.
 _DEFAULTS = SolveOptions()

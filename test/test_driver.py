@@ -9,6 +9,7 @@ from conftest import load, URDF_DIR
 from ik_node import Chain, IKInputError, methods, pose_error, solve, warm_up
 from ik_node.result import (STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED,
                             STATUS_TOO_FAR)
+from ik_node.solvers.driver import wrap_continuous
 from ik_node.solvers.reach import stretched_reach
 import numpy as np
 import pytest
@@ -264,3 +265,19 @@ def test_max_joint_change_must_be_a_positive_number(value):
     chain = load('planar2')
     with pytest.raises(IKInputError, match='max_joint_change'):
         solve(chain, chain.fk(chain.mid)[:3, 3], q0=chain.mid, max_joint_change=value)
+
+
+def test_wide_revolute_joints_come_back_the_turn_nearest_the_seed(rng):
+    # The test UR5's joints span [-2π, 2π]: q and q ± 2π are the same pose.
+    chain = load('ur5')
+    assert chain.wide_revolute.all()
+    for _ in range(200):
+        q, q_ref = chain.random_q(rng), chain.random_q(rng)
+        out = wrap_continuous(q.copy(), q_ref, chain.continuous, chain)
+        turns = (out - q) / (2 * math.pi)
+        np.testing.assert_allclose(turns, np.round(turns), atol=1e-12)
+        assert chain.within_limits(out)
+        for i in range(chain.n):
+            images = [q[i] + 2 * math.pi * k for k in range(-3, 4)]
+            fitting = [x for x in images if chain.lower[i] <= x <= chain.upper[i]]
+            assert abs(out[i] - q_ref[i]) <= min(abs(x - q_ref[i]) for x in fitting) + 1e-12

@@ -200,15 +200,16 @@ def wrap_continuous(q: np.ndarray, q_ref: np.ndarray, continuous: np.ndarray,
         out[continuous] = q_ref[continuous] + (d + math.pi) % (2.0 * math.pi) - math.pi
     wide = None if chain is None else chain.wide_revolute
     if wide is not None and wide.any():
-        out = out.copy() if out is q else out
-        for i in np.flatnonzero(wide):
-            turns = round((q_ref[i] - out[i]) / (2.0 * math.pi))
-            while turns != 0:
-                moved = out[i] + 2.0 * math.pi * turns
-                if chain.lower[i] <= moved <= chain.upper[i]:
-                    out[i] = moved
-                    break
-                turns -= 1 if turns > 0 else -1
+        # Whole turns toward q_ref, as many as the limits allow (fewer when the nearest
+        # image lies beyond a limit), for every wide joint at once.
+        turns = np.round((q_ref - out) / (2.0 * math.pi)) * wide
+        while turns.any():
+            moved = out + 2.0 * math.pi * turns
+            fits = (turns != 0) & (moved >= chain.lower) & (moved <= chain.upper)
+            if fits.any():
+                out = np.where(fits, moved, out)
+                turns[fits] = 0.0
+            turns -= np.sign(turns)
     return out
 
 
