@@ -40,7 +40,13 @@ def marker_node(tmp_path_factory, chain):
         client = RvizMarkerClient(probe.node, SERVER)
         procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}',
                     'follow:=instant')
-        procs.start('ik_node', f'urdf_file:={URDF}', 'interactive_marker:=true')
+        # The arm here is a process on a shared machine: a pause of it (or of the commands'
+        # delivery) longer than a quarter second while the commands lead by the default
+        # following error (0.25 rad) is a stall by the node's rules, and the hold drops the
+        # drag's goal (seen once in 10 CI runs). Stalls are tested in test_real_arm.py; here a
+        # wide following error keeps them out of what this test judges: the drags.
+        procs.start('ik_node', f'urdf_file:={URDF}', 'interactive_marker:=true',
+                    'max_following_error:=3.0')
         assert probe.spin_until(client.connected, STARTUP_TIMEOUT), procs.logs()
         # Served targets from here on: the node answers one (it refuses them while it waits
         # for joint_states).
