@@ -141,21 +141,27 @@ def _pinv_nullspace(J):
 
 
 @njit
+def _regularised_gram(J):
+    """Return J Jᵀ plus 1e-12 of its trace on the diagonal: positive definite for r < n."""
+    A = J @ J.T
+    eps = 1e-12 * max(np.trace(A), 1e-300)
+    for i in range(A.shape[0]):
+        A[i, i] += eps
+    return A
+
+
+@njit
 def _project_null(J, g):
     """
     Return (I - J⁺J) g for a (r, n) J.
 
     With r < n and J of full row rank, (I - J⁺J) g = g - Jᵀ(J Jᵀ)⁻¹ J g: one r x r Cholesky
-    solve (a relative 1e-12 regularisation keeps it defined). Otherwise, or when the
+    solve (regularised, :func:`_regularised_gram`). Otherwise, or when the
     factorisation fails near a singularity, the SVD form is used.
     """
     r, n = J.shape
     if r < n:
-        A = J @ J.T
-        eps = 1e-12 * max(np.trace(A), 1e-300)
-        for i in range(r):
-            A[i, i] += eps
-        y, ok = cholesky_solve(A, J @ g)
+        y, ok = cholesky_solve(_regularised_gram(J), J @ g)
         if ok:
             return g - J.T @ y
     _, N = _pinv_nullspace(J)
@@ -167,14 +173,11 @@ def _null_projector(J):
     """
     Return I - J⁺J for a (r, n) J with r < n: I - Jᵀ(J Jᵀ)⁻¹J by one r x r Cholesky factor.
 
-    A relative 1e-12 regularisation keeps it defined; when the factorisation still fails
+    Regularised (:func:`_regularised_gram`); when the factorisation still fails
     (J far from full row rank), the SVD form is used.
     """
     r, n = J.shape
-    A = J @ J.T
-    eps = 1e-12 * max(np.trace(A), 1e-300)
-    for i in range(r):
-        A[i, i] += eps
+    A = _regularised_gram(J)
     N = np.eye(n)
     col = np.empty(r)
     for c in range(n):
