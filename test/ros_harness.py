@@ -17,7 +17,6 @@ Tests wait for conditions with deadlines (:meth:`Probe.spin_until`), never for a
 
 from contextlib import contextmanager
 import itertools
-import math
 import os
 from pathlib import Path
 import time
@@ -51,9 +50,6 @@ STEP = V_MAX * PERIOD   # [rad] the most one command may move a UR5 joint at 100
 # Bounds waits for a node to come up: loading the compiled kernels takes about a second, a
 # busy machine may take several. Only a bound: tests go on as soon as the node answers.
 STARTUP_TIMEOUT = 60.0
-# [s] Longer than Fast DDS's default heartbeat period (3 s) of a reliable writer: a lost last
-# sample of a writer that has stopped sending is resent after its next heartbeat.
-DDS_REPAIR = 3.5
 # Given to every ik_node the tests start (later -p values override them). A loaded test
 # machine must not turn a reachable target into a timed-out or unconverged solve: the
 # node's own 5 ms, one-attempt budget is the benchmarks' business. The marker server is not
@@ -122,12 +118,12 @@ class Probe:
         # (receive time, message); a deep queue, so that nothing is lost while the test works.
         self.commands: list[tuple[float, JointState]] = []
         self.statuses: list[DiagnosticStatus] = []
+        self.status_stamps: list[int] = []      # [ns] the stamp of each status's array
         self.arm: list[tuple[float, np.ndarray]] = []
         deep = QoSProfile(depth=10_000)
         self.command_sub = self.node.create_subscription(JointState, 'joint_commands',
                                                          self._on_command, deep)
-        self.node.create_subscription(DiagnosticArray, 'ik_status',
-                                      lambda m: self.statuses.extend(m.status), deep)
+        self.node.create_subscription(DiagnosticArray, 'ik_status', self._on_status, deep)
         self.targets = self.node.create_publisher(PoseStamped, 'target_pose', 10)
         self.goal_pose = self.node.create_publisher(PoseStamped, '/goal_pose', 10)
         self.clicked_point = self.node.create_publisher(PointStamped, '/clicked_point', 10)
@@ -136,6 +132,10 @@ class Probe:
                              reliability=ReliabilityPolicy.RELIABLE)
         self.description = self.node.create_publisher(String, 'robot_description', latched)
         self._param_clients: dict = {}
+
+    def _on_status(self, msg: DiagnosticArray) -> None:
+        self.statuses.extend(msg.status)
+        self.status_stamps.extend([stamp_ns(msg.header.stamp)] * len(msg.status))
 
     def _on_command(self, msg: JointState) -> None:
         self.commands.append((time.monotonic(), msg))
@@ -155,18 +155,6 @@ class Probe:
                 next_call = time.monotonic() + period
             self.executor.spin_once(timeout_sec=0.01)
         return bool(predicate())
-
-    def commands_quiet(self, quiet: float = DDS_REPAIR, timeout: float = 30.0) -> bool:
-        """
-        Spin until no command has arrived for ``quiet`` seconds; False after ``timeout``.
-
-        Once a node stops sending, its last command is only known here after that: a lost
-        last sample reaches the probe with the writer's next heartbeat.
-        """
-        def quiet_now() -> bool:
-            last = self.commands[-1][0] if self.commands else -math.inf
-            return time.monotonic() - last > quiet
-        return self.spin_until(quiet_now, timeout)
 
     def spin_for(self, seconds: float) -> None:
         """Spin for ``seconds``: for paced publishing (a stream of targets), never as a wait."""

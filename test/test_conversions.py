@@ -99,6 +99,20 @@ def test_status_array_formats_values_and_levels():
         conv.status_array('x', 'FINE', '', {}, conv.stamp_from_ns(0))
 
 
+def test_a_held_command_is_told_with_every_digit(rng):
+    q = rng.uniform(-3.0, 3.0, 3)
+    names = ('a', 'b', 'c')
+    msg = conv.status_array('ik_node: ik', 'WARN', 'feedback lost',
+                            conv.held_values(dict(zip(names, q)), 1_700_000_000_000_000_123),
+                            conv.stamp_from_ns(0))
+    values = {kv.key: kv.value for kv in msg.status[0].values}
+    assert values['feedback_lost'] == 'True'
+    assert values['command_stamp'] == '1700000000.000000123'
+    assert [float(values[f'command.{n}']) for n in names] == q.tolist()     # exactly
+    # Before any command: no stamp and no joints.
+    assert conv.held_values({}, 0) == {'feedback_lost': True, 'command_stamp': 'none'}
+
+
 def test_target_markers_show_the_target_and_the_reached_pose(rng):
     T_target, T_reached = random_pose(rng), random_pose(rng)
     markers = conv.target_markers('base', T_target, T_reached, False,

@@ -24,7 +24,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 __all__ = ['pose_to_matrix', 'matrix_to_pose', 'transform_to_matrix', 'point_to_array',
            'stamp_ns', 'stamp_text', 'stamp_from_ns', 'duration', 'joint_state',
-           'joint_trajectory', 'float64_array', 'status_array', 'answer_values',
+           'joint_trajectory', 'float64_array', 'status_array', 'answer_values', 'held_values',
            'target_markers', 'marker_obstacle', 'LEVELS']
 
 # DiagnosticStatus levels by name (the message constants are bytes).
@@ -161,6 +161,21 @@ def answer_values(result: Any, seed_source: str, solve_time: float, header: Any,
         values['clamped'] = clamped or 'none'
     if command_stamp is not None:
         values['command_stamp'] = stamp_text(command_stamp)
+    return values
+
+
+def held_values(command: Mapping[str, float], stamp_ns: int) -> dict[str, Any]:
+    """
+    Return the key/values of a status that tells where the arm was last commanded.
+
+    command: joint name -> position of the last command sent; stamp_ns: its stamp [ns]
+    (0: none was sent). One key per joint, ``command.<name>``, with every digit of the
+    value (``repr``), so that an operator or a restarted driver can hold it exactly.
+    """
+    values: dict[str, Any] = {'feedback_lost': True,
+                              'command_stamp': stamp_text(stamp_from_ns(stamp_ns))
+                              if stamp_ns else 'none'}
+    values.update((f'command.{name}', repr(float(v))) for name, v in command.items())
     return values
 
 

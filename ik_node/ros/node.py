@@ -109,6 +109,7 @@ class IKNode(Node):
         # After a hold at a returning arm, the hold is repeated this long [s, node clock]:
         # an arm driver that has just come up may not be listening yet.
         self._hold_until = -math.inf
+        self._lost_told = -math.inf    # when the last 'feedback lost' status went out [s]
         self._tf_buffer = None
         self._tf_listener = None
         self._marker: MarkerTarget | None = None
@@ -425,9 +426,9 @@ class IKNode(Node):
             self._step_and_publish()
         now = self._now()
         if self._feedback_lost(now):
-            self._warn('feedback lost', f'no joint_states on {self._values["joint_states_topic"]}'
-                       f' for over {tracker.joint_states_timeout:g} s: no command is sent '
-                       'until the arm is heard again')
+            self._tell_lost(now)
+        else:
+            self._lost_told = -math.inf
         if tracker.arrived(now, self._values['reached_position_tolerance'],
                            self._values['reached_orientation_tolerance']):
             self._send_status('OK', 'target reached: the measured arm is there',
@@ -548,6 +549,28 @@ class IKNode(Node):
             self._error('stall', tracker.stall)
             self._send_status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
         return report, stamp
+
+    def _tell_lost(self, now: float) -> None:
+        """
+        Say that the feedback is lost: in the log, and as a WARN status with the command held.
+
+        The status goes out when the feedback turns lost and every _LOG_PERIOD while it stays
+        lost, so that a monitor, an operator or a driver that restarts can hold the arm where
+        it was last commanded (``command.<joint>``), whichever of the commands reached them.
+        """
+        tracker = self._tracker
+        assert tracker is not None
+        text = (f'no joint_states on {self._values["joint_states_topic"]} for over '
+                f'{tracker.joint_states_timeout:g} s: no command is sent until the arm is '
+                'heard again')
+        self._warn('feedback lost', text)
+        if now - self._lost_told < _LOG_PERIOD:
+            return
+        self._lost_told = now
+        held = {name: self._last_command[name] for name in tracker.names
+                if name in self._last_command}
+        self._send_status('WARN', f'feedback lost: {text}',
+                          conv.held_values(held, self._last_stamp_ns))
 
     def _feedback_lost(self, now: float) -> bool:
         """
