@@ -17,10 +17,10 @@ Jacobian column of joint k: [z_k x (p_tip - p_k); z_k] for revolute, [z_k; 0] fo
 scaled by the mimic multiplier and summed into column index[k].
 """
 
+import math
 from typing import NamedTuple
 
 from ik_node._jit import njit
-from ik_node.rotations import rotation_about_axis
 import numpy as np
 
 __all__ = ['ChainModel', 'JOINT_REVOLUTE', 'JOINT_PRISMATIC', 'forward_kinematics',
@@ -75,10 +75,20 @@ def forward_kinematics(model, q, R_out, p_out, z_out):
         z2 = A[2, 0] * a[0] + A[2, 1] * a[1] + A[2, 2] * a[2]
         v = mult[k] * q[index[k]] + offset[k]
         if types[k] == JOINT_REVOLUTE:
-            Rj = rotation_about_axis(a, v)
+            # R = A Rot(a, v), Rot by Rodrigues as rotation_about_axis builds it (in
+            # scalars: no array is made per joint).
+            c = math.cos(v)
+            s = math.sin(v)
+            t = 1.0 - c
+            x, y, w = a[0], a[1], a[2]
+            r00, r01, r02 = t * x * x + c, t * x * y - s * w, t * x * w + s * y
+            r10, r11, r12 = t * x * y + s * w, t * y * y + c, t * y * w - s * x
+            r20, r21, r22 = t * x * w - s * y, t * y * w + s * x, t * w * w + c
             for i in range(3):
-                for j in range(3):
-                    R[i, j] = A[i, 0] * Rj[0, j] + A[i, 1] * Rj[1, j] + A[i, 2] * Rj[2, j]
+                a0, a1, a2 = A[i, 0], A[i, 1], A[i, 2]
+                R[i, 0] = a0 * r00 + a1 * r10 + a2 * r20
+                R[i, 1] = a0 * r01 + a1 * r11 + a2 * r21
+                R[i, 2] = a0 * r02 + a1 * r12 + a2 * r22
         else:
             R[:, :] = A
             p[0] += z0 * v

@@ -13,7 +13,8 @@ import math
 from ik_node._jit import njit
 import numpy as np
 
-__all__ = ['cholesky_solve', 'log_det_spd', 'damped_least_squares']
+__all__ = ['cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram',
+           'damped_least_squares']
 
 
 @njit
@@ -24,33 +25,42 @@ def cholesky_solve(A, b):
     ``A`` is factorised in a copy. ``ok`` is False when a pivot is not positive (A is not
     SPD to working precision); x is then zeros.
     """
+    return cholesky_solve_in_place(A.copy(), b)
+
+
+@njit
+def cholesky_solve_in_place(A, b):
+    """
+    :func:`cholesky_solve` that overwrites A's lower triangle with its Cholesky factor.
+
+    For a matrix built only to be solved once: no copy is made.
+    """
     k = A.shape[0]
-    L = np.zeros((k, k))
     x = np.zeros(k)
     for j in range(k):
         s = A[j, j]
         for t in range(j):
-            s -= L[j, t] * L[j, t]
+            s -= A[j, t] * A[j, t]
         if not s > 0.0:
             return x, False
         d = math.sqrt(s)
-        L[j, j] = d
+        A[j, j] = d
         for i in range(j + 1, k):
             s = A[i, j]
             for t in range(j):
-                s -= L[i, t] * L[j, t]
-            L[i, j] = s / d
-    y = np.empty(k)
+                s -= A[i, t] * A[j, t]
+            A[i, j] = s / d
+    # Forward (L y = b) into x, then back (Lᵀ x = y) in place.
     for i in range(k):
         s = b[i]
         for t in range(i):
-            s -= L[i, t] * y[t]
-        y[i] = s / L[i, i]
+            s -= A[i, t] * x[t]
+        x[i] = s / A[i, i]
     for i in range(k - 1, -1, -1):
-        s = y[i]
+        s = x[i]
         for t in range(i + 1, k):
-            s -= L[t, i] * x[t]
-        x[i] = s / L[i, i]
+            s -= A[t, i] * x[t]
+        x[i] = s / A[i, i]
     return x, True
 
 
@@ -78,6 +88,45 @@ def log_det_spd(A):
 
 
 @njit
+def sqrt_det_gram(J, rows):
+    """
+    Return √det(G), G the Gram matrix of J's first ``rows`` rows (0 if G is not SPD).
+
+    G = J Jᵀ, or JᵀJ when J has fewer columns than ``rows``. √det(G) is the product of G's
+    Cholesky pivots: no determinant routine, no matrix product call (this runs once per
+    solver iteration).
+    """
+    n = J.shape[1]
+    k = rows if n >= rows else n
+    G = np.empty((k, k))
+    for i in range(k):
+        for j in range(i + 1):
+            s = 0.0
+            if n >= rows:
+                for c in range(n):
+                    s += J[i, c] * J[j, c]
+            else:
+                for r in range(rows):
+                    s += J[r, i] * J[r, j]
+            G[i, j] = s
+    out = 1.0
+    for j in range(k):
+        s = G[j, j]
+        for t in range(j):
+            s -= G[j, t] * G[j, t]
+        if not s > 0.0:
+            return 0.0
+        d = math.sqrt(s)
+        out *= d
+        for i in range(j + 1, k):
+            s = G[i, j]
+            for t in range(j):
+                s -= G[i, t] * G[j, t]
+            G[i, j] = s / d
+    return out
+
+
+@njit
 def damped_least_squares(J, e, w_inv, lam2):
     """
     Return dq minimising |J dq - e|^2 + lam2 |dq|_W^2, W = diag(1 / w_inv).
@@ -97,7 +146,7 @@ def damped_least_squares(J, e, w_inv, lam2):
                 A[i, j] = s
                 A[j, i] = s
             A[i, i] += lam2
-        y, ok = cholesky_solve(A, e)
+        y, ok = cholesky_solve_in_place(A, e)
         if not ok:
             return dq, False
         for c in range(n):
@@ -129,4 +178,4 @@ def damped_least_squares(J, e, w_inv, lam2):
                 A[j, i] = 0.0
             A[i, i] = 1.0
             g[i] = 0.0
-    return cholesky_solve(A, g)
+    return cholesky_solve_in_place(A, g)

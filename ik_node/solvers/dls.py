@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 from ik_node import kinematics
 from ik_node._jit import njit
-from ik_node.linalg import cholesky_solve, damped_least_squares
+from ik_node.linalg import cholesky_solve, damped_least_squares, sqrt_det_gram
 from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_from_matrix
 import numpy as np
@@ -106,7 +106,10 @@ def _task_error(pe, Re, tp, tR, pose, w_pos, w_ori, e):
     perr = math.sqrt((tp[0] - pe[0]) ** 2 + (tp[1] - pe[1]) ** 2 + (tp[2] - pe[2]) ** 2)
     if not pose:
         return perr, 0.0
-    D = tR @ Re.T
+    D = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            D[i, j] = tR[i, 0] * Re[j, 0] + tR[i, 1] * Re[j, 1] + tR[i, 2] * Re[j, 2]
     w = rotation_vector_from_matrix(D)
     for i in range(3):
         e[3 + i] = w_ori * w[i]
@@ -198,13 +201,7 @@ def _null_projector(J):
 @njit
 def _manipulability(Jw, rows):
     """Return √det(J Jᵀ) (or √det(JᵀJ) when n < rows) of the weighted task Jacobian."""
-    n = Jw.shape[1]
-    if n >= rows:
-        A = Jw[:rows] @ Jw[:rows].T
-    else:
-        A = Jw[:rows].T @ Jw[:rows]
-    d = np.linalg.det(A)
-    return math.sqrt(d) if d > 0.0 else 0.0
+    return sqrt_det_gram(Jw, rows)
 
 
 @njit
@@ -233,7 +230,7 @@ def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under):
         if ok2:
             dq1 = dq1 + Np @ dq2
         return dq1, True
-    return damped_least_squares(np.ascontiguousarray(Jw[:rows]), e[:rows].copy(), w_inv, lam2)
+    return damped_least_squares(np.ascontiguousarray(Jw[:rows]), e[:rows], w_inv, lam2)
 
 
 @njit
@@ -287,6 +284,12 @@ def run_attempt(model, limits, target, params, obj, q_init):
     p_a = np.empty((m + 1, 3))
     z_a = np.empty((m, 3))
     J = np.zeros((6, n))
+    # The trial step's frames and Jacobian: swapped in when the step is taken, so a rejected
+    # step leaves the current ones as they were.
+    R_b = np.empty((m + 1, 3, 3))
+    p_b = np.empty((m + 1, 3))
+    z_b = np.empty((m, 3))
+    J_b = np.zeros((6, n))
     Jw = np.zeros((6, n))
     e = np.zeros(6)
     e_new = np.zeros(6)
@@ -352,8 +355,8 @@ def run_attempt(model, limits, target, params, obj, q_init):
             dn = _project_null(np.ascontiguousarray(Jw[:rows]), grad)
             dq = dq + _cap(-(k_null * null_scale) * dn, max_step)
         q_new = np.minimum(np.maximum(q + dq, lower), upper)
-        kinematics.tip_and_jacobian(model, n, q_new, R_a, p_a, z_a, J)
-        perr_new, oerr_new = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e_new)
+        kinematics.tip_and_jacobian(model, n, q_new, R_b, p_b, z_b, J_b)
+        perr_new, oerr_new = _task_error(p_b[m], R_b[m], tp, tR, pose, w_pos, w_ori, e_new)
         E_new = _merit(e_new, rows, c_ori)
         # With n < 6, once the point is held, a step that keeps it and turns the tip
         # closer to the wanted orientation is progress even if the merit does not drop.
@@ -362,11 +365,10 @@ def run_attempt(model, limits, target, params, obj, q_init):
         keeps_goal = (secondary and null_now and perr_new <= 10.0 * tol_p
                       and (not pose or oerr_new <= 10.0 * tol_o))
         if method == METHOD_DLS and not better and not keeps_goal:
-            # Rejected LM step: restore the old Jacobian and shorten the null-space step,
+            # Rejected LM step: keep the current Jacobian and shorten the null-space step,
             # whose second-order drift may be what spoilt the step; damp harder unless only
             # the null-space step moved (secondary iterations at the goal).
             null_scale *= 0.5
-            kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
             if secondary and null_now:
                 if null_scale < 1e-3:
                     extra = secondary_iter
@@ -380,6 +382,10 @@ def run_attempt(model, limits, target, params, obj, q_init):
         else:
             gain = (E - E_new) / max(E, 1e-300)
         q = q_new
+        R_a, R_b = R_b, R_a
+        p_a, p_b = p_b, p_a
+        z_a, z_b = z_b, z_a
+        J, J_b = J_b, J
         perr, oerr, E = perr_new, oerr_new, E_new
         e[:] = e_new
         if gain < _STALL_RATIO:
