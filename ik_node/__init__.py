@@ -79,6 +79,11 @@ class _Package(types.ModuleType):
             return
         super().__setattr__(name, value)
 
+    def __reduce__(self) -> tuple:
+        # Pickled by name, as pickle-by-reference libraries (cloudpickle: Dask, Ray) treat a
+        # plain module; without this a function that names ik_node could not be sent.
+        return importlib.import_module, (self.__name__,)
+
 
 sys.modules[__name__].__class__ = _Package
 

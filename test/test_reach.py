@@ -106,3 +106,14 @@ def test_local_dask_cluster_gives_the_same_map(ur5_map):
     chain, m = ur5_map
     on_cluster = reachability(chain, scheduler='local:2', **SMALL)
     np.testing.assert_array_equal(on_cluster.reachable, m.reachable)
+
+
+def test_a_function_naming_ik_node_can_be_sent_to_workers():
+    # What Dask and Ray do with a user's task: pickle it with cloudpickle, ik_node by name.
+    import pickle
+
+    import cloudpickle
+    import ik_node
+    task = cloudpickle.loads(cloudpickle.dumps(lambda: ik_node.solve_batch))
+    assert task() is ik_node.solve_batch
+    assert pickle.loads(pickle.dumps(ik_node)) is ik_node
