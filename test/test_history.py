@@ -30,3 +30,19 @@ def test_readings_out_of_order_are_ignored_and_equal_stamps_merged():
     assert h.at(1.5) == {'a': 1.5}
     assert h.at(2.0) == {'a': 2.0, 'gripper': 0.02}
     assert JointHistory().at(0.0) is None
+
+
+def test_a_stamp_once_answered_keeps_its_answer():
+    # A relative target stamped at 1.005 s, the arm at rest until then. The driver applies
+    # the first command the target caused before its next reading (1.01 s), which already
+    # shows the arm moved: interpolating with it would move the target's frame.
+    h = JointHistory(window=2.0, slack=0.05)
+    h.add(1.0, {'a': 0.0})
+    assert h.at(1.005) == {'a': 0.0}        # after the newest reading: the newest
+    h.add(1.01, {'a': 0.03})
+    h.add(1.02, {'a': 0.06})
+    assert h.at(1.005) == {'a': 0.0}        # the same message means the same place
+    assert h.at(1.015) == pytest.approx({'a': 0.045})   # a stamp not yet answered
+    # Answers leave with the window.
+    h.add(3.5, {'a': 1.0})
+    assert h.at(1.005) is None
