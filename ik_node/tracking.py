@@ -52,10 +52,11 @@ STALL_START_GRACE = 1.0
 # The command starts, or restarts after a gap, only at a reading at most this old [s, beyond
 # the usual delivery delay]: the newest of a backlog, not the first.
 START_READING_AGE = 0.1
-# A reading farther from the one before than this many velocity-limited steps (for the time
-# between their stamps, at least one output period) is a jump no commanded motion makes: an
-# arm driver restarted, or an arm moved, between two readings. It is judged like feedback
-# that comes back after a gap.
+# A reading farther from the one before than this many steps at the arm's own speed limits
+# (for the time between their stamps, at least one output period) is a jump no motion of the
+# arm makes: an arm driver restarted, or an arm moved, between two readings. It is judged
+# like feedback that comes back after a gap. (The arm's limits, not the commands' scaled
+# ones: an arm may catch up with a command that ran ahead at its full speed.)
 JUMP_STEPS = 3.0
 
 
@@ -119,6 +120,7 @@ class IKTracker:
         # Why the last resync came: 'came back' (after a gap) or 'jumped' (between readings).
         self.resync_reason = 'came back'
         self._following_error = np.full(chain.n, np.inf)
+        self._arm_speed: np.ndarray | None = None      # None: the command's velocity
         self._obstacles: tuple | None = None
         self._singularity: tuple[float, float, float] | None = None
         self.condition = 1.0          # Jacobian condition number at the last command
@@ -189,6 +191,21 @@ class IKTracker:
             return ''           # clear, or already in contact: let it move out
         return (f'step refused, {pairs[0][0]} would touch {pairs[0][1]}: holding, send a new '
                 'target to go on')
+
+    def set_arm_speed(self, velocity: ArrayLike | None) -> None:
+        """
+        Set the fastest the arm itself moves (n,) [rad/s or m/s], None: the command velocity.
+
+        Its hardware limits (the URDF's, where the commands may use only a fraction of them):
+        a reading that moved farther than :data:`JUMP_STEPS` steps at this speed is a jump.
+        """
+        if velocity is None:
+            self._arm_speed = None
+            return
+        v = np.array(velocity, dtype=float).reshape(-1)
+        if v.shape != (self.chain.n,) or not np.all(np.isfinite(v)) or np.any(v <= 0.0):
+            raise ValueError(f'arm speed must be {self.chain.n} finite numbers > 0')
+        self._arm_speed = v
 
     def set_following_error(self, limit: ArrayLike) -> None:
         """
@@ -321,7 +338,9 @@ class IKTracker:
         diff = q - q_prev
         diff = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
         dt = max(t - t_prev, self._stepper.max_dt)
-        return bool(np.any(diff > JUMP_STEPS * self._stepper.v_max * dt))
+        speed = self._stepper.v_max if self._arm_speed is None else np.maximum(
+            self._arm_speed, self._stepper.v_max)
+        return bool(np.any(diff > JUMP_STEPS * speed * dt))
 
     def _stood_still(self, t: float) -> bool:
         """Return True if the readings of the last ARM_LATENCY before ``t`` barely moved."""

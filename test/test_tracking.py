@@ -305,6 +305,41 @@ def test_a_reading_that_jumps_restarts_the_command_where_the_arm_is():
     assert tracker.resync_distance is None and tracker.moving
 
 
+@pytest.mark.parametrize('arm_speed_known', [True, False])
+def test_an_arm_catching_up_at_its_own_speed_is_not_a_jump(arm_speed_known):
+    # Commands at a quarter of the arm's limits (velocity_scale 0.25). A driver that came
+    # back publishes readings before it hears the commands, which run a following error
+    # ahead; once it hears them it catches up at its full speed, four command steps per
+    # reading. That is motion, not a restart: the goal stays.
+    chain = load('ur5')
+    values = defaults(IK_NODE_PARAMETERS)
+    arm_v = np.where(np.isfinite(chain.velocity), chain.velocity, 1.0)
+    tracker = IKTracker(chain, values['solver'], solver_options(values, chain), 0.25 * arm_v,
+                        PERIOD, 0.5)
+    tracker.set_following_error(np.full(chain.n, 0.25))
+    if arm_speed_known:
+        tracker.set_arm_speed(arm_v)
+    names, q_arm = tracker.names, ur5_start()
+    tracker.update_feedback(names, q_arm, now=0.0, stamp=0.0)
+    tracker.solve(chain.fk(q_arm + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0])), now=0.0)
+    t, q, jumps, lead = 0.0, q_arm.copy(), 0, 0.0
+    for k in range(60):
+        t += PERIOD
+        command = tracker.step(t).q
+        if k >= 40:                     # the driver hears the commands from here on
+            q = q + np.clip(command - q, -arm_v * PERIOD, arm_v * PERIOD)
+        lead = max(lead, float(np.max(np.abs(command - q))))
+        tracker.update_feedback(names, q, now=t, stamp=t)
+        jumps += tracker.resync_distance is not None
+    assert lead > 0.2                   # the command did run ahead of the arm
+    if arm_speed_known:
+        assert jumps == 0 and tracker.moving
+    else:       # judged by the commands' own speed, the catching up looks like a jump
+        assert jumps > 0 and tracker.resync_reason == 'jumped'
+    with pytest.raises(ValueError):
+        tracker.set_arm_speed(np.zeros(chain.n))
+
+
 def test_an_older_reading_does_not_age_the_feedback_unless_the_clock_went_back():
     tracker = make_tracker(joint_states_timeout=0.5)
     names, q = tracker.names, tracker.chain.mid.copy()

@@ -56,8 +56,11 @@ def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
 
 
 def configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
-    """Set the following-error limits and singularity thresholds of ``tracker``."""
+    """Set the following-error limits, jump speed and singularity thresholds of ``tracker``."""
     chain = tracker.chain
+    # The arm may move at its full limits (catching up with a command that ran ahead) even
+    # when the commands use a fraction of them (velocity_scale).
+    tracker.set_arm_speed(velocity_limits(chain.velocity, {**values, 'velocity_scale': 1.0}))
     tracker.set_following_error(np.where(chain.prismatic,
                                          values['max_following_error_linear'],
                                          values['max_following_error']))
