@@ -49,6 +49,17 @@ def field(page, label: str):
                         '/ancestor::div[.//input][1]//input')
 
 
+def pick(page, label: str, option: str, exact: bool = False) -> None:
+    """Choose ``option`` in the select labelled ``label``, once the panel has laid it out."""
+    from playwright.sync_api import expect
+    select = page.get_by_label(label, exact=exact)
+    # The panel may still be expanding: a click then lands outside the viewport.
+    select.scroll_into_view_if_needed()
+    expect(select).to_be_in_viewport(timeout=10000)
+    select.click(force=True)
+    page.get_by_role('option', name=option, exact=True).click(force=True)
+
+
 def type_into(input_locator, text: str) -> None:
     input_locator.fill(text)
     input_locator.press('Enter')
@@ -76,8 +87,7 @@ def test_arm_page_follows_typed_target_switches_solver_and_shows_refusals(browse
         page.get_by_text('REACHED', exact=True).wait_for()
 
         # Pick another method in the page's list: the next solve uses it.
-        page.get_by_label('method').click(force=True)
-        page.get_by_role('option', name='ccd', exact=True).click(force=True)
+        pick(page, 'method', 'ccd')
         assert wait_until(lambda: view.last.result.method == 'ccd')
         page.get_by_text('method ccd').wait_for()
         assert view.controls.settings.method == 'ccd'
@@ -89,8 +99,7 @@ def test_arm_page_follows_typed_target_switches_solver_and_shows_refusals(browse
             SolveOptions().position_tolerance)      # the previous value stays
         type_into(field(page, 'pos. tolerance [mm]'), '1')
         assert wait_until(lambda: not view.controls.error.visible)
-        page.get_by_label('method').click(force=True)
-        page.get_by_role('option', name='dls', exact=True).click(force=True)
+        pick(page, 'method', 'dls')
         assert wait_until(lambda: view.controls.settings.method == 'dls')
 
         # Server-side gizmo move (what a drag sends ends in the same request): the page
@@ -141,8 +150,7 @@ def test_fabrik_playground_steps_and_refuses(browser, tmp_path):
         pg = app.view
         page.goto(app.url)
         page.get_by_text('FABRIK playground').first.wait_for(timeout=20000)
-        page.get_by_label('mode', exact=True).click(force=True)
-        page.get_by_role('option', name='step', exact=True).click(force=True)
+        pick(page, 'mode', 'step', exact=True)
         assert wait_until(lambda: not pg.forward_button.disabled)
         pg.move_target(0, [0.3, -0.2, 0.5])
         forward = page.get_by_role('button', name='forward pass')
