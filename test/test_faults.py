@@ -132,9 +132,9 @@ def test_feedback_lost_and_back_and_the_arm_restarted(chain, rig):
     goal = Q0 + FAR - 0.1
     assert np.abs(goal - q_dead).max() > 0.25 + step, ('the arm was at the goal', q_dead)
     # The node tells where it holds the arm: the status it repeats while the feedback is lost
-    # carries its last command. (The probe may lack the last commands of a stream that
-    # stopped: only the writer's repair would bring them.) A status stamped after the last
-    # command the node could send tells it for good.
+    # carries its last command (what a subscriber heard may lack the last one: a reliable
+    # writer that stopped resends a lost sample only at its next heartbeat). A status
+    # stamped after the last command the node could send tells it for good.
     q_held, held_ns = held_command(probe, chain, after_ns=t_killed + 520_000_000)
     heard_ns = max(stamp_ns(m.header.stamp) for _, m in probe.commands)
     assert heard_ns <= held_ns <= t_killed + 520_000_000, (heard_ns, held_ns, t_killed)
