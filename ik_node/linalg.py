@@ -13,8 +13,52 @@ import math
 from ik_node._jit import njit
 import numpy as np
 
-__all__ = ['cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram',
-           'damped_least_squares']
+__all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_solve',
+           'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram', 'damped_least_squares']
+
+
+@njit
+def cholesky_factor(A):
+    """
+    Overwrite the lower triangle of a (k, k) symmetric A with its Cholesky factor L.
+
+    Reads only that triangle. Returns False when a pivot is not positive (A is not SPD to
+    working precision); the triangle is then partly overwritten.
+    """
+    k = A.shape[0]
+    for j in range(k):
+        s = A[j, j]
+        for t in range(j):
+            s -= A[j, t] * A[j, t]
+        if not s > 0.0:
+            return False
+        d = math.sqrt(s)
+        A[j, j] = d
+        for i in range(j + 1, k):
+            s = A[i, j]
+            for t in range(j):
+                s -= A[i, t] * A[j, t]
+            A[i, j] = s / d
+    return True
+
+
+@njit
+def cholesky_substitute(L, b):
+    """Solve L Lᵀ x = b for x, L the factor in the lower triangle (:func:`cholesky_factor`)."""
+    k = L.shape[0]
+    x = np.zeros(k)
+    # Forward (L y = b) into x, then back (Lᵀ x = y) in place.
+    for i in range(k):
+        s = b[i]
+        for t in range(i):
+            s -= L[i, t] * x[t]
+        x[i] = s / L[i, i]
+    for i in range(k - 1, -1, -1):
+        s = x[i]
+        for t in range(i + 1, k):
+            s -= L[t, i] * x[t]
+        x[i] = s / L[i, i]
+    return x
 
 
 @njit
@@ -35,55 +79,20 @@ def cholesky_solve_in_place(A, b):
 
     For a matrix built only to be solved once: no copy is made.
     """
-    k = A.shape[0]
-    x = np.zeros(k)
-    for j in range(k):
-        s = A[j, j]
-        for t in range(j):
-            s -= A[j, t] * A[j, t]
-        if not s > 0.0:
-            return x, False
-        d = math.sqrt(s)
-        A[j, j] = d
-        for i in range(j + 1, k):
-            s = A[i, j]
-            for t in range(j):
-                s -= A[i, t] * A[j, t]
-            A[i, j] = s / d
-    # Forward (L y = b) into x, then back (Lᵀ x = y) in place.
-    for i in range(k):
-        s = b[i]
-        for t in range(i):
-            s -= A[i, t] * x[t]
-        x[i] = s / A[i, i]
-    for i in range(k - 1, -1, -1):
-        s = x[i]
-        for t in range(i + 1, k):
-            s -= A[t, i] * x[t]
-        x[i] = s / A[i, i]
-    return x, True
+    if not cholesky_factor(A):
+        return np.zeros(A.shape[0]), False
+    return cholesky_substitute(A, b), True
 
 
 @njit
 def log_det_spd(A):
     """Return log det(A) of a symmetric positive definite A, -inf if it is not SPD."""
-    k = A.shape[0]
-    L = np.zeros((k, k))
+    L = A.copy()
+    if not cholesky_factor(L):
+        return -np.inf
     out = 0.0
-    for j in range(k):
-        s = A[j, j]
-        for t in range(j):
-            s -= L[j, t] * L[j, t]
-        if not s > 0.0:
-            return -np.inf
-        d = math.sqrt(s)
-        L[j, j] = d
-        out += 2.0 * math.log(d)
-        for i in range(j + 1, k):
-            s = A[i, j]
-            for t in range(j):
-                s -= L[i, t] * L[j, t]
-            L[i, j] = s / d
+    for j in range(L.shape[0]):
+        out += 2.0 * math.log(L[j, j])
     return out
 
 
@@ -109,20 +118,11 @@ def sqrt_det_gram(J, rows):
                 for r in range(rows):
                     s += J[r, i] * J[r, j]
             G[i, j] = s
+    if not cholesky_factor(G):
+        return 0.0
     out = 1.0
     for j in range(k):
-        s = G[j, j]
-        for t in range(j):
-            s -= G[j, t] * G[j, t]
-        if not s > 0.0:
-            return 0.0
-        d = math.sqrt(s)
-        out *= d
-        for i in range(j + 1, k):
-            s = G[i, j]
-            for t in range(j):
-                s -= G[i, t] * G[j, t]
-            G[i, j] = s / d
+        out *= G[j, j]
     return out
 
 

@@ -26,7 +26,7 @@ from ik_node import kinematics
 from ik_node._jit import njit, readonly
 from ik_node.collision.kernels import clearance_terms
 from ik_node.errors import IKInputError
-from ik_node.linalg import cholesky_solve, log_det_spd
+from ik_node.linalg import cholesky_factor, cholesky_substitute, log_det_spd
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -198,23 +198,21 @@ def _manip_gradient(model, n, q):
     kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
     B = np.zeros((6, n))
     if n >= 6:
-        A = J @ J.T
+        L = J @ J.T
         for i in range(6):
-            A[i, i] += _MANIP_EPS
+            L[i, i] += _MANIP_EPS
+        if not cholesky_factor(L):
+            return np.zeros(n)
         for c in range(n):
-            x, ok = cholesky_solve(A, np.ascontiguousarray(J[:, c]))
-            if not ok:
-                return np.zeros(n)
-            B[:, c] = x
+            B[:, c] = cholesky_substitute(L, np.ascontiguousarray(J[:, c]))
     else:
-        A = J.T @ J
+        L = J.T @ J
         for i in range(n):
-            A[i, i] += _MANIP_EPS
+            L[i, i] += _MANIP_EPS
+        if not cholesky_factor(L):
+            return np.zeros(n)
         for r in range(6):
-            x, ok = cholesky_solve(A, np.ascontiguousarray(J[r, :]))
-            if not ok:
-                return np.zeros(n)
-            B[r, :] = x
+            B[r, :] = cholesky_substitute(L, np.ascontiguousarray(J[r, :]))
     pe = p_a[m]
     g = np.zeros(n)
     for b in range(m):

@@ -15,6 +15,7 @@ from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
 from ik_node.robot_tree import RobotTree
 from ik_node.ros.params import solver_options, velocity_limits
+from ik_node.safety import command_velocity_limits
 from ik_node.tracking import IKTracker
 import numpy as np
 
@@ -60,7 +61,8 @@ def configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
     chain = tracker.chain
     # The arm may move at its full limits (catching up with a command that ran ahead) even
     # when the commands use a fraction of them (velocity_scale).
-    tracker.set_arm_speed(velocity_limits(chain.velocity, {**values, 'velocity_scale': 1.0}))
+    tracker.set_arm_speed(command_velocity_limits(chain.velocity,
+                                                  values['default_velocity_limit'], 1.0))
     tracker.set_following_error(np.where(chain.prismatic,
                                          values['max_following_error_linear'],
                                          values['max_following_error']))

@@ -40,7 +40,8 @@ from typing import NamedTuple
 
 from ik_node import kinematics
 from ik_node._jit import njit
-from ik_node.linalg import cholesky_solve, damped_least_squares, sqrt_det_gram
+from ik_node.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
+                            damped_least_squares, sqrt_det_gram)
 from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_from_matrix
 import numpy as np
@@ -164,7 +165,7 @@ def _project_null(J, g):
     """
     r, n = J.shape
     if r < n:
-        y, ok = cholesky_solve(_regularised_gram(J), J @ g)
+        y, ok = cholesky_solve_in_place(_regularised_gram(J), J @ g)
         if ok:
             return g - J.T @ y
     _, N = _pinv_nullspace(J)
@@ -180,16 +181,16 @@ def _null_projector(J):
     (J far from full row rank), the SVD form is used.
     """
     r, n = J.shape
-    A = _regularised_gram(J)
+    L = _regularised_gram(J)
+    if not cholesky_factor(L):
+        _, N = _pinv_nullspace(J)
+        return N
     N = np.eye(n)
     col = np.empty(r)
     for c in range(n):
         for i in range(r):
             col[i] = J[i, c]
-        y, ok = cholesky_solve(A, col)
-        if not ok:
-            _, N = _pinv_nullspace(J)
-            return N
+        y = cholesky_substitute(L, col)
         for i in range(n):
             s = 0.0
             for k in range(r):
