@@ -26,6 +26,10 @@ _ACTUATED = ('revolute', 'continuous', 'prismatic')
 _SUPPORTED = _ACTUATED + ('fixed',)
 # Joints a robot may have off the solved chain (a mobile base, say); never inside a chain.
 _KNOWN = _SUPPORTED + ('floating', 'planar')
+# No robot arm has a link offset or a prismatic stroke of 10 km; a value beyond it is a typo or
+# an exporter's placeholder (1e308), and would put the arm's own poses outside what solve()
+# accepts as a target (solve.MAX_TARGET_DISTANCE, 1000 km, for up to 100 such values).
+MAX_LENGTH = 1e4
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,8 @@ def _origin_matrix(origin) -> np.ndarray:
     T[:3, 3] = [float(v) for v in xyz]
     if not np.all(np.isfinite(T)):
         raise ValueError('origin is not finite')
+    if np.max(np.abs(T[:3, 3])) > MAX_LENGTH:
+        raise ValueError(f'origin xyz {T[:3, 3].tolist()} is more than {MAX_LENGTH:g} m away')
     return T
 
 
@@ -170,6 +176,9 @@ def _joint_spec(j) -> JointSpec:
             lower, upper = float(lim.lower), float(lim.upper)
             if not (math.isfinite(lower) and math.isfinite(upper)) or lower > upper:
                 raise URDFError(f'joint {j.name!r} has invalid limits [{lower}, {upper}]')
+            if j.type == 'prismatic' and max(abs(lower), abs(upper)) > MAX_LENGTH:
+                raise URDFError(f'prismatic joint {j.name!r} has limits [{lower:g}, {upper:g}] m, '
+                                f'beyond +-{MAX_LENGTH:g} m')
         if lim is not None and lim.velocity is not None and float(lim.velocity) > 0.0:
             velocity = float(lim.velocity)
     mimic = getattr(j, 'mimic', None)
@@ -178,6 +187,9 @@ def _joint_spec(j) -> JointSpec:
             value = getattr(mimic, attr)
             if value is not None and not math.isfinite(float(value)):
                 raise URDFError(f'mimic joint {j.name!r} has a non-finite {attr} ({value})')
+            if value is not None and abs(float(value)) > MAX_LENGTH:
+                raise URDFError(f'mimic joint {j.name!r} has a {attr} of {float(value):g}, '
+                                f'beyond +-{MAX_LENGTH:g}')
     return JointSpec(
         name=j.name, joint_type=j.type, parent=j.parent, child=j.child, origin=origin,
         axis=axis, lower=lower, upper=upper,

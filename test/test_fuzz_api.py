@@ -332,6 +332,16 @@ BAD_URDFS = {
                     + ''.join(f'<!ENTITY {b} "{("&" + a + ";") * 10}">'
                               for a, b in zip('abcdef', 'bcdefg'))
                     + ']><robot name="&g;"/>'),
+    # Found by fuzzing: 1e308 loads in urdfdom but puts the arm's own poses out of range.
+    'huge prismatic limit': _robot(_joint('j1', 'base_link', 'tip', kind='prismatic').replace(
+        'upper="1"', 'upper="1e308"'), links=('base_link', 'tip')),
+    'huge origin': _robot(_joint('j1', 'base_link', 'tip').replace('xyz="0.5 0 0"',
+                                                                   'xyz="2e4 0 0"'),
+                          links=('base_link', 'tip')),
+    'huge mimic offset': _robot(_joint('j1', 'base_link', 'link1')
+                                + _joint('j2', 'link1', 'tip',
+                                         extra='<mimic joint="j1" offset="1e308"/>'),
+                                links=('base_link', 'link1', 'tip')),
     'no actuated joint': _robot(_joint('j1', 'base_link', 'tip', kind='fixed'),
                                 links=('base_link', 'tip')),
 }
