@@ -7,7 +7,7 @@ import os
 from typing import Mapping, Optional, Sequence, Union
 
 from ik_node import kinematics
-from ik_node._jit import readonly
+from ik_node._jit import njit, readonly
 from ik_node.collision import checker
 from ik_node.errors import IKInputError, URDFError
 from ik_node.solvers.records import Limits
@@ -16,6 +16,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['Chain']
+
+
+@njit
+def _all_finite(a):
+    """Return True when every entry of the (n,) array ``a`` is finite (no NaN or Inf)."""
+    for x in a:
+        if not math.isfinite(x):
+            return False
+    return True
 
 
 class Chain:
@@ -220,7 +229,7 @@ class Chain:
         if a.shape != (self.n,):
             raise IKInputError(f'{name} must have shape ({self.n},) for joints '
                                f'{list(self.joint_names)}, got {a.shape}')
-        if not np.all(np.isfinite(a)):
+        if not _all_finite(a):
             raise IKInputError(f'{name} is not finite: {a.tolist()}')
         return a
 

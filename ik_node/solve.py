@@ -26,6 +26,7 @@ _TARGET_OK = 0
 _NOT_FINITE = 1
 _BAD_LAST_ROW = 2
 _NOT_A_ROTATION = 3
+_TOO_FAR = 4
 
 
 def register_method(name: str, prepare: Callable,
@@ -69,8 +70,8 @@ def check_target(target: ArrayLike) -> np.ndarray:
     if problem == _NOT_A_ROTATION:
         raise IKInputError('target rotation is not orthonormal with det +1 '
                            '(normalise the quaternion it came from)')
-    p = t[:3, 3] if t.shape == (4, 4) else t
-    if np.max(np.abs(p)) > MAX_TARGET_DISTANCE:
+    if problem == _TOO_FAR:
+        p = t[:3, 3] if t.shape == (4, 4) else t
         raise IKInputError(f'target position {p.tolist()} is more than {MAX_TARGET_DISTANCE:g} m '
                            'from the base: not a target for an arm (units or frame mix-up?)')
     return t
@@ -78,9 +79,13 @@ def check_target(target: ArrayLike) -> np.ndarray:
 
 @njit
 def _position_problem(t):
+    """Return the problem code of a (3,) position (_TARGET_OK for a valid one)."""
     for i in range(3):
         if not math.isfinite(t[i]):
             return _NOT_FINITE
+    for i in range(3):
+        if abs(t[i]) > MAX_TARGET_DISTANCE:
+            return _TOO_FAR
     return _TARGET_OK
 
 
@@ -104,6 +109,9 @@ def _target_problem(t):
            + t[0, 2] * (t[1, 0] * t[2, 1] - t[1, 1] * t[2, 0]))
     if abs(det - 1.0) > 1e-6:
         return _NOT_A_ROTATION
+    for i in range(3):
+        if abs(t[i, 3]) > MAX_TARGET_DISTANCE:
+            return _TOO_FAR
     return _TARGET_OK
 
 
@@ -130,7 +138,7 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     if q0 is None:
         seed = chain.mid.copy()
     else:
-        seed = np.clip(chain.check_q(q0, 'q0'), chain.lower, chain.upper)
+        seed = np.minimum(np.maximum(chain.check_q(q0, 'q0'), chain.lower), chain.upper)
     opts = SolveOptions.from_kwargs(spec.options, method, **options)
     return run_restarts(chain, t, seed, opts, spec.prepare, method,
                         opts.solution_weights(chain.n), spec.rescue)

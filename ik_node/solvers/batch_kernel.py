@@ -21,7 +21,7 @@ from ik_node import kinematics
 from ik_node._jit import njit, njit_inline, njit_nogil
 from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.driver import (_FAR_PROBES, _SAME_END_ATTEMPTS, _SAME_END_RELATIVE,
-                                    _target_errors, _UNDERACTUATED_TRIES)
+                                    _target_errors, _UNDERACTUATED_TRIES, wrap_in_place)
 from ik_node.solvers.records import Target
 import numpy as np
 
@@ -106,24 +106,6 @@ def _attempt(model, limits, tgt, first, plain, no_obj, obj, obj_on, underactuate
         q, it, ok = _run(model, limits, tgt, no_obj, obj, start, max_iterations)
         iterations += it
     return q, iterations
-
-
-@njit
-def _wrap(q, q0, continuous, wide, lower, upper):
-    """:func:`ik_node.solvers.driver.wrap_continuous` in place."""
-    two_pi = 2.0 * math.pi
-    for i in range(q.shape[0]):
-        if continuous[i]:
-            d = q[i] - q0[i]
-            q[i] = q0[i] + (d + math.pi) % two_pi - math.pi
-        elif wide[i]:
-            turns = round((q0[i] - q[i]) / two_pi)
-            while turns != 0:
-                moved = q[i] + two_pi * turns
-                if lower[i] <= moved <= upper[i]:
-                    q[i] = moved
-                    break
-                turns -= 1 if turns > 0 else -1
 
 
 @njit
@@ -212,7 +194,7 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
                          underactuated and not probing, start, bp.max_iterations)
         iterations += it
         q = np.minimum(np.maximum(q, lower), upper)
-        _wrap(q, q0, continuous, bp.wide, lower, upper)
+        wrap_in_place(q, q0, continuous, bp.wide, lower, upper)
         perr, oerr = _target_errors(model, tgt, q)
         if perr <= tol_p and (not pose or oerr <= tol_o):
             if n_sol == 0 or bp.solutions > 1:

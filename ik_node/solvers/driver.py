@@ -45,7 +45,8 @@ from ik_node.solvers.records import make_target
 import numpy as np
 
 __all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
-           'wrap_continuous', 'out_of_reach', 'keep_seed_joints', 'point_only_status',
+           'wrap_continuous', 'wrap_in_place', 'out_of_reach', 'keep_seed_joints',
+           'point_only_status',
            'run_restarts']
 
 # Position attempts that miss the point by the same distance (to this relative precision),
@@ -144,7 +145,11 @@ def final_check(chain, target: np.ndarray, q: np.ndarray, opts) -> Check:
     The one place where success is decided: every method's every attempt ends here.
     orientation_error is 0.0 for a position target (the result reports nan).
     """
-    record = make_target(target)
+    return _check(chain, make_target(target), q, opts)
+
+
+def _check(chain, record, q: np.ndarray, opts) -> Check:
+    """:func:`final_check` with the target as its record (made once per solve)."""
     perr, oerr = _target_errors(chain.model, record, q)
     ok = perr <= opts.position_tolerance and (not record.pose
                                               or oerr <= opts.orientation_tolerance)
@@ -187,29 +192,48 @@ def pick_nearest(solutions: list, q_ref: np.ndarray, w: np.ndarray):
 def wrap_continuous(q: np.ndarray, q_ref: np.ndarray, continuous: np.ndarray,
                     chain=None) -> np.ndarray:
     """
-    Return ``q`` with joints moved by multiples of 2π to lie nearest ``q_ref``.
+    Return a copy of ``q`` with joints moved by multiples of 2π to lie nearest ``q_ref``.
 
     Continuous joints always; with ``chain``, also revolute joints whose range spans more
     than 2π (a UR joint in [-2π, 2π]), as far as their limits allow: the same pose, without
     a turn of 2π away from the seed.
     """
-    out = q
-    if continuous.any():
-        out = q.copy()
-        d = out[continuous] - q_ref[continuous]
-        out[continuous] = q_ref[continuous] + (d + math.pi) % (2.0 * math.pi) - math.pi
-    wide = None if chain is None else chain.wide_revolute
-    if wide is not None and wide.any():
-        # Whole turns toward q_ref, as many as the limits allow (fewer when the nearest
-        # image lies beyond a limit), for every wide joint at once.
-        turns = np.round((q_ref - out) / (2.0 * math.pi)) * wide
-        while turns.any():
-            moved = out + 2.0 * math.pi * turns
-            fits = (turns != 0) & (moved >= chain.lower) & (moved <= chain.upper)
-            if fits.any():
-                out = np.where(fits, moved, out)
-                turns[fits] = 0.0
-            turns -= np.sign(turns)
+    out = np.array(q, dtype=float)
+    if chain is None:
+        n = out.shape[0]
+        wide, lower, upper = np.zeros(n, dtype=bool), np.full(n, -np.inf), np.full(n, np.inf)
+    else:
+        wide, lower, upper = chain.wide_revolute, chain.lower, chain.upper
+    wrap_in_place(out, np.asarray(q_ref, dtype=float), np.asarray(continuous, dtype=bool),
+                  wide, lower, upper)
+    return out
+
+
+@njit
+def wrap_in_place(q, q0, continuous, wide, lower, upper):
+    """:func:`wrap_continuous` of (n,) ``q`` in place (``wide``: the chain's wide joints)."""
+    two_pi = 2.0 * math.pi
+    for i in range(q.shape[0]):
+        if continuous[i]:
+            d = q[i] - q0[i]
+            q[i] = q0[i] + (d + math.pi) % two_pi - math.pi
+        elif wide[i]:
+            # Whole turns toward q0, as many as the limits allow (fewer when the nearest
+            # image lies beyond a limit).
+            turns = round((q0[i] - q[i]) / two_pi)
+            while turns != 0:
+                moved = q[i] + two_pi * turns
+                if lower[i] <= moved <= upper[i]:
+                    q[i] = moved
+                    break
+                turns -= 1 if turns > 0 else -1
+
+
+@njit
+def _clamp_and_wrap(q, q0, continuous, wide, lower, upper):
+    """Return ``q`` clamped into the limits, then wrapped (:func:`wrap_in_place`)."""
+    out = np.minimum(np.maximum(q, lower), upper)
+    wrap_in_place(out, q0, continuous, wide, lower, upper)
     return out
 
 
@@ -278,7 +302,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     reach, and when one meets the point, pose attempts resume from there.
     """
     pose = target.shape == (4, 4)
-    tp = np.ascontiguousarray(target[:3, 3]) if pose else target
+    record = make_target(target)
+    tp = record.position
     tol_p = opts.position_tolerance
     beyond_reach = out_of_reach(chain, tp, tol_p)
     # Restarts cannot help a target beyond the arm's reach: one attempt stretches toward it.
@@ -292,6 +317,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
     probe = None
     underactuated = pose and chain.n < 6
     lower, upper, continuous = chain.lower, chain.upper, chain.continuous
+    wide = chain.wide_revolute
     solutions = []
     best = None
     blocked = None      # why an answer within tolerance was refused (a collision)
@@ -319,8 +345,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         else:
             q, it = attempt(start, budget)
         iterations += int(it)
-        q = wrap_continuous(np.minimum(np.maximum(q, lower), upper), q0, continuous, chain)
-        check = final_check(chain, target, q, opts)
+        q = _clamp_and_wrap(q, q0, continuous, wide, lower, upper)
+        check = _check(chain, record, q, opts)
         if check.ok and budget.attempts > 1:
             q, check = keep_seed_joints(chain, target, q, q0, opts, check)
         near, joint, change = within_reach_of_seed(q, q0, max_change)
@@ -331,7 +357,7 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
                 too_far = (change, joint)
             held = True
             q = near
-            check = final_check(chain, target, q, opts)
+            check = _check(chain, record, q, opts)
         if check.ok:
             solutions.append((q, check))
             if rescued:
@@ -387,7 +413,8 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
             stretched = True
             break
     if solutions:
-        q, check = pick_nearest(solutions, q0, np.ones(chain.n) if w is None else w)
+        q, check = solutions[0] if len(solutions) == 1 else pick_nearest(
+            solutions, q0, np.ones(chain.n) if w is None else w)
         status, message = STATUS_REACHED, ''
     else:
         assert best is not None   # budget gives one attempt at least, and it failed

@@ -10,7 +10,7 @@ then position first with orientation in the null space. With objectives, an atte
 fails is run again without them: they must never cost the primary task a solution.
 """
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ik_node.collision import solver_hook
 from ik_node.objectives import empty_objectives, objectives_active, pack_objectives
@@ -57,18 +57,56 @@ def attempt_records(code: int, chain, tgt, opts) -> tuple:
     return params, obj, obj_on
 
 
+# The records of recent (chain, options, method, pose or point) without objectives: they
+# depend on nothing else, and building them costs more than a short solve's iterations.
+_RECORDS: dict = {}
+_RECORDS_SIZE = 64
+
+
+class _Passes(NamedTuple):
+    """The DlsParams of one target's attempts, and its objectives."""
+
+    plain: DlsParams        # n < 6 pose: the weighted first pass
+    first: DlsParams        # the attempt (position first for an n < 6 pose)
+    no_obj: DlsParams       # the retry without objectives
+    obj: tuple
+    obj_on: bool
+
+
+def _passes(code: int, chain, tgt, opts) -> _Passes:
+    """Return the attempts' records; kept for the same chain and options without objectives."""
+    cache = not (opts.objectives or opts.avoid_collisions)
+    key = (id(chain), id(opts), code, tgt.pose)
+    if cache:
+        hit = _RECORDS.get(key)
+        if hit is not None and hit[0] is chain and hit[1] is opts:
+            return hit[2]
+    params, obj, obj_on = attempt_records(code, chain, tgt, opts)
+    first = params._replace(priority=tgt.pose and chain.n < 6)
+    passes = _Passes(params, first, first._replace(objectives_on=False), obj, obj_on)
+    if cache:
+        if len(_RECORDS) >= _RECORDS_SIZE:
+            _RECORDS.clear()
+        _RECORDS[key] = (chain, opts, passes)
+    return passes
+
+
 def prepare_jacobian(method: str) -> Callable:
     """Return ``prepare(chain, target, opts) -> attempt`` for Jacobian method ``method``."""
     code = METHOD_CODES[method]
 
     def prepare(chain, target: np.ndarray, opts) -> Callable:
         tgt = make_target(target)
-        params, obj, obj_on = attempt_records(code, chain, tgt, opts)
+        plain, first, no_obj, obj, obj_on = _passes(code, chain, tgt, opts)
         underactuated = tgt.pose and chain.n < 6
         model, limits = chain.model, chain.limits
         max_iterations = int(opts.max_iterations)
 
         def run(start, budget, params):
+            if max_iterations <= params.max_iter:
+                # The usual case: the whole attempt in one kernel call.
+                q, it, _, _, ok = run_attempt(model, limits, tgt, params, obj, start)
+                return q, it, ok
             remaining, total, q = max_iterations, 0, start
             while True:
                 if remaining < params.max_iter:
@@ -78,10 +116,6 @@ def prepare_jacobian(method: str) -> Callable:
                 remaining -= it
                 if ok or it < params.max_iter or remaining <= 0 or budget.expired():
                     return q, total, ok
-
-        plain = params
-        first = params._replace(priority=underactuated)
-        no_obj = first._replace(objectives_on=False)
 
         def attempt(start, budget):
             iterations = 0
