@@ -6,6 +6,7 @@ import math
 
 from ik_node import IKInputError, SolveOptions, URDFError
 from ik_node.web.app import start
+from ik_node.web.ik_view import home_pose
 from ik_node.web.playground import CONSTRAINT_KINDS, Playground, PlaygroundConfig
 from ik_node.web.robot import demo_arm_path, load_robot
 import numpy as np
@@ -190,3 +191,62 @@ def test_command_reports_a_bad_urdf_in_the_terminal_and_keeps_serving(tmp_path):
 def test_serves_on_localhost_by_default(arm_app):
     assert arm_app.server.get_host() == '127.0.0.1'
     assert arm_app.url.startswith('http://127.0.0.1:')
+
+
+def test_obstacles_floor_and_avoidance_reach_the_solver_and_contacts_turn_red(arm_app):
+    view, chain = arm_app.view, arm_app.view.chain
+    col, c = view.collision, view.controls
+    q_free = home_pose(chain)
+    T_free = chain.fk(q_free)
+    assert T_free[2, 3] > 0.2
+    # A pose with the arm under the floor plane (z = 0 of the base), the shoulder turned
+    # down: with avoidance off it is drawn, and the contact is named and shown red.
+    q_low = q_free.copy()
+    q_low[1] += 1.0
+    T_low = chain.fk(q_low)
+    assert T_low[2, 3] < -0.05
+    col.floor.value = True
+    assert c.apply() is None and 'obstacles' not in c.settings.options
+    drawn = view.wait_for(view.set_target(T_low))
+    assert drawn.result.success and not drawn.held
+    assert 'floor' in {name for pair in drawn.contacts for name in pair}, drawn.contacts
+    assert 'in contact' in view.readout.content and 'floor' in col.contacts.content
+    assert col._floor_node.color == (220, 40, 40)
+    # Avoidance on: the solver gets the floor; a free target is reached without contact...
+    col.avoid.value = True
+    assert c.apply() is None
+    assert c.settings.options['avoid_collisions'] is True
+    assert [s.name for s in c.settings.options['obstacles']] == ['floor']
+    drawn = view.wait_for(view.set_target(T_free))
+    assert drawn.result.success and drawn.contacts == () and not drawn.held
+    assert col._floor_node.color != (220, 40, 40)
+    # ... and a target under the floor is refused as blocked: the arm stays where it was.
+    q_before = view.q.copy()
+    drawn = view.wait_for(view.set_target(T_low))
+    assert drawn.result.status == 'blocked' and drawn.held and drawn.contacts == ()
+    assert_allclose(view.q, q_before)
+    assert 'BLOCKED' in view.readout.content
+    # An obstacle on the free target: avoided with avoidance on (blocked, arm kept), in
+    # contact and red with it off.
+    col.floor.value = False
+    c.apply()
+    assert col.add(T_free[:3, 3], radius=0.05) == 1
+    assert [s.name for s in c.settings.options['obstacles']] == ['obstacle 1']
+    drawn = view.wait_for(view.set_target(T_free))
+    assert drawn.result.status == 'blocked' and drawn.contacts == ()
+    col.avoid.value = False
+    c.apply()
+    drawn = view.wait_for(view.set_target(T_free))
+    assert 'obstacle 1' in {name for pair in drawn.contacts for name in pair}, drawn.contacts
+    assert col._spheres[0][1].color == (220, 40, 40)
+    # Dragged away (what its gizmo sends), the target is reached without contact.
+    col.avoid.value = True
+    c.apply()
+    col.move(0, T_free[:3, 3] + [0.0, 0.0, 0.6])
+    assert c.settings.options['obstacles'][0].center[2] == pytest.approx(T_free[2, 3] + 0.6)
+    drawn = view.wait_for(view.set_target(T_free))
+    assert drawn.result.success and drawn.contacts == ()
+    assert_allclose(chain.fk(view.q)[:3, 3], T_free[:3, 3], atol=1e-3)
+    col.clear()
+    col.avoid.value = False
+    assert c.apply() is None and 'obstacles' not in c.settings.options

@@ -102,6 +102,25 @@ def test_arm_page_follows_typed_target_switches_solver_and_shows_refusals(browse
         pick(page, 'method', 'dls')
         assert wait_until(lambda: view.controls.settings.method == 'dls')
 
+        # The collision panel through the page: an obstacle added by its button and put on
+        # the tip (what a drag of its gizmo sends) is shown in contact; with 'avoid
+        # collisions' ticked the solver gets it and the arm is held, blocked.
+        page.get_by_role('button', name='add obstacle').click(force=True)
+        assert wait_until(lambda: len(view.collision._spheres) == 1)
+        seen = view.last.seq
+        view.collision.move(0, view.chain.fk(view.q)[:3, 3])
+        assert wait_until(lambda: view.last.seq > seen and view.last.contacts)
+        page.get_by_text('obstacle 1', exact=False).first.wait_for()
+        page.get_by_label('avoid collisions').check(force=True)
+        assert wait_until(lambda: view.controls.settings.options.get('avoid_collisions'))
+        assert wait_until(lambda: view.last.held)
+        assert view.last.result.status == 'blocked'
+        page.get_by_text('BLOCKED', exact=False).first.wait_for()
+        page.get_by_role('button', name='remove obstacles').click(force=True)
+        page.get_by_label('avoid collisions').uncheck(force=True)
+        assert wait_until(lambda: not view.collision._spheres
+                          and 'obstacles' not in view.controls.settings.options)
+
         # Server-side gizmo move (what a drag sends ends in the same request): the page
         # readout follows it.
         T = view.chain.fk(view.q)

@@ -45,6 +45,17 @@ class ArmDisplay:
         self.frames = frames if frames is not None and len(frames) == len(joints) else None
         self._placed = False
 
+    def link_frames(self) -> dict:
+        """Return {link name: its frame's scene node name} (empty off the fast path)."""
+        if self.frames is None:
+            return {}
+        joints = list(self.urdf.joint_map.values())
+        out = {j.child: frame.name for j, frame in zip(joints, self.frames)}
+        root = getattr(self.viser_urdf, '_visual_root_frame', None)
+        if root is not None:
+            out[self.urdf.base_link] = root.name
+        return out
+
     def transforms(self, cfg: np.ndarray) -> list:
         """Return [(joint index, (4, 4) parent->child transform)] of the moving joints."""
         out = []

@@ -4,7 +4,7 @@
 
 from dataclasses import dataclass, field
 import math
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, TYPE_CHECKING
 
 from ik_node.errors import IKError
 from ik_node.objectives import JointLimitAvoidance, Manipulability, Objective, RestPosture
@@ -12,6 +12,9 @@ from ik_node.options import SolveOptions
 from ik_node.solve import methods
 from ik_node.solvers.table import METHODS
 import viser
+
+if TYPE_CHECKING:
+    from ik_node.web.obstacles import ObstacleEditor
 
 __all__ = ['Settings', 'SolverControls']
 
@@ -39,6 +42,8 @@ class SolverControls:
         """Build the panel in ``gui`` (a viser GuiApi) for ``chain``."""
         self._chain = chain
         self._on_change = on_change
+        # The arm view's collision panel (ik_node.web.obstacles), once it is built.
+        self.collision: Optional['ObstacleEditor'] = None
         d = SolveOptions()
         with gui.add_folder('Solver'):
             self.method = gui.add_dropdown('method', list(methods()), initial_value='dls',
@@ -60,12 +65,6 @@ class SolverControls:
             self.rest_weight = gui.add_number('rest posture', 0.0, step=0.1,
                                               hint='pull towards the start pose')
             self.manip_weight = gui.add_number('manipulability', 0.0, step=0.1)
-        # Place kept for the collision-aware IK work (collision avoidance, floor, draggable
-        # obstacles, colliding links highlighted): its controls go in this folder.
-        with gui.add_folder('Collision', expand_by_default=False):
-            self.collision_note = gui.add_markdown(
-                '_Collision avoidance, the floor and obstacles come with the collision-aware '
-                'IK work._')
         self.error = gui.add_markdown('', visible=False)
         self.inputs = (self.method, self.position_only, self.position_tolerance,
                        self.orientation_tolerance, self.max_iterations, self.timeout,
@@ -103,6 +102,8 @@ class SolverControls:
                 objectives.append(obj)
         if objectives:
             options['objectives'] = tuple(objectives)
+        if self.collision is not None:
+            options.update(self.collision.options())
         # Each method takes only the options it uses (it refuses the others): the panel's
         # values for the others stay in the inputs for when the method changes back.
         method = str(self.method.value)

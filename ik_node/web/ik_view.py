@@ -22,6 +22,7 @@ from ik_node.result import IKResult
 from ik_node.solve import solve, warm_up
 from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.controls import Settings, SolverControls
+from ik_node.web.obstacles import ObstacleEditor
 from ik_node.web.robot import RobotModel
 import numpy as np
 import viser
@@ -41,7 +42,10 @@ class Drawn:
 
     seq: number of the target request it answers; target (4, 4) in the base frame; result of
     ``solve``; solve_time [s]; latency [s] from the request to the arm update being sent;
-    wait [s]: the part of it before the solve started (the worker was busy).
+    wait [s]: the part of it before the solve started (the worker was busy); contacts: the
+    pairs in contact at the drawn pose (self-contact, floor, obstacles), checked whatever the
+    'avoid collisions' switch; held: the answer was in contact with avoidance on, so the arm
+    was left where it was (``result.q`` is not drawn).
     """
 
     seq: int
@@ -51,6 +55,8 @@ class Drawn:
     solve_time: float
     latency: float
     wait: float = 0.0
+    contacts: tuple = ()
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,9 @@ class IKView:
         self.target_xyz = gui.add_vector3('target xyz [m]', tuple(np.round(T_tip[:3, 3], 4)),
                                           step=0.001)
         self.controls = SolverControls(gui, chain, self._settings_changed)
+        self.collision = ObstacleEditor(server, chain, self.display.link_frames(),
+                                        self.controls.apply, reach)
+        self.controls.collision = self.collision
         with gui.add_folder('Plots'):
             empty = (np.zeros(0),) * 3
             self.plot_error = gui.add_uplot(
@@ -226,23 +235,36 @@ class IKView:
         result = solve(self.chain, target, q0=self.q, method=settings.method,
                        **settings.options)
         t1 = time.perf_counter()
-        self.q = np.array(result.q)
+        contacts = tuple(self.collision.contacts_at(result.q))
+        # With avoidance on, an answer in contact (the best attempt of a blocked solve) is
+        # not drawn: the arm stays at its last pose, as the node holds a real arm.
+        held = bool(contacts) and bool(settings.options.get('avoid_collisions'))
+        if held:
+            contacts = tuple(self.collision.contacts_at(self.q))
+        else:
+            self.q = np.array(result.q)
         T_tip = self.chain.fk(self.q)
         with self.server.atomic():
             self.display.update(self.robot.display_cfg(self.q))
             self.reached.position = T_tip[:3, 3]
             self.reached.wxyz = _wxyz(T_tip)
+            self.collision.show(contacts)
         self.server.flush()
         return Drawn(seq, T, result, settings, t1 - t0, time.perf_counter() - t_request,
-                     t0 - t_request)
+                     t0 - t_request, contacts, held)
 
     def _show(self, d: Drawn) -> None:
         r = d.result
-        if r.success:
+        if d.held:
+            state = ('**BLOCKED**: no collision-free answer; the arm stays where it was'
+                     + (f' ({r.message})' if r.message else ''))
+        elif r.success:
             state = '**REACHED**'
         else:
             state = ('**NOT REACHABLE**: the arm shows the stretched best attempt'
                      + (f' ({r.message})' if r.message else ''))
+        contact = ('**in contact:** ' + ', '.join(f'{a} – {b}' for a, b in d.contacts) + '  \n'
+                   if d.contacts else '')
         orient = ('—' if math.isnan(r.orientation_error)
                   else f'{r.orientation_error:.4f} rad')
         self.readout.content = (
@@ -250,7 +272,8 @@ class IKView:
             f'method `{r.method}`{" (position only)" if d.settings.position_only else ""} · '
             f'{r.iterations} iterations · {r.attempts} attempt(s)  \n'
             f'position error {r.position_error * 1e3:.3f} mm · orientation error {orient}  \n'
-            f'solve {d.solve_time * 1e3:.2f} ms · solve-and-draw {d.latency * 1e3:.2f} ms')
+            + contact
+            + f'solve {d.solve_time * 1e3:.2f} ms · solve-and-draw {d.latency * 1e3:.2f} ms')
         tx, ty, tz = (float(v) for v in np.round(d.target[:3, 3], 4))
         # viser defines the value setter apart from its getter, so mypy takes it as read-only
         self.target_xyz.value = (tx, ty, tz)  # type: ignore[misc]
