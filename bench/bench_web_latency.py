@@ -10,7 +10,7 @@ moves the gizmo on the page and posts the target to the solver thread, as a drag
 event does). The circle lies inside the demo arm's workspace: its start is the home pose's
 tool, drawn in to 3/4 of its horizontal distance from the base (every target reachable).
 ``--edge`` drags it from the home pose itself instead, out through the workspace boundary
-(most targets out of reach or not met: each answer then takes up to the 15 ms budget and
+(most targets out of reach or not met: each answer then takes up to the view's solve budget and
 shows the stretched best attempt). Reported per method: the latency from the target being
 posted to the arm update being sent [ms] (median, p95, p99, max), the solve time alone, how
 many targets were superseded by a newer one before being solved, the fraction of frames at

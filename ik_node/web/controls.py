@@ -38,7 +38,7 @@ class SolverControls:
     """
 
     def __init__(self, gui: viser.GuiApi, chain, on_change: Callable[[Settings], None],
-                 default_timeout_ms: float = 15.0):
+                 default_timeout_ms: float = 8.0):
         """Build the panel in ``gui`` (a viser GuiApi) for ``chain``."""
         self._chain = chain
         self._on_change = on_change
