@@ -165,14 +165,16 @@ def test_readings_are_judged_by_their_stamps_and_late_ones_drive_nothing(ros, ch
     # The driver goes silent mid-motion; the node says so and stops stepping.
     lost = 'no command is sent until the arm is heard again'
     n_lost = node.log_path.read_text().count(lost)
-    t_silent = probe.now_ns()
     assert probe.spin_until(lambda: node.log_path.read_text().count(lost) > n_lost, 10.0), \
         procs.logs()
-    # Readings taken before the silence arrive now (a backlog): they are old, however fresh
-    # their arrival, and move nothing.
+    # Readings taken before the silence began arrive now (a backlog): they are old, however
+    # fresh their arrival, and move nothing. Each is taken 0.7-0.79 s before it is sent,
+    # well past the 0.5 s joint_states_timeout. (Stamped 10-100 ms before the silence began,
+    # as this test did, they came only 0-20 ms past the timeout, and once a reading 10 ms
+    # before it came under the timeout: a fresh reading, rightly used.)
     t_backlog = probe.now_ns()
     for i in range(10):
-        follow(t_silent - (10 - i) * 10_000_000)
+        follow(probe.now_ns() - 790_000_000 + i * 10_000_000)
     assert probe.spin_until(lambda: logged('after its stamp: too old'), 10.0), procs.logs()
     assert not probe.spin_until(
         lambda: len(probe.commands_by_stamp(chain, after_ns=t_backlog)[0]) > 0, 1.0), \
@@ -338,8 +340,15 @@ def test_targets_in_link_frames_clicked_points_and_unknown_frames(ros, chain):
     probe.targets.publish(msg)
     assert probe.answer(lambda: None, n) is not None
     assert probe.spin_until(lambda: reached(probe, chain, T_expected), 10.0)
-    # Clicked point: position only, the current orientation is kept.
-    R_before = chain.fk(probe.last_command(chain))[:3, :3]
+    # Clicked point: position only, the current orientation is kept. The node takes it from
+    # the measured arm, which lags the commands: wait until it says the arm is there (within
+    # 0.01 rad), or the orientation kept is one the arm passes through on its way.
+    sent = f'{msg.header.stamp.sec}.{msg.header.stamp.nanosec:09d}'
+    assert probe.spin_until(lambda: any(
+        s.message.startswith('target reached: the measured arm')
+        and status_values(s).get('target_stamp') == sent for s in probe.statuses[n:]),
+        10.0), procs.logs()
+    R_before = T_expected[:3, :3]
     point = PointStamped()
     point.header.frame_id = 'base_link'
     point.point.x, point.point.y, point.point.z = 0.35, 0.25, 0.3

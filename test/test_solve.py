@@ -176,3 +176,32 @@ def test_warm_up_runs_every_method_and_then_solves_fast(rng):
     for method in methods():
         res = solve(chain, T[:3, 3], method=method)
         assert chain.within_limits(res.q)
+
+
+def test_a_registered_method_runs_through_the_driver_and_is_judged_by_fk(rng):
+    from ik_node.solve import register_method
+    from ik_node.solvers.table import METHODS
+    chain = load('planar3')
+    q_true = chain.random_q(rng)
+    calls = []
+
+    def prepare(chain, target, opts):
+        def attempt(start, budget):
+            calls.append(np.array(start))
+            # a list, and from the second start on the true answer: the driver clamps,
+            # wraps and checks it like any kernel's
+            return (list(start) if len(calls) == 1 else [float(v) for v in q_true]), 1
+        return attempt
+
+    register_method('oracle_for_test', prepare)
+    try:
+        target = chain.fk(q_true)[:3, 3]
+        far = np.clip(q_true + 1.0, chain.lower, chain.upper)
+        r = solve(chain, target, q0=far, method='oracle_for_test')
+        assert r.success and r.method == 'oracle_for_test' and r.attempts == 2
+        assert np.linalg.norm(chain.fk(r.q)[:3, 3] - target) <= r.position_error + 1e-12
+        r = solve(chain, target + [5.0, 0.0, 0.0], q0=far, method='oracle_for_test',
+                  max_attempts=3)
+        assert not r.success and r.status in ('out_of_reach', 'not_converged')
+    finally:
+        del METHODS['oracle_for_test']

@@ -345,7 +345,9 @@ def run_restarts(chain, target: np.ndarray, q0: np.ndarray, opts, prepare: Calla
         else:
             q, it = attempt(start, budget)
         iterations += int(it)
-        q = _clamp_and_wrap(q, q0, continuous, wide, lower, upper)
+        # (a registered method may return any sequence: the compiled wrap takes float64)
+        q = _clamp_and_wrap(np.ascontiguousarray(q, dtype=float), q0, continuous, wide, lower,
+                            upper)
         check = _check(chain, record, q, opts)
         if check.ok and budget.attempts > 1:
             q, check = keep_seed_joints(chain, target, q, q0, opts, check)
