@@ -227,9 +227,12 @@ def test_obstacles_floor_and_avoidance_reach_the_solver_and_contacts_turn_red(ar
     assert_allclose(view.q, q_before)
     assert 'BLOCKED' in view.readout.content
     # An obstacle on the free target: avoided with avoidance on (blocked, arm kept), in
-    # contact and red with it off.
+    # contact and red with it off. The arm first goes to the low pose (the floor off), so
+    # that the pose it is kept at does not touch the obstacle.
     col.floor.value = False
     c.apply()
+    drawn = view.wait_for(view.set_target(T_low))
+    assert drawn.result.success and drawn.contacts == ()
     assert col.add(T_free[:3, 3], radius=0.05) == 1
     assert [s.name for s in c.settings.options['obstacles']] == ['obstacle 1']
     drawn = view.wait_for(view.set_target(T_free))
