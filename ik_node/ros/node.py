@@ -115,6 +115,7 @@ class IKNode(Node):
         self._marker: MarkerTarget | None = None
         self._marker_pose: np.ndarray | None = None
         self._marker_state = 'ok'
+        self._model_text: str | None = None     # the URDF of the model in use
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._setup_tf()
         self._make_io(self._values)
@@ -123,7 +124,7 @@ class IKNode(Node):
         self._source.update(self._values)
         text = self._source.text_from(self._values)
         if text:
-            self._install(self._build(text, self._values))
+            self._install(self._build(text, self._values), text)
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
     # Time and logging -----------------------------------------------------------------------
@@ -167,8 +168,9 @@ class IKNode(Node):
     def _base_frame(self) -> str:
         return self._tracker.chain.base_link if self._tracker is not None else ''
 
-    def _install(self, built: tuple[RobotTree, IKTracker]) -> None:
+    def _install(self, built: tuple[RobotTree, IKTracker], text: str) -> None:
         tree, tracker = built
+        self._model_text = text
         check_carry_over(self._tracker, tracker)
         old = self._tracker
         now = self._now()
@@ -216,8 +218,14 @@ class IKNode(Node):
 
     @_guarded('robot_description callback')
     def _on_robot_description(self, text: str) -> None:
+        if self._tracker is not None and text == self._model_text:
+            # The model in use, delivered again (a re-subscription to the latched topic, a
+            # publisher restarted): nothing changes, and the goal and the command go on.
+            self.get_logger().info('robot_description: the model in use, received again: '
+                                   'kept as it is')
+            return
         try:
-            self._install(self._build(text, self._values))
+            self._install(self._build(text, self._values), text)
         except (IKError, ValueError) as exc:
             self._error('robot_description', 'robot_description from topic not usable, the '
                         f'previous model stays: {exc}')
@@ -270,7 +278,7 @@ class IKNode(Node):
             self._offer_interactive_marker()
         self._source.update(new)
         if built is not None:
-            self._install(built)
+            self._install(built, text)
         elif self._tracker is not None and 'require_joint_states' in changed:
             self._start_without_feedback(self._tracker, self._now())
         self.get_logger().info('parameters changed: ' + ', '.join(
