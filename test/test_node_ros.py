@@ -188,9 +188,16 @@ def test_readings_are_judged_by_their_stamps_and_late_ones_drive_nothing(ros, ch
     assert not probe.spin_until(
         lambda: len(probe.commands_by_stamp(chain, after_ns=t_backlog)[0]) > 0, 1.0), \
         procs.logs()
-    # Fresh readings again: the commands go on to the goal.
-    assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), goal, atol=1e-6),
-                            15.0, follow, 0.02), procs.logs()
+    # Fresh readings again: the commands go on to the goal (to the solver's answer for its
+    # pose, which is within the node's tolerances of it, not equal to ``goal`` joint by joint:
+    # comparing joints at 1e-6 failed once in 17 CI runs).
+    T_goal = chain.fk(goal)
+
+    def at_goal() -> bool:
+        pe, oe = pose_error(T_goal, chain.fk(probe.last_command(chain)))
+        return pe <= 2e-5 and oe <= 2e-4
+
+    assert probe.spin_until(at_goal, 15.0, follow, 0.02), procs.logs()
 
 
 def test_no_command_is_stepped_while_nobody_subscribes_to_the_commands(ros, chain):
