@@ -34,7 +34,7 @@ rclpy = pytest.importorskip('rclpy')
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402, I100
 from geometry_msgs.msg import PointStamped, PoseStamped  # noqa: E402
-from rcl_interfaces.srv import SetParameters  # noqa: E402
+from rcl_interfaces.srv import SetParameters, SetParametersAtomically  # noqa: E402
 from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
@@ -211,6 +211,21 @@ class Probe:
         self.executor.spin_until_future_complete(future, timeout_sec=30.0)
         assert future.result() is not None, 'set_parameters got no answer: the node hangs'
         return future.result().results
+
+    def set_parameters_atomically(self, node_name: str, params: list):
+        """Set rclpy Parameters on a node all at once (judged together); return the result."""
+        key = (node_name, 'atomically')
+        client = self._param_clients.get(key)
+        if client is None:
+            client = self.node.create_client(SetParametersAtomically,
+                                             f'/{node_name}/set_parameters_atomically')
+            self._param_clients[key] = client
+        assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
+        future = client.call_async(SetParametersAtomically.Request(
+            parameters=[p.to_parameter_msg() for p in params]))
+        self.executor.spin_until_future_complete(future, timeout_sec=30.0)
+        assert future.result() is not None, 'set_parameters_atomically got no answer'
+        return future.result().result
 
     def answer(self, publish, n_before: int, refusal: bool = False,
                timeout: float = STARTUP_TIMEOUT):
