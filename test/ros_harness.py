@@ -200,32 +200,26 @@ class Probe:
 
     def set_parameter_list(self, node_name: str, params: list) -> list:
         """Set rclpy Parameters on a node through its service; return the results."""
-        # One client per node, kept until close() (not made and destroyed for each call).
-        client = self._param_clients.get(node_name)
-        if client is None:
-            client = self.node.create_client(SetParameters, f'/{node_name}/set_parameters')
-            self._param_clients[node_name] = client
-        assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
-        future = client.call_async(SetParameters.Request(
-            parameters=[p.to_parameter_msg() for p in params]))
-        self.executor.spin_until_future_complete(future, timeout_sec=30.0)
-        assert future.result() is not None, 'set_parameters got no answer: the node hangs'
-        return future.result().results
+        return self._call_parameters(node_name, SetParameters, 'set_parameters', params).results
 
     def set_parameters_atomically(self, node_name: str, params: list):
         """Set rclpy Parameters on a node all at once (judged together); return the result."""
-        key = (node_name, 'atomically')
-        client = self._param_clients.get(key)
+        return self._call_parameters(node_name, SetParametersAtomically,
+                                     'set_parameters_atomically', params).result
+
+    def _call_parameters(self, node_name: str, srv_type, service: str, params: list):
+        """Call the node's parameter ``service`` with ``params``; return the response."""
+        # One client per node and service, kept until close() (not made for each call).
+        client = self._param_clients.get((node_name, service))
         if client is None:
-            client = self.node.create_client(SetParametersAtomically,
-                                             f'/{node_name}/set_parameters_atomically')
-            self._param_clients[key] = client
+            client = self.node.create_client(srv_type, f'/{node_name}/{service}')
+            self._param_clients[(node_name, service)] = client
         assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
-        future = client.call_async(SetParametersAtomically.Request(
+        future = client.call_async(srv_type.Request(
             parameters=[p.to_parameter_msg() for p in params]))
         self.executor.spin_until_future_complete(future, timeout_sec=30.0)
-        assert future.result() is not None, 'set_parameters_atomically got no answer'
-        return future.result().result
+        assert future.result() is not None, f'{service} got no answer: the node hangs'
+        return future.result()
 
     def answer(self, publish, n_before: int, refusal: bool = False,
                timeout: float = STARTUP_TIMEOUT):
