@@ -40,6 +40,9 @@ class ObstacleEditor:
         self._on_change = on_change
         self._reach = max(reach, 0.1)
         self._spheres: List[Tuple[Any, Any, float]] = []   # (gizmo, mesh, radius)
+        # The pairs last shown (None: show the next ones whatever they are); each draw of a
+        # 60 Hz drag would otherwise resend every marker, color and the panel text.
+        self._shown: Optional[Tuple[Tuple[str, str], ...]] = None
         gui = server.gui
         with gui.add_folder('Collision'):
             self.avoid = gui.add_checkbox(
@@ -90,6 +93,7 @@ class ObstacleEditor:
         r = float(self.radius.value if radius is None else radius)
         if not np.isfinite(r) or r <= 0.0:
             self.contacts.content = f'**Refused: obstacle radius must be > 0, got {r}**'
+            self._shown = None
             return len(self._spheres)
         k = len(self._spheres) + 1
         gizmo = self._server.scene.add_transform_controls(
@@ -99,6 +103,7 @@ class ObstacleEditor:
                                                 color=_GREY, opacity=0.8)
         gizmo.on_update(self._dragged)
         self._spheres.append((gizmo, mesh, r))
+        self._shown = None
         self._on_change()
         return len(self._spheres)
 
@@ -113,6 +118,7 @@ class ObstacleEditor:
             mesh.remove()
             gizmo.remove()
         self._spheres.clear()
+        self._shown = None
         self._on_change()
 
     def _dragged(self, event: viser.TransformControlsEvent) -> None:
@@ -132,6 +138,9 @@ class ObstacleEditor:
 
     def show(self, pairs: Sequence[Tuple[str, str]]) -> None:
         """Turn the links and obstacles of ``pairs`` red and name the pairs in the panel."""
+        if tuple(pairs) == self._shown:
+            return
+        self._shown = tuple(pairs)
         touched = {name for pair in pairs for name in pair}
         for link, marker in self._markers.items():
             marker.visible = link in touched
