@@ -25,12 +25,13 @@ import os
 from pathlib import Path
 import subprocess
 import sys
+import time
 
 import numpy as np
 
-__all__ = ['njit', 'njit_inline', 'njit_nogil', 'readonly', 'JIT_ENABLED', 'JIT_UNAVAILABLE',
-           'compiled', 'mark_compiled', 'use_pure_python', 'compile_in_background',
-           'COMPILE_LOG']
+__all__ = ['njit', 'njit_inline', 'njit_nogil', 'readonly', 'monotonic_clock', 'JIT_ENABLED',
+           'JIT_UNAVAILABLE', 'compiled', 'mark_compiled', 'use_pure_python',
+           'compile_in_background', 'COMPILE_LOG']
 
 JIT_ENABLED = False
 # Why numba is off in this install or environment ('' when it is available).
@@ -53,12 +54,13 @@ COMPILE_LOG = _PACKAGE / '__pycache__' / 'ik_node_compile.log'
 
 @functools.lru_cache(maxsize=1)
 def _sources_digest() -> str:
-    # Only the modules that define kernels: editing the ROS layer keeps the cache. Read once
+    # Only the modules that define kernels (and this one, which defines the kernels' clock):
+    # editing the ROS layer keeps the cache. Read once
     # per process (at import, then by compiled() and mark_compiled()).
     h = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob('*.py')):
         text = path.read_bytes()
-        if b'@njit' in text:
+        if b'@njit' in text or path.name == '_jit.py':
             h.update(str(path.relative_to(_PACKAGE)).encode())
             h.update(text)
     return h.hexdigest()
@@ -175,6 +177,45 @@ def njit_nogil(func):
     if JIT_ENABLED:
         return numba.njit(cache=True, fastmath=False, nogil=True)(func)
     return func
+
+
+def monotonic_clock():
+    """
+    Return ``now() -> float`` [s] that kernels call: the clock of ``time.perf_counter``.
+
+    Compiled, it reads CLOCK_MONOTONIC through libc by name (no address is baked into the
+    code, so the kernel stays in numba's disk cache); a kernel can then keep a deadline set
+    by Python with ``time.perf_counter() + timeout``. Without numba it is perf_counter itself.
+    """
+    if not JIT_ENABLED:
+        return time.perf_counter
+    return _compiled_clock()
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled_clock():
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def clock_gettime(typingctx, clock_id, timespec):
+        def codegen(context, builder, signature, args):
+            fnty = ir.FunctionType(ir.IntType(32), [ir.IntType(32), ir.IntType(8).as_pointer()])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, 'clock_gettime')
+            return builder.call(fn, args)
+        return types.int32(types.int32, types.voidptr), codegen
+
+    clock_monotonic = np.int32(time.CLOCK_MONOTONIC)
+
+    @numba.njit(cache=True, nogil=True)
+    def now():
+        ts = np.empty(2, np.int64)
+        clock_gettime(clock_monotonic, ts.ctypes)  # type: ignore[call-arg]
+        return ts[0] + ts[1] * 1e-9
+
+    return now
 
 
 if JIT_ENABLED:

@@ -19,16 +19,13 @@ from typing import NamedTuple, Optional
 
 from ik_node.errors import IKInputError
 from ik_node.options import SolveOptions
-from ik_node.result import (IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
-                            STATUS_REACHED)
+from ik_node.result import IKResult
 from ik_node.solve import check_target, methods
 from ik_node.solvers import batch_kernel as bk
+from ik_node.solvers.compiled_driver import batch_params, start_table, STATUS_OF_CODE
 from ik_node.solvers.dls import METHOD_CODES
 from ik_node.solvers.driver import (_failure_message, Check, final_check, keep_seed_joints,
-                                    out_of_reach, point_only_status, run_restarts, Starts)
-from ik_node.solvers.jacobian import attempt_records
-from ik_node.solvers.reach import stretched_bound
-from ik_node.solvers.records import make_target
+                                    out_of_reach, point_only_status, run_restarts)
 from ik_node.solvers.table import METHODS
 import numpy as np
 from numpy.typing import ArrayLike
@@ -41,8 +38,7 @@ STATUS_INVALID = 'invalid_target'
 MAX_BATCH_BYTES = 8 << 30
 # Targets per task of the thread pool.
 _CHUNK = 64
-_STATUS = {bk.BATCH_REACHED: STATUS_REACHED, bk.BATCH_OUT_OF_REACH: STATUS_OUT_OF_REACH,
-           bk.BATCH_NOT_CONVERGED: STATUS_NOT_CONVERGED, bk.BATCH_SKIPPED: STATUS_INVALID}
+_STATUS = {**STATUS_OF_CODE, bk.BATCH_SKIPPED: STATUS_INVALID}
 
 
 @dataclass(frozen=True)
@@ -173,34 +169,6 @@ def _seeds(chain, q0: Optional[ArrayLike], m: int) -> np.ndarray:
     return np.clip(q, chain.lower, chain.upper)
 
 
-def _batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
-    pose_rec = make_target(np.eye(4) if pose else np.zeros(3))
-    params, obj_pose, on_pose = attempt_records(code, chain, pose_rec, opts)
-    point, obj_point, on_point = attempt_records(code, chain, make_target(np.zeros(3)), opts)
-    underactuated = pose and chain.n < 6
-    first = params._replace(priority=underactuated)
-    w = opts.solution_weights(chain.n)
-    if w is None:
-        w = np.ones(chain.n)
-    bp = bk.BatchParams(
-        pose_first=first, pose_plain=params, pose_no_obj=first._replace(objectives_on=False),
-        point_first=point, point_no_obj=point._replace(objectives_on=False),
-        obj_pose_on=bool(on_pose), obj_point_on=bool(on_point),
-        max_iterations=int(opts.max_iterations), max_attempts=int(opts.max_attempts),
-        solutions=int(opts.solutions), restarts=bool(opts.restarts),
-        reach_origin=np.array(chain.reach_origin), reach=float(chain.reach),
-        stretched=stretched_bound(chain),
-        length_scale=float(chain.length_scale), w=w, wide=np.array(chain.wide_revolute))
-    return bp, obj_pose, obj_point
-
-
-def _start_table(chain, opts: SolveOptions) -> np.ndarray:
-    """Return the driver's random starts 2..max_attempts, drawn as :class:`Starts` draws."""
-    k = max(int(opts.max_attempts) - 1, 1) if opts.restarts else 1
-    starts = Starts(chain, np.zeros(chain.n), opts.rng_seed)
-    return np.array([starts.start(2) for _ in range(k)])
-
-
 def _kernel(args: tuple, lo: int, hi: int) -> None:
     bk.solve_targets(*args, lo, hi)
 
@@ -257,13 +225,14 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
                  else np.broadcast_to(np.eye(3), (m, 3, 3)).copy())
     positions[~valid] = 0.0
     rotations[~valid] = np.eye(3)
-    bp, obj_pose, obj_point = _batch_params(chain, METHOD_CODES[method], opts, pose)
+    bp, obj_pose, obj_point = batch_params(chain, METHOD_CODES[method], opts, pose)
     q_out = seeds.copy()
     q_raw = seeds.copy()
     stats = np.zeros((m, 4), dtype=np.int64)
     errors = np.full((m, 2), np.nan)
     args = (chain.model, chain.limits, positions, rotations, pose, valid, seeds,
-            _start_table(chain, opts), bp, obj_pose, obj_point, q_out, q_raw, stats, errors)
+            start_table(chain, opts), bp, obj_pose, obj_point, q_out, q_raw, stats, errors,
+            np.inf)
     _run_threads(args, m, threads)
     success = stats[:, 0].astype(bool)
     status = np.array([_STATUS[int(s)] for s in stats[:, 3]], dtype=object)

@@ -5,10 +5,12 @@
 import math
 from typing import Callable, Optional, Sequence
 
-from ik_node._jit import njit
+from ik_node._jit import JIT_ENABLED, njit
 from ik_node.errors import IKInputError
 from ik_node.options import COMMON_OPTIONS, SolveOptions
 from ik_node.result import IKResult
+from ik_node.solvers import compiled_driver
+from ik_node.solvers.dls import METHOD_CODES
 from ik_node.solvers.driver import run_restarts
 from ik_node.solvers.reach import stretched_reach
 from ik_node.solvers.table import Method, METHODS
@@ -27,6 +29,9 @@ _NOT_FINITE = 1
 _BAD_LAST_ROW = 2
 _NOT_A_ROTATION = 3
 _TOO_FAR = 4
+# The built-in Jacobian methods, whose solves the compiled driver can run (a method of the
+# same name registered later replaces the entry in METHODS, and runs through the driver).
+_COMPILED = {name: METHODS[name] for name in METHOD_CODES} if JIT_ENABLED else {}
 
 
 def register_method(name: str, prepare: Callable,
@@ -140,6 +145,9 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     else:
         seed = np.minimum(np.maximum(chain.check_q(q0, 'q0'), chain.lower), chain.upper)
     opts = SolveOptions.from_kwargs(spec.options, method, **options)
+    if spec is _COMPILED.get(method) and compiled_driver.applies(opts):
+        # The driver's steps in one compiled call (the same answer, less Python).
+        return compiled_driver.solve_one(chain, t, seed, opts, METHOD_CODES[method], method)
     return run_restarts(chain, t, seed, opts, spec.prepare, method,
                         opts.solution_weights(chain.n), spec.rescue)
 

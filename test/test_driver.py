@@ -7,10 +7,12 @@ import re
 
 from conftest import load, URDF_DIR
 from ik_node import Chain, IKInputError, methods, pose_error, solve, warm_up
+from ik_node.options import SolveOptions
 from ik_node.result import (STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED,
                             STATUS_TOO_FAR)
-from ik_node.solvers.driver import wrap_continuous
+from ik_node.solvers.driver import run_restarts, wrap_continuous
 from ik_node.solvers.reach import stretched_reach
+from ik_node.solvers.table import METHODS
 import numpy as np
 import pytest
 
@@ -281,3 +283,50 @@ def test_wide_revolute_joints_come_back_the_turn_nearest_the_seed(rng):
             images = [q[i] + 2 * math.pi * k for k in range(-3, 4)]
             fitting = [x for x in images if chain.lower[i] <= x <= chain.upper[i]]
             assert abs(out[i] - q_ref[i]) <= min(abs(x - q_ref[i]) for x in fitting) + 1e-12
+
+
+def _driver(chain, target, q0, method='dls', **options):
+    """Solve with the Python driver's own steps (run_restarts), not the compiled run."""
+    opts = SolveOptions.from_kwargs(METHODS[method].options, method, **options)
+    return run_restarts(chain, np.asarray(target, dtype=float), q0, opts,
+                        METHODS[method].prepare, method, opts.solution_weights(chain.n))
+
+
+@pytest.mark.parametrize('name', ['panda', 'arm4', 'continuous', 'prismatic', 'ur5'])
+def test_a_compiled_solve_gives_the_drivers_answer(name):
+    """A Jacobian solve runs in one compiled call: same q, status, counts, message."""
+    chain = load(name)
+    rng = np.random.default_rng(11)
+    variants = [{}, {'method': 'pinv'}, {'method': 'jt', 'max_attempts': 5},
+                {'position_tolerance': 1e-6, 'orientation_tolerance': 1e-6},
+                {'joint_weights': list(np.linspace(1.0, 3.0, chain.n)), 'solutions': 3},
+                {'max_iterations': 600, 'max_attempts': 4}, {'restarts': False}]
+    for k in range(12):
+        T = chain.fk(chain.random_q(rng))
+        if k % 4 == 3:
+            T[:3, 3] = chain.reach_origin + 1.2 * (T[:3, 3] - chain.reach_origin)
+        q0 = chain.random_q(rng)
+        for target in (T, T[:3, 3]):
+            for v in variants:
+                v = dict(v, timeout=10.0)
+                a = solve(chain, target, q0=q0, **v)
+                b = _driver(chain, target, q0, **v)
+                np.testing.assert_array_equal(a.q, b.q)
+                assert (a.success, a.status, a.attempts, a.iterations, a.message, a.method) \
+                    == (b.success, b.status, b.attempts, b.iterations, b.message, b.method)
+                assert a.position_error == b.position_error
+                np.testing.assert_equal(a.orientation_error, b.orientation_error)
+
+
+def test_the_timeout_bounds_a_compiled_solve():
+    """A pose no attempt meets (tolerance below rounding): attempts stop at the timeout."""
+    chain = load('panda')
+    T = chain.fk(chain.random_q(np.random.default_rng(2)))
+    everything = solve(chain, T, q0=chain.mid, position_tolerance=1e-300,
+                       orientation_tolerance=1e-300, max_attempts=300, timeout=60.0)
+    cut = solve(chain, T, q0=chain.mid, position_tolerance=1e-300,
+                orientation_tolerance=1e-300, max_attempts=300, timeout=1e-4)
+    assert everything.attempts == 300 and not everything.success
+    # An attempt takes tens of microseconds: a few fit in 0.1 ms, never 300.
+    assert 1 <= cut.attempts < 300 and not cut.success
+    assert cut.status == STATUS_NOT_CONVERGED

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 import subprocess
 import sys
+import time
 
 from conftest import load
 from ik_node import solve
@@ -46,3 +47,14 @@ def test_pure_python_path_matches_the_compiled_one():
         np.testing.assert_allclose(chain.jacobian(q), ref['J'][k], atol=1e-12)
         res = solve(chain, chain.fk(q), rng_seed=3, timeout=10.0)
         np.testing.assert_allclose(res.q, ref['q'][k], atol=1e-6)
+
+
+def test_the_kernels_clock_is_the_clock_of_perf_counter():
+    # A compiled solve keeps a deadline set by Python as perf_counter() + timeout.
+    from ik_node._jit import monotonic_clock
+    now = monotonic_clock()
+    for _ in range(100):
+        before = time.perf_counter()
+        reading = now()
+        after = time.perf_counter()
+        assert before <= reading <= after

@@ -7,18 +7,20 @@ The restart driver of :mod:`ik_node.solvers.driver`, compiled, over many targets
 per core) run the ranges of one batch side by side. Per target it takes the same steps as
 :func:`ik_node.solvers.driver.run_restarts` with a Jacobian method (the attempts of
 :mod:`ik_node.solvers.jacobian`): the same starts (the seed, then the driver's seeded draws,
-given as a table), the same final check (:func:`ik_node.solvers.driver._target_errors`), the
-same out-of-reach tests, seed-joint restoring and choice of the solution nearest the seed. It
-differs in two points only, both left to the Python caller: no wall-clock ``timeout`` (the
-budget is ``max_attempts``, so a result does not depend on the machine's load), and no
-collision check (the caller checks the answer with the driver's final check).
+given as a table), the same budget (``max_attempts``, and a wall-clock deadline checked where
+the driver checks it), the same final check (:func:`ik_node.solvers.driver._target_errors`),
+the same out-of-reach tests, seed-joint restoring and choice of the solution nearest the seed.
+It has no collision check: callers that avoid collisions check the answer with the driver's
+final check. ``solve_batch`` gives no deadline (its budget is ``max_attempts``, so a result
+does not depend on the machine's load); ``solve`` runs its one target here with its timeout
+(:mod:`ik_node.solvers.compiled_driver`).
 """
 
 import math
 from typing import NamedTuple
 
 from ik_node import kinematics
-from ik_node._jit import njit, njit_inline, njit_nogil
+from ik_node._jit import monotonic_clock, njit, njit_inline, njit_nogil
 from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.driver import (_FAR_PROBES, _SAME_END_ATTEMPTS, _SAME_END_RELATIVE,
                                     _target_errors, _UNDERACTUATED_TRIES, wrap_in_place)
@@ -27,6 +29,8 @@ import numpy as np
 
 __all__ = ['BatchParams', 'solve_targets', 'BATCH_REACHED', 'BATCH_OUT_OF_REACH',
            'BATCH_NOT_CONVERGED', 'BATCH_SKIPPED']
+
+_now = monotonic_clock()
 
 # Values of the status column of solve_targets.
 BATCH_REACHED = 0
@@ -76,8 +80,8 @@ def _with_max_iter(p, k):
 
 
 @njit_inline
-def _run(model, limits, tgt, params, obj, start, max_iterations):
-    """Run one attempt in chunks of params.max_iter; return (q, iterations, ok)."""
+def _run(model, limits, tgt, params, obj, start, max_iterations, deadline):
+    """Run one attempt in chunks of params.max_iter (to the deadline); return (q, it, ok)."""
     remaining = max_iterations
     total = 0
     q = start
@@ -88,22 +92,22 @@ def _run(model, limits, tgt, params, obj, start, max_iterations):
         q, it, _, _, ok = run_attempt(model, limits, tgt, p, obj, q)
         total += it
         remaining -= it
-        if ok or it < p.max_iter or remaining <= 0:
+        if ok or it < p.max_iter or remaining <= 0 or _now() >= deadline:
             return q, total, ok
 
 
 @njit_inline
 def _attempt(model, limits, tgt, first, plain, no_obj, obj, obj_on, underactuated, start,
-             max_iterations):
+             max_iterations, deadline):
     """Run the attempt of :func:`ik_node.solvers.jacobian.prepare_jacobian`."""
     iterations = 0
     if underactuated:
-        start, it, _ = _run(model, limits, tgt, plain, obj, start, max_iterations)
+        start, it, _ = _run(model, limits, tgt, plain, obj, start, max_iterations, deadline)
         iterations += it
-    q, it, ok = _run(model, limits, tgt, first, obj, start, max_iterations)
+    q, it, ok = _run(model, limits, tgt, first, obj, start, max_iterations, deadline)
     iterations += it
     if obj_on and not ok:
-        q, it, ok = _run(model, limits, tgt, no_obj, obj, start, max_iterations)
+        q, it, ok = _run(model, limits, tgt, no_obj, obj, start, max_iterations, deadline)
         iterations += it
     return q, iterations
 
@@ -133,8 +137,8 @@ def _held_by_a_limit(model, q, position, lower, upper, length_scale):
 
 @njit_inline
 def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, starts, q_out,
-               q_raw, stats, errors):
-    """Solve one target as run_restarts does; fill its rows of the outputs."""
+               q_raw, stats, errors, deadline):
+    """Solve one target as run_restarts does (to ``deadline``); fill its rows of the outputs."""
     n = q0.shape[0]
     lower = limits.lower
     upper = limits.upper
@@ -150,6 +154,7 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
     beyond = distance > bp.reach + tol_p
     past_stretched = distance > bp.stretched + tol_p
     max_att = bp.max_attempts if (bp.restarts and not beyond) else 1
+    max_att = min(max_att, starts.shape[0] + 1)     # never past the table of starts
     underactuated = pose and n < 6
     attempts = 0
     draws = 0
@@ -171,6 +176,8 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
     has_next = False
     next_q = np.empty(n)
     while attempts < max_att:
+        if attempts > 0 and _now() >= deadline:
+            break
         attempts += 1
         if has_next:
             start = next_q.copy()
@@ -191,7 +198,7 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
             t, first, plain, no_obj, obj, obj_on = (tgt, bp.pose_first, bp.pose_plain,
                                                     bp.pose_no_obj, obj_pose, bp.obj_pose_on)
         q, it = _attempt(model, limits, t, first, plain, no_obj, obj, obj_on,
-                         underactuated and not probing, start, bp.max_iterations)
+                         underactuated and not probing, start, bp.max_iterations, deadline)
         iterations += it
         q = np.minimum(np.maximum(q, lower), upper)
         wrap_in_place(q, q0, continuous, bp.wide, lower, upper)
@@ -293,9 +300,12 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
 
 @njit_nogil
 def solve_targets(model, limits, positions, rotations, pose, valid, q0, starts, bp, obj_pose,
-                  obj_point, q_out, q_raw, stats, errors, lo, hi):
+                  obj_point, q_out, q_raw, stats, errors, deadline, lo, hi):
     """
     Solve targets lo..hi-1 (the GIL released: threads run disjoint ranges side by side).
+
+    deadline [s of ``time.perf_counter``]: no attempt of any target starts after it (but the
+    first); ``np.inf`` for none.
 
     positions (m, 3) [m], rotations (m, 3, 3) (ignored unless ``pose``), valid (m,) bool (an
     invalid row is skipped: status BATCH_SKIPPED), q0 (m, n) seeds inside the limits, starts
@@ -312,4 +322,4 @@ def solve_targets(model, limits, positions, rotations, pose, valid, q0, starts, 
         tgt = Target(positions[j], rotations[j], pose)
         probe_tgt = Target(positions[j], eye, False)
         _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0[j], starts,
-                   q_out[j], q_raw[j], stats[j], errors[j])
+                   q_out[j], q_raw[j], stats[j], errors[j], deadline)

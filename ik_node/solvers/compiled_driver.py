@@ -1,0 +1,191 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The restart driver's steps for the Jacobian methods, run in one compiled call.
+
+:func:`ik_node.solvers.driver.run_restarts` calls a method's kernel once per attempt and
+takes its decisions in Python; for a target solved in a few dozen microseconds of kernel
+time, those calls cost more than the iterations. :mod:`ik_node.solvers.batch_kernel` takes
+the same steps in compiled code, so ``solve`` runs a 'dls', 'pinv' or 'jt' target there
+(:func:`solve_one`) whenever the driver would not need Python between attempts: no collision
+check and no ``max_joint_change`` bound (those solves stay with the driver). ``solve_batch``
+runs its rows through the same kernel. This module holds what both build for the kernel:
+the parameter records and the table of random starts, kept for the same chain and options.
+"""
+
+import time
+
+from ik_node._jit import JIT_ENABLED
+from ik_node.options import SolveOptions
+from ik_node.result import (IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
+                            STATUS_REACHED)
+from ik_node.solvers import batch_kernel as bk
+from ik_node.solvers.driver import _failure_message, Check, out_of_reach, point_only_status
+from ik_node.solvers.jacobian import attempt_records
+from ik_node.solvers.reach import stretched_bound
+from ik_node.solvers.records import make_target
+import numpy as np
+
+__all__ = ['applies', 'batch_params', 'start_table', 'solve_one', 'STATUS_OF_CODE',
+           'MAX_TABLE_ATTEMPTS']
+
+STATUS_OF_CODE = {bk.BATCH_REACHED: STATUS_REACHED, bk.BATCH_OUT_OF_REACH: STATUS_OUT_OF_REACH,
+                  bk.BATCH_NOT_CONVERGED: STATUS_NOT_CONVERGED}
+
+# Records of recent (chain, options, method, pose or point) and start tables of recent
+# (chain, rng_seed, count): they depend on nothing else, and building them costs more than a
+# short solve. The entries hold the chain and options, so their ids are not reused meanwhile.
+_PARAMS: dict = {}
+_STARTS: dict = {}
+_ENTRIES: dict = {}
+_CACHE_SIZE = 64
+# The most attempts a compiled solve takes (its table of starts is drawn up front). At
+# 20 µs or more per attempt, they outlast the default 50 ms timeout twice over.
+MAX_TABLE_ATTEMPTS = 4096
+
+
+def applies(opts: SolveOptions) -> bool:
+    """
+    Return True when a Jacobian method's solve with ``opts`` runs in :func:`solve_one`.
+
+    Not with a collision check or a ``max_joint_change`` bound (they need Python between
+    attempts), nor with ``rng_seed`` None or more than :data:`MAX_TABLE_ATTEMPTS` attempts
+    (the driver draws starts one at a time as attempts need them; the kernel takes a table
+    of them, drawn whole: afresh on every call without a seed, and too long to draw within
+    a timeout for a huge ``max_attempts``).
+    """
+    return (not opts.avoid_collisions and opts.max_joint_change is None
+            and opts.rng_seed is not None and opts.max_attempts <= MAX_TABLE_ATTEMPTS)
+
+
+def batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
+    """
+    Return (BatchParams, packed pose objectives, packed point objectives) of a solve.
+
+    code: METHOD_DLS, METHOD_PINV or METHOD_JT; pose: pose targets (else positions). Kept
+    for the same chain and options when they have no objectives (objectives may change
+    between calls, e.g. a posture objective's reference).
+    """
+    cache = not (opts.objectives or opts.avoid_collisions)
+    key = (id(chain), id(opts), code, pose)
+    if cache:
+        hit = _PARAMS.get(key)
+        if hit is not None and hit[0] is chain and hit[1] is opts:
+            return hit[2]
+    pose_rec = make_target(np.eye(4) if pose else np.zeros(3))
+    params, obj_pose, on_pose = attempt_records(code, chain, pose_rec, opts)
+    point, obj_point, on_point = attempt_records(code, chain, make_target(np.zeros(3)), opts)
+    first = params._replace(priority=pose and chain.n < 6)
+    w = opts.solution_weights(chain.n)
+    bp = bk.BatchParams(
+        pose_first=first, pose_plain=params, pose_no_obj=first._replace(objectives_on=False),
+        point_first=point, point_no_obj=point._replace(objectives_on=False),
+        obj_pose_on=bool(on_pose), obj_point_on=bool(on_point),
+        max_iterations=int(opts.max_iterations), max_attempts=int(opts.max_attempts),
+        solutions=int(opts.solutions), restarts=bool(opts.restarts),
+        reach_origin=np.array(chain.reach_origin, dtype=float), reach=float(chain.reach),
+        stretched=float(stretched_bound(chain)), length_scale=float(chain.length_scale),
+        w=np.ones(chain.n) if w is None else np.array(w, dtype=float),
+        wide=np.array(chain.wide_revolute, dtype=bool))
+    built = (bp, obj_pose, obj_point)
+    if cache:
+        if len(_PARAMS) >= _CACHE_SIZE:
+            _PARAMS.clear()
+        _PARAMS[key] = (chain, opts, built)
+    return built
+
+
+def start_table(chain, opts: SolveOptions) -> np.ndarray:
+    """
+    Return the driver's random starts 2..max_attempts as :class:`Starts` draws them.
+
+    Rows (k, n), before the seed is added to continuous joints (the kernel adds it). One
+    table per chain and ``rng_seed`` is kept and grown as later calls need more rows (the
+    draws of one generator, so a shorter table is a prefix of a longer one); with
+    ``rng_seed`` None the table is drawn afresh.
+    """
+    k = max(int(opts.max_attempts) - 1, 1) if opts.restarts else 1
+    seed = opts.rng_seed
+    hit = _STARTS.get((id(chain), seed)) if seed is not None else None
+    if hit is None or hit[0] is not chain:
+        hit = (chain, np.random.default_rng(seed), np.empty((0, chain.n)))
+    _, rng, table = hit
+    if table.shape[0] < k:
+        lo = np.where(chain.continuous, -np.pi, chain.lower)
+        hi = np.where(chain.continuous, np.pi, chain.upper)
+        grow = max(k, 2 * table.shape[0]) - table.shape[0]
+        # The same doubles, in the same order, as one Chain.random_q draw per row.
+        table = np.concatenate([table, rng.uniform(lo, hi, size=(grow, chain.n))])
+        if seed is not None:
+            if len(_STARTS) >= _CACHE_SIZE:
+                _STARTS.clear()
+            _STARTS[(id(chain), seed)] = (chain, rng, table)
+    return table[:k]
+
+
+def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, code: int,
+              method: str) -> IKResult:
+    """
+    Solve one validated target as ``run_restarts`` does, in one compiled call.
+
+    target: (4, 4) pose or (3,) position; q0 (n,) inside the limits; code: the method's
+    METHOD_* code. The timeout counts from this call, as the driver's does.
+    """
+    deadline = time.perf_counter() + opts.timeout
+    pose = target.shape == (4, 4)
+    n = chain.n
+    bp, obj_pose, obj_point = batch_params(chain, code, opts, pose)
+    table = start_table(chain, opts)
+    # Every array is made here, C-ordered float64 (int64, bool) and writable: the argument
+    # types stay those the entry below was found for.
+    if pose:
+        positions = np.array(target[:3, 3], dtype=float).reshape(1, 3)
+        rotations = np.array(target[:3, :3], dtype=float).reshape(1, 3, 3)
+    else:
+        positions = np.array(target, dtype=float).reshape(1, 3)
+        rotations = np.eye(3).reshape(1, 3, 3)
+    seeds = np.array(q0, dtype=float).reshape(1, n)
+    q_out = seeds.copy()
+    q_raw = seeds.copy()
+    stats = np.zeros((1, 4), dtype=np.int64)
+    errors = np.zeros((1, 2))
+    args = (chain.model, chain.limits, positions, rotations, pose, np.ones(1, dtype=bool),
+            seeds, table, bp, obj_pose, obj_point, q_out, q_raw, stats, errors, deadline, 0, 1)
+    keep = not (opts.objectives or opts.avoid_collisions)
+    _run_kernel(args, (id(chain), id(opts), code, pose), (chain, opts) if keep else ())
+    success, attempts, iterations, code_out = (int(v) for v in stats[0])
+    perr, oerr = float(errors[0, 0]), float(errors[0, 1])
+    status = STATUS_OF_CODE[code_out]
+    message = ''
+    if not success:
+        tol_p = opts.position_tolerance
+        beyond = out_of_reach(chain, positions[0], tol_p)
+        status = point_only_status(chain, pose, status, perr, tol_p)
+        message = _failure_message(status, beyond, attempts, Check(perr, oerr, False), pose)
+    return IKResult(q=q_out[0], success=bool(success), position_error=perr,
+                    orientation_error=oerr if pose else float('nan'), iterations=iterations,
+                    method=method, attempts=attempts, message=message, status=status)
+
+
+def _run_kernel(args: tuple, key: tuple, owners: tuple) -> None:
+    """
+    Run ``solve_targets`` on ``args``; call its compiled code directly when it is known.
+
+    numba's dispatcher works out the type of every argument on each call, about 10 µs for
+    these nested records, more than a short solve's iterations. The types depend only on the
+    chain and the options (``owners``, identified by ``key``; every other argument is made
+    by :func:`solve_one` or :func:`start_table` with fixed types), so the compiled code found for
+    them on the first call is called directly afterwards. ``owners`` empty: records not
+    kept (objectives), always through the dispatcher.
+    """
+    hit = _ENTRIES.get(key) if owners else None
+    if hit is not None and all(a is b for a, b in zip(hit[0], owners)):
+        hit[1](*args)
+        return
+    kernel = bk.solve_targets
+    kernel(*args)      # loads or compiles the code for these types on the first call
+    if JIT_ENABLED and owners:
+        entry = kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in args))
+        if len(_ENTRIES) >= _CACHE_SIZE:
+            _ENTRIES.clear()
+        _ENTRIES[key] = (owners, entry)
