@@ -162,9 +162,8 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
         beyond = out_of_reach(chain, positions[0], tol_p)
         status = point_only_status(chain, pose, status, perr, tol_p)
         message = _failure_message(status, beyond, attempts, Check(perr, oerr, False), pose)
-    return IKResult(q=q_out[0], success=bool(success), position_error=perr,
-                    orientation_error=oerr if pose else float('nan'), iterations=iterations,
-                    method=method, attempts=attempts, message=message, status=status)
+    return IKResult.of_solver(q_out[0], bool(success), perr, oerr if pose else float('nan'),
+                              iterations, method, attempts, message, status)
 
 
 def _run_kernel(args: tuple, key: tuple, owners: tuple) -> None:

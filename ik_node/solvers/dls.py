@@ -89,19 +89,19 @@ _MU_MAX = 1e8
 # than a ratio of itself (_STALL_POSE, _STALL_POINT: ratio, count): the signature of a
 # minimum with a nonzero error (a local minimum, or a target out of reach that stretches the
 # arm ever more slowly), where going on would spend the budget for micrometres.
-# - A DLS pose attempt stops at _STALL_POSE: at that rate halving the error takes about 70
-#   iterations, and a tight tolerance hundreds; converging attempts drop the merit by far
-#   more per step, and a restart costs less than the crawl. On 12 of the benchmark arms at
-#   1e-5 m / 1e-5 rad (200 targets each, an attempt from mid-range and five from random
-#   starts), failed attempts then end after 12-20 iterations on average instead of 24-52,
-#   the expected iterations per solved target fall by a third, and 0-3% of first attempts
-#   that would have converged restart instead.
+# - A DLS pose attempt (n < 6 too) stops at _STALL_POSE: at that rate halving the error
+#   takes about 70 iterations, a tight tolerance hundreds; converging attempts drop the
+#   merit by far more per step, and a restart costs less than the crawl. On 12 of the
+#   benchmark arms at 1e-5 m / 1e-5 rad (200 targets each, an attempt from mid-range and
+#   five from random starts), failed attempts then end after 12-20 iterations on average
+#   instead of 24-52, the expected iterations per solved target fall by a third, and 0-3%
+#   of first attempts that would have converged restart instead.
 # - Every other attempt stops at _STALL_POINT: a position attempt ends where the arm is
 #   stretched to within a few parts per million of its closest approach, so the driver can
 #   tell an out-of-reach point by attempts from several starts ending at the same distance,
-#   and the reach estimate is that of the stretched arm (:mod:`ik_node.solvers.reach`); the
-#   position-first pass of an arm with n < 6 likewise; 'pinv' and 'jt' converge linearly,
-#   and crawl by nature.
+#   and the reach estimate is that of the stretched arm (:mod:`ik_node.solvers.reach`)
+#   (the driver probes a pose's point with position attempts); 'pinv' and 'jt' converge
+#   linearly, and crawl by nature.
 _STALL_POSE = (1e-2, 3)
 _STALL_POINT = (1e-5, 6)
 # Merit (dimensionless, ½|e|² with positions in arm lengths) below which the singularity
@@ -316,8 +316,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
     # orientation ('orienting' below).
     under = pose and n < 6 and priority
     c_ori = 1.0 if not under else 0.0
-    stall_ratio, stall_count = (_STALL_POSE if method == METHOD_DLS and pose and not under
-                                else _STALL_POINT)
+    stall_ratio, stall_count = _STALL_POSE if method == METHOD_DLS and pose else _STALL_POINT
     E = _merit(e, rows, c_ori)
     mu = 1.0
     null_scale = 1.0
