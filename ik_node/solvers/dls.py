@@ -110,14 +110,17 @@ _SINGULAR_MERIT = 1e-4
 
 
 @njit
-def _task_error(pe, Re, tp, tR, pose, w_pos, w_ori, e):
-    """Fill the weighted error ``e``; return (position error [m], orientation error [rad])."""
+def _task_error(pe, Re, tp, tR, pose, w_pos, w_ori, e, D):
+    """
+    Fill the weighted error ``e``; return (position error [m], orientation error [rad]).
+
+    D (3, 3): scratch for the rotation from the tip to the target.
+    """
     for i in range(3):
         e[i] = w_pos * (tp[i] - pe[i])
     perr = math.sqrt((tp[0] - pe[0]) ** 2 + (tp[1] - pe[1]) ** 2 + (tp[2] - pe[2]) ** 2)
     if not pose:
         return perr, 0.0
-    D = np.empty((3, 3))
     for i in range(3):
         for j in range(3):
             D[i, j] = tR[i, 0] * Re[j, 0] + tR[i, 1] * Re[j, 1] + tR[i, 2] * Re[j, 2]
@@ -307,8 +310,10 @@ def run_attempt(model, limits, target, params, obj, q_init):
     w_eff = w_inv.copy()
 
     q = np.minimum(np.maximum(q_init, lower), upper)
+    q_new = np.empty(n)
     kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
-    perr, oerr = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e)
+    D = np.empty((3, 3))
+    perr, oerr = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e, D)
     # Merit of LM's step test. An arm with n < 6 cannot in general meet a pose: position
     # comes first, so the merit is the position error alone (with an orientation term, a
     # step toward the point that turned the tip away was refused, and attempts stalled
@@ -366,9 +371,11 @@ def run_attempt(model, limits, target, params, obj, q_init):
             grad = objective_gradient(model, n, q, lower, upper, obj)
             dn = _project_null(np.ascontiguousarray(Jw[:rows]), grad)
             dq = dq + _cap(-(k_null * null_scale) * dn, max_step)
-        q_new = np.minimum(np.maximum(q + dq, lower), upper)
+        # Into the spare buffer (no array made per step): q + dq clamped into the limits.
+        for i in range(n):
+            q_new[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
         kinematics.tip_and_jacobian(model, n, q_new, R_b, p_b, z_b, J_b)
-        perr_new, oerr_new = _task_error(p_b[m], R_b[m], tp, tR, pose, w_pos, w_ori, e_new)
+        perr_new, oerr_new = _task_error(p_b[m], R_b[m], tp, tR, pose, w_pos, w_ori, e_new, D)
         E_new = _merit(e_new, rows, c_ori)
         # With n < 6, once the point is held, a step that keeps it and turns the tip
         # closer to the wanted orientation is progress even if the merit does not drop.
@@ -393,7 +400,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
             gain = (oerr - oerr_new) / max(oerr, 1e-12)
         else:
             gain = (E - E_new) / max(E, 1e-300)
-        q = q_new
+        q, q_new = q_new, q
         R_a, R_b = R_b, R_a
         p_a, p_b = p_b, p_a
         z_a, z_b = z_b, z_a
