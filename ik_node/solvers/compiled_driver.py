@@ -153,7 +153,7 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
             seeds, table, bp, obj_pose, obj_point, q_out, q_raw, stats, errors, deadline, 0, 1)
     keep = not (opts.objectives or opts.avoid_collisions)
     _run_kernel(args, (id(chain), id(opts), code, pose), (chain, opts) if keep else ())
-    success, attempts, iterations, code_out = (int(v) for v in stats[0])
+    success, attempts, iterations, code_out = stats[0].tolist()
     perr, oerr = float(errors[0, 0]), float(errors[0, 1])
     status = STATUS_OF_CODE[code_out]
     message = ''
@@ -178,7 +178,7 @@ def _run_kernel(args: tuple, key: tuple, owners: tuple) -> None:
     kept (objectives), always through the dispatcher.
     """
     hit = _ENTRIES.get(key) if owners else None
-    if hit is not None and all(a is b for a, b in zip(hit[0], owners)):
+    if hit is not None and hit[0][0] is owners[0] and hit[0][1] is owners[1]:
         hit[1](*args)
         return
     kernel = bk.solve_targets
