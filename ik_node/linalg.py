@@ -13,8 +13,9 @@ import math
 from ik_node._jit import njit
 import numpy as np
 
-__all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_solve',
-           'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram', 'damped_least_squares']
+__all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_substitute_into',
+           'cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram',
+           'sqrt_det_gram_into', 'damped_least_squares', 'damped_least_squares_wide']
 
 
 @njit
@@ -45,8 +46,13 @@ def cholesky_factor(A):
 @njit
 def cholesky_substitute(L, b):
     """Solve L Lᵀ x = b for x, L the factor in the lower triangle (:func:`cholesky_factor`)."""
+    return cholesky_substitute_into(L, b, np.zeros(L.shape[0]))
+
+
+@njit
+def cholesky_substitute_into(L, b, x):
+    """:func:`cholesky_substitute` into x (k,); returns x."""
     k = L.shape[0]
-    x = np.zeros(k)
     # Forward (L y = b) into x, then back (Lᵀ x = y) in place.
     for i in range(k):
         s = b[i]
@@ -107,7 +113,14 @@ def sqrt_det_gram(J, rows):
     """
     n = J.shape[1]
     k = rows if n >= rows else n
-    G = np.empty((k, k))
+    return sqrt_det_gram_into(J, rows, np.empty((k, k)))
+
+
+@njit
+def sqrt_det_gram_into(J, rows, G):
+    """:func:`sqrt_det_gram` with G (k, k) given as scratch, k = min(rows, J's columns)."""
+    n = J.shape[1]
+    k = G.shape[0]
     for i in range(k):
         for j in range(i + 1):
             s = 0.0
@@ -127,6 +140,35 @@ def sqrt_det_gram(J, rows):
 
 
 @njit
+def damped_least_squares_wide(J, e, w_inv, lam2, A, y, dq):
+    """
+    :func:`damped_least_squares` of an (r, n) J with r <= n, into scratch and output arrays.
+
+    A (r, r), y (r,): scratch; dq (n,): receives the step. Returns (dq, ok); dq is zero when
+    the damped system is not positive definite (ok False).
+    """
+    r, n = J.shape
+    for i in range(r):
+        for j in range(i, r):
+            s = 0.0
+            for c in range(n):
+                s += J[i, c] * w_inv[c] * J[j, c]
+            A[i, j] = s
+            A[j, i] = s
+        A[i, i] += lam2
+    if not cholesky_factor(A):
+        dq[:] = 0.0
+        return dq, False
+    cholesky_substitute_into(A, e, y)
+    for c in range(n):
+        s = 0.0
+        for i in range(r):
+            s += J[i, c] * y[i]
+        dq[c] = w_inv[c] * s
+    return dq, True
+
+
+@njit
 def damped_least_squares(J, e, w_inv, lam2):
     """
     Return dq minimising |J dq - e|^2 + lam2 |dq|_W^2, W = diag(1 / w_inv).
@@ -135,26 +177,9 @@ def damped_least_squares(J, e, w_inv, lam2):
     the equal form (J^T J + lam2 W)^-1 J^T e (an n x n system). J is (r, n), e (r,), w_inv (n,).
     """
     r, n = J.shape
-    dq = np.zeros(n)
     if r <= n:
-        A = np.empty((r, r))
-        for i in range(r):
-            for j in range(i, r):
-                s = 0.0
-                for c in range(n):
-                    s += J[i, c] * w_inv[c] * J[j, c]
-                A[i, j] = s
-                A[j, i] = s
-            A[i, i] += lam2
-        y, ok = cholesky_solve_in_place(A, e)
-        if not ok:
-            return dq, False
-        for c in range(n):
-            s = 0.0
-            for i in range(r):
-                s += J[i, c] * y[i]
-            dq[c] = w_inv[c] * s
-        return dq, True
+        return damped_least_squares_wide(J, e, w_inv, lam2, np.empty((r, r)), np.empty(r),
+                                         np.empty(n))
     A = np.empty((n, n))
     g = np.empty(n)
     for i in range(n):

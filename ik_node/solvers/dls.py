@@ -41,7 +41,8 @@ from typing import NamedTuple
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
-                            damped_least_squares, sqrt_det_gram)
+                            damped_least_squares, damped_least_squares_wide,
+                            sqrt_det_gram_into)
 from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_from_matrix
 import numpy as np
@@ -213,14 +214,14 @@ def _null_projector(J):
 
 
 @njit
-def _manipulability(Jw, rows):
-    """Return √det(J Jᵀ) (or √det(JᵀJ) when n < rows) of the weighted task Jacobian."""
-    return sqrt_det_gram(Jw, rows)
+def _manipulability(Jw, rows, G):
+    """Return √det(J Jᵀ) (or √det(JᵀJ) when n < rows) of the weighted Jacobian; G: scratch."""
+    return sqrt_det_gram_into(Jw, rows, G)
 
 
 @njit
-def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under):
-    """Return (Δq, ok) for the primary task."""
+def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq):
+    """Return (Δq, ok) for the primary task (A, y, dq: DLS scratch when rows <= n)."""
     if method == METHOD_PINV:
         P, _ = _pinv_nullspace(Jw[:rows])
         return P @ e[:rows], True
@@ -244,6 +245,9 @@ def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under):
         if ok2:
             dq1 = dq1 + Np @ dq2
         return dq1, True
+    if rows <= n:
+        return damped_least_squares_wide(np.ascontiguousarray(Jw[:rows]), e[:rows], w_inv,
+                                         lam2, A, y, dq)
     return damped_least_squares(np.ascontiguousarray(Jw[:rows]), e[:rows], w_inv, lam2)
 
 
@@ -311,6 +315,11 @@ def run_attempt(model, limits, target, params, obj, q_init):
 
     q = np.minimum(np.maximum(q_init, lower), upper)
     q_new = np.empty(n)
+    # Scratch of the manipulability and of the DLS step (rows <= n).
+    G = np.empty((min(rows, n), min(rows, n)))
+    A_s = np.empty((rows, rows))
+    y_s = np.empty(rows)
+    dq_s = np.empty(n)
     kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
     D = np.empty((3, 3))
     perr, oerr = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e, D)
@@ -344,7 +353,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
         _weighted_rows(J, rows, w_pos, w_ori, Jw)
         lam2 = mu * (E + lam0 * lam0)
         if method == METHOD_DLS and lam_max > 0.0:
-            wm = _manipulability(Jw, rows)
+            wm = _manipulability(Jw, rows, G)
             if wm < w0:
                 # Fades with the error: near a target that itself lies close to a
                 # singularity, the steps are short anyway, and full damping would stall
@@ -353,7 +362,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
                          * min(1.0, E / _SINGULAR_MERIT))
         for i in range(n):
             w_eff[i] = w_inv[i]
-        dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under)
+        dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under, A_s, y_s, dq_s)
         # Freeze joints on a limit that the step pushes further out, and solve again.
         frozen = False
         for i in range(n):
@@ -361,7 +370,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
                 w_eff[i] = 0.0
                 frozen = True
         if frozen and method == METHOD_DLS:
-            dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under)
+            dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under, A_s, y_s, dq_s)
         if not ok:
             mu = min(mu * 10.0, _MU_MAX)
             continue
