@@ -47,7 +47,8 @@ def _timed(fn) -> tuple:
 
 
 def _median_timed(fn, repeat: int) -> tuple:
-    """Return (result, wall [s], CPU [s], (fastest, slowest) wall) over ``repeat`` runs of fn().
+    """
+    Return (result, wall [s], CPU [s], (fastest, slowest) wall) over ``repeat`` runs of fn().
 
     Wall and CPU are the run with the median wall time: one batch of 10,000 poses takes a
     quarter of a second, and on a shared 2-core VM a single run varies by +-15 %.

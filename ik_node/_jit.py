@@ -55,8 +55,8 @@ COMPILE_LOG = _PACKAGE / '__pycache__' / 'ik_node_compile.log'
 @functools.lru_cache(maxsize=1)
 def _sources_digest() -> str:
     # Only the modules that define kernels (and this one, which defines the kernels' clock):
-    # editing the ROS layer keeps the cache. Read once
-    # per process (at import, then by compiled() and mark_compiled()).
+    # editing the ROS layer keeps the cache. Read once per process (at import, then by
+    # compiled() and mark_compiled()).
     h = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob('*.py')):
         text = path.read_bytes()

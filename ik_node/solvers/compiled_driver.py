@@ -129,13 +129,15 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     Solve one validated target as ``run_restarts`` does, in one compiled call.
 
     target: (4, 4) pose or (3,) position; q0 (n,) inside the limits; code: the method's
-    METHOD_* code. The timeout counts from this call, as the driver's does.
+    METHOD_* code. The timeout counts from when the records are ready: the arm's stretched
+    reach, estimated once per chain on its first solve, does not eat it (nor does it in the
+    driver).
     """
-    deadline = time.perf_counter() + opts.timeout
     pose = target.shape == (4, 4)
     n = chain.n
     bp, obj_pose, obj_point = batch_params(chain, code, opts, pose)
     table = start_table(chain, opts)
+    deadline = time.perf_counter() + opts.timeout
     # Every array is made here, C-ordered float64 (int64, bool) and writable: the argument
     # types stay those the entry below was found for.
     if pose:
