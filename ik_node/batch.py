@@ -22,10 +22,9 @@ from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solve import check_target, methods
 from ik_node.solvers import batch_kernel as bk
-from ik_node.solvers.compiled_driver import batch_params, start_table, STATUS_OF_CODE
+from ik_node.solvers.compiled_driver import batch_params, failure, start_table, STATUS_OF_CODE
 from ik_node.solvers.dls import METHOD_CODES
-from ik_node.solvers.driver import (_failure_message, Check, final_check, keep_seed_joints,
-                                    out_of_reach, point_only_status, run_restarts)
+from ik_node.solvers.driver import final_check, keep_seed_joints, run_restarts
 from ik_node.solvers.table import METHODS
 import numpy as np
 from numpy.typing import ArrayLike
@@ -240,11 +239,9 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
     for i, reason in problems.items():
         messages[i] = reason
     for i in np.flatnonzero(valid & ~success):
-        check = Check(float(errors[i, 0]), float(errors[i, 1]), False)
-        beyond = out_of_reach(chain, positions[i], opts.position_tolerance)
-        status[i] = point_only_status(chain, pose, status[i], check.position_error,
-                                      opts.position_tolerance)
-        messages[i] = _failure_message(status[i], beyond, int(stats[i, 1]), check, pose)
+        status[i], messages[i] = failure(chain, pose, status[i], float(errors[i, 0]),
+                                         float(errors[i, 1]), positions[i], int(stats[i, 1]),
+                                         opts.position_tolerance)
     rows = _Rows(q_out, errors, success, stats, status, messages)
     redone = np.zeros(m, dtype=bool)
     if opts.max_joint_change is not None:

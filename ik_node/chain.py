@@ -265,8 +265,13 @@ class Chain:
         """Return ``q`` clamped into the joint limits (a new array)."""
         return np.clip(self.check_q(q), self.lower, self.upper)
 
-    def random_q(self, rng: np.random.Generator) -> np.ndarray:
-        """Return joint values drawn uniformly within the limits (+-pi for continuous)."""
+    def random_q(self, rng: np.random.Generator, count: Optional[int] = None) -> np.ndarray:
+        """
+        Return joint values drawn uniformly within the limits (+-pi for continuous).
+
+        (n,), or (count, n) when ``count`` is given: the same doubles, in the same order, as
+        ``count`` calls without it.
+        """
         lo = np.where(self.continuous, -math.pi, self.lower)
         hi = np.where(self.continuous, math.pi, self.upper)
-        return rng.uniform(lo, hi)
+        return rng.uniform(lo, hi, size=None if count is None else (count, self.n))

@@ -14,6 +14,7 @@ the parameter records and the table of random starts, kept for the same chain an
 """
 
 import time
+from typing import Optional
 
 from ik_node._jit import JIT_ENABLED
 from ik_node.options import SolveOptions
@@ -26,22 +27,42 @@ from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.records import make_target
 import numpy as np
 
-__all__ = ['applies', 'batch_params', 'start_table', 'solve_one', 'STATUS_OF_CODE',
-           'MAX_TABLE_ATTEMPTS']
+__all__ = ['applies', 'batch_params', 'start_table', 'failure', 'solve_one',
+           'STATUS_OF_CODE', 'MAX_TABLE_ATTEMPTS']
 
 STATUS_OF_CODE = {bk.BATCH_REACHED: STATUS_REACHED, bk.BATCH_OUT_OF_REACH: STATUS_OUT_OF_REACH,
                   bk.BATCH_NOT_CONVERGED: STATUS_NOT_CONVERGED}
 
-# Records of recent (chain, options, method, pose or point) and start tables of recent
-# (chain, rng_seed, count): they depend on nothing else, and building them costs more than a
-# short solve. The entries hold the chain and options, so their ids are not reused meanwhile.
-_PARAMS: dict = {}
+# What a solve keeps for recent (chain, options, method, pose or point) without objectives,
+# and the start tables of recent (chain, rng_seed): they depend on nothing else, and
+# building them costs more than a short solve. The entries hold the chain and options, so
+# their ids are not reused meanwhile.
+_KEPT: dict = {}
 _STARTS: dict = {}
-_ENTRIES: dict = {}
 _CACHE_SIZE = 64
 # The most attempts a compiled solve takes (its table of starts is drawn up front). At
 # 20 µs or more per attempt, they outlast the default 50 ms timeout twice over.
 MAX_TABLE_ATTEMPTS = 4096
+
+
+class _Kept:
+    """
+    The records of one (chain, options, method, pose) and the kernel's compiled code.
+
+    ``entry``: numba's dispatcher works out the type of every argument on each call, about
+    10 µs for these nested records, more than a short solve's iterations. The types depend
+    only on the chain and the options (every other argument is made by :func:`solve_one`
+    or :func:`start_table` with fixed types), so the compiled code found on the first call
+    is called directly afterwards (None until then).
+    """
+
+    __slots__ = ('chain', 'opts', 'records', 'entry')
+
+    def __init__(self, chain, opts: SolveOptions, records: tuple):
+        self.chain = chain
+        self.opts = opts
+        self.records = records
+        self.entry = None
 
 
 def applies(opts: SolveOptions) -> bool:
@@ -66,12 +87,26 @@ def batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
     for the same chain and options when they have no objectives (objectives may change
     between calls, e.g. a posture objective's reference).
     """
-    cache = not (opts.objectives or opts.avoid_collisions)
+    kept = _kept(chain, code, opts, pose)
+    return kept.records if kept is not None else _records(chain, code, opts, pose)
+
+
+def _kept(chain, code: int, opts: SolveOptions, pose: bool) -> Optional[_Kept]:
+    """Return what is kept for these arguments (made now if need be); None with objectives."""
+    if opts.objectives or opts.avoid_collisions:
+        return None
     key = (id(chain), id(opts), code, pose)
-    if cache:
-        hit = _PARAMS.get(key)
-        if hit is not None and hit[0] is chain and hit[1] is opts:
-            return hit[2]
+    kept = _KEPT.get(key)
+    if kept is None or kept.chain is not chain or kept.opts is not opts:
+        kept = _Kept(chain, opts, _records(chain, code, opts, pose))
+        if len(_KEPT) >= _CACHE_SIZE:
+            _KEPT.clear()
+        _KEPT[key] = kept
+    return kept
+
+
+def _records(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
+    """Build what :func:`batch_params` returns."""
     pose_rec = make_target(np.eye(4) if pose else np.zeros(3))
     params, obj_pose, on_pose = attempt_records(code, chain, pose_rec, opts)
     point, obj_point, on_point = attempt_records(code, chain, make_target(np.zeros(3)), opts)
@@ -87,12 +122,7 @@ def batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
         stretched=float(stretched_bound(chain)), length_scale=float(chain.length_scale),
         w=np.ones(chain.n) if w is None else np.array(w, dtype=float),
         wide=np.array(chain.wide_revolute, dtype=bool))
-    built = (bp, obj_pose, obj_point)
-    if cache:
-        if len(_PARAMS) >= _CACHE_SIZE:
-            _PARAMS.clear()
-        _PARAMS[key] = (chain, opts, built)
-    return built
+    return bp, obj_pose, obj_point
 
 
 def start_table(chain, opts: SolveOptions) -> np.ndarray:
@@ -111,16 +141,26 @@ def start_table(chain, opts: SolveOptions) -> np.ndarray:
         hit = (chain, np.random.default_rng(seed), np.empty((0, chain.n)))
     _, rng, table = hit
     if table.shape[0] < k:
-        lo = np.where(chain.continuous, -np.pi, chain.lower)
-        hi = np.where(chain.continuous, np.pi, chain.upper)
         grow = max(k, 2 * table.shape[0]) - table.shape[0]
-        # The same doubles, in the same order, as one Chain.random_q draw per row.
-        table = np.concatenate([table, rng.uniform(lo, hi, size=(grow, chain.n))])
+        table = np.concatenate([table, chain.random_q(rng, grow)])
         if seed is not None:
             if len(_STARTS) >= _CACHE_SIZE:
                 _STARTS.clear()
             _STARTS[(id(chain), seed)] = (chain, rng, table)
     return table[:k]
+
+
+def failure(chain, pose: bool, status: str, perr: float, oerr: float, position: np.ndarray,
+            attempts: int, tol_p: float) -> tuple:
+    """
+    Return (status, message) of a target the kernel did not solve, as the driver gives them.
+
+    status: the kernel's (STATUS_OF_CODE); perr [m], oerr [rad]: the best attempt's errors;
+    position (3,): the target's [m].
+    """
+    beyond = out_of_reach(chain, position, tol_p)
+    status = point_only_status(chain, pose, status, perr, tol_p)
+    return status, _failure_message(status, beyond, attempts, Check(perr, oerr, False), pose)
 
 
 def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, code: int,
@@ -135,11 +175,13 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     """
     pose = target.shape == (4, 4)
     n = chain.n
-    bp, obj_pose, obj_point = batch_params(chain, code, opts, pose)
+    kept = _kept(chain, code, opts, pose)
+    bp, obj_pose, obj_point = (kept.records if kept is not None
+                               else _records(chain, code, opts, pose))
     table = start_table(chain, opts)
     deadline = time.perf_counter() + opts.timeout
     # Every array is made here, C-ordered float64 (int64, bool) and writable: the argument
-    # types stay those the entry below was found for.
+    # types stay those the kept entry was found for.
     if pose:
         positions = np.array(target[:3, 3], dtype=float).reshape(1, 3)
         rotations = np.array(target[:3, :3], dtype=float).reshape(1, 3, 3)
@@ -153,40 +195,18 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     errors = np.zeros((1, 2))
     args = (chain.model, chain.limits, positions, rotations, pose, np.ones(1, dtype=bool),
             seeds, table, bp, obj_pose, obj_point, q_out, q_raw, stats, errors, deadline, 0, 1)
-    keep = not (opts.objectives or opts.avoid_collisions)
-    _run_kernel(args, (id(chain), id(opts), code, pose), (chain, opts) if keep else ())
+    if kept is not None and kept.entry is not None:
+        kept.entry(*args)
+    else:
+        kernel = bk.solve_targets
+        kernel(*args)      # loads or compiles the code for these types on the first call
+        if kept is not None and JIT_ENABLED:
+            kept.entry = kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in args))
     success, attempts, iterations, code_out = stats[0].tolist()
     perr, oerr = float(errors[0, 0]), float(errors[0, 1])
-    status = STATUS_OF_CODE[code_out]
-    message = ''
+    status, message = STATUS_OF_CODE[code_out], ''
     if not success:
-        tol_p = opts.position_tolerance
-        beyond = out_of_reach(chain, positions[0], tol_p)
-        status = point_only_status(chain, pose, status, perr, tol_p)
-        message = _failure_message(status, beyond, attempts, Check(perr, oerr, False), pose)
+        status, message = failure(chain, pose, status, perr, oerr, positions[0], attempts,
+                                  opts.position_tolerance)
     return IKResult.of_solver(q_out[0], bool(success), perr, oerr if pose else float('nan'),
                               iterations, method, attempts, message, status)
-
-
-def _run_kernel(args: tuple, key: tuple, owners: tuple) -> None:
-    """
-    Run ``solve_targets`` on ``args``; call its compiled code directly when it is known.
-
-    numba's dispatcher works out the type of every argument on each call, about 10 µs for
-    these nested records, more than a short solve's iterations. The types depend only on the
-    chain and the options (``owners``, identified by ``key``; every other argument is made
-    by :func:`solve_one` or :func:`start_table` with fixed types), so the compiled code found for
-    them on the first call is called directly afterwards. ``owners`` empty: records not
-    kept (objectives), always through the dispatcher.
-    """
-    hit = _ENTRIES.get(key) if owners else None
-    if hit is not None and hit[0][0] is owners[0] and hit[0][1] is owners[1]:
-        hit[1](*args)
-        return
-    kernel = bk.solve_targets
-    kernel(*args)      # loads or compiles the code for these types on the first call
-    if JIT_ENABLED and owners:
-        entry = kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in args))
-        if len(_ENTRIES) >= _CACHE_SIZE:
-            _ENTRIES.clear()
-        _ENTRIES[key] = (owners, entry)
