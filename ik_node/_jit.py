@@ -29,8 +29,8 @@ import time
 
 import numpy as np
 
-__all__ = ['njit', 'njit_inline', 'njit_nogil', 'readonly', 'monotonic_clock', 'JIT_ENABLED',
-           'JIT_UNAVAILABLE', 'compiled', 'mark_compiled', 'use_pure_python',
+__all__ = ['njit', 'njit_inline', 'njit_nogil', 'njit_guarded', 'readonly', 'monotonic_clock',
+           'JIT_ENABLED', 'JIT_UNAVAILABLE', 'compiled', 'mark_compiled', 'use_pure_python',
            'compile_in_background', 'COMPILE_LOG']
 
 JIT_ENABLED = False
@@ -176,6 +176,21 @@ def njit_nogil(func):
     """Return ``func`` compiled by numba, releasing the GIL (threads run it side by side)."""
     if JIT_ENABLED:
         return numba.njit(cache=True, fastmath=False, nogil=True)(func)
+    return func
+
+
+def njit_guarded(func):
+    """
+    Return ``func`` compiled by numba with numpy's error model (no check on division).
+
+    For small kernels of the solver loop whose every division is guarded by the code itself
+    (a pivot checked positive before it divides). Under numba's default (Python) error
+    model each division gets a ZeroDivisionError path, and a function with such a path
+    keeps the reference counts of its array arguments: two atomic updates per array per
+    call, which for a 6x6 solve cost as much as its arithmetic.
+    """
+    if JIT_ENABLED:
+        return numba.njit(cache=True, fastmath=False, error_model='numpy')(func)
     return func
 
 

@@ -17,6 +17,7 @@ import math
 import os
 from typing import NamedTuple, Optional
 
+from ik_node._jit import JIT_ENABLED
 from ik_node.errors import IKInputError
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
@@ -168,23 +169,28 @@ def _seeds(chain, q0: Optional[ArrayLike], m: int) -> np.ndarray:
     return np.clip(q, chain.lower, chain.upper)
 
 
-def _kernel(args: tuple, lo: int, hi: int) -> None:
-    bk.solve_targets(*args, lo, hi)
-
-
 def _run_threads(args: tuple, m: int, threads: Optional[int]) -> None:
     """Run the kernel over rows 0..m-1 in chunks, on ``threads`` threads (None: every core)."""
     if m == 0:
         return
     k = max(1, min(threads or os.cpu_count() or 1, m))
-    # Small chunks handed out in turn balance hard targets (many restarts) across threads.
-    chunk = max(1, min(_CHUNK, -(-m // k)))
-    bounds = [(lo, min(lo + chunk, m)) for lo in range(0, m, chunk)]
     if k == 1:
         bk.solve_targets(*args, 0, m)
         return
+    # numba's dispatcher types every argument on each call (about 20 µs for these records,
+    # holding the GIL): the chunks call the compiled code it found for the first.
+    kernel = bk.solve_targets
+    kernel(*args, 0, 0)
+    entry = (kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in (*args, 0, 0)))
+             if JIT_ENABLED else kernel)
+    # Small chunks handed out in turn balance hard targets (many restarts) across threads.
+    chunk = max(1, min(_CHUNK, -(-m // k)))
+
+    def run(lo: int) -> None:
+        entry(*args, lo, min(lo + chunk, m))
+
     with ThreadPoolExecutor(max_workers=k) as pool:
-        for f in [pool.submit(_kernel, args, lo, hi) for lo, hi in bounds]:
+        for f in [pool.submit(run, lo) for lo in range(0, m, chunk)]:
             f.result()
 
 

@@ -20,11 +20,11 @@ scaled by the mimic multiplier and summed into column index[k].
 import math
 from typing import NamedTuple
 
-from ik_node._jit import njit
+from ik_node._jit import njit, njit_inline
 import numpy as np
 
 __all__ = ['ChainModel', 'JOINT_REVOLUTE', 'JOINT_PRISMATIC', 'forward_kinematics',
-           'tip_pose', 'jacobian', 'tip_and_jacobian']
+           'tip_pose', 'jacobian', 'jacobian_from_frames', 'tip_and_jacobian']
 
 # Joint type codes of ChainModel.types (continuous joints are revolute here; their wrapping
 # is the solvers' business).
@@ -47,6 +47,53 @@ class ChainModel(NamedTuple):
     tip_t: np.ndarray
 
 
+# Joint axes FK treats apart (:func:`_axis_code`): a base axis, about which a rotation mixes two
+# columns of a frame and keeps the third (12 products instead of Rodrigues' 27).
+_AXIS_X = 0
+_AXIS_Y = 1
+_AXIS_Z = 2
+_AXIS_OTHER = 3
+
+
+@njit
+def _axis_code(x, y, w):
+    """Return (code, sign) of the unit axis (x, y, w): +-x, +-y, +-z or another one (sign 1)."""
+    if x == 0.0 and y == 0.0 and (w == 1.0 or w == -1.0):
+        return _AXIS_Z, w
+    if y == 0.0 and w == 0.0 and (x == 1.0 or x == -1.0):
+        return _AXIS_X, x
+    if x == 0.0 and w == 0.0 and (y == 1.0 or y == -1.0):
+        return _AXIS_Y, y
+    return _AXIS_OTHER, 1.0
+
+
+@njit
+def _row_times(a0, a1, a2, M):
+    """Return the row (a0, a1, a2) times the (3, 3) M."""
+    return (a0 * M[0, 0] + a1 * M[1, 0] + a2 * M[2, 0],
+            a0 * M[0, 1] + a1 * M[1, 1] + a2 * M[2, 1],
+            a0 * M[0, 2] + a1 * M[1, 2] + a2 * M[2, 2])
+
+
+@njit
+def _row_about_base_axis(a0, a1, a2, code, c, s):
+    """Return the row (a0, a1, a2) times Rot(axis code, v), c = cos v, s = sin v."""
+    if code == _AXIS_Z:
+        return a0 * c + a1 * s, a1 * c - a0 * s, a2
+    if code == _AXIS_X:
+        return a0, a1 * c + a2 * s, a2 * c - a1 * s
+    return a0 * c - a2 * s, a1, a0 * s + a2 * c
+
+
+@njit
+def _row_rodrigues(a0, a1, a2, x, y, w, c, s):
+    """Return the row (a0, a1, a2) times Rot((x, y, w), v) (Rodrigues), c = cos v, s = sin v."""
+    t = 1.0 - c
+    return (a0 * (t * x * x + c) + a1 * (t * x * y + s * w) + a2 * (t * x * w - s * y),
+            a0 * (t * x * y - s * w) + a1 * (t * y * y + c) + a2 * (t * y * w + s * x),
+            a0 * (t * x * w + s * y) + a1 * (t * y * w - s * x) + a2 * (t * w * w + c))
+
+
 @njit
 def forward_kinematics(model, q, R_out, p_out, z_out):
     """
@@ -55,89 +102,122 @@ def forward_kinematics(model, q, R_out, p_out, z_out):
     R_out (m + 1, 3, 3), p_out (m + 1, 3) receive the rotation and origin of joint k after its
     motion (index m: the tip); z_out (m, 3) receives each joint axis in the base frame.
     """
+    _frames(model, q, R_out, p_out, z_out)
+
+
+# FK and the Jacobian run at least once per solver iteration; what makes them cheap:
+# - the running frame is kept in scalars (no array is made, nothing is read back from
+#   memory), and a rotation about a base axis (most URDF axes) takes its short form;
+# - the kernels the loop calls are leaves: their helpers are inlined into them
+#   (njit_inline). numba counts references to the arrays a function holds while it calls a
+#   function that is not inlined, two atomic updates per array per call, and the chain
+#   model alone holds nine arrays.
+@njit_inline
+def _frames(model, q, R_out, p_out, z_out):
+    """:func:`forward_kinematics`, inlined into its callers."""
     orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t = model
     m = orig_R.shape[0]
-    R = np.eye(3)
-    p = np.zeros(3)
-    A = np.empty((3, 3))
+    r00, r01, r02 = 1.0, 0.0, 0.0
+    r10, r11, r12 = 0.0, 1.0, 0.0
+    r20, r21, r22 = 0.0, 0.0, 1.0
+    p0, p1, p2 = 0.0, 0.0, 0.0
     for k in range(m):
-        # p += R t_k ; A = R R_k
-        t = orig_t[k]
+        # p += R t_k ; A = R O_k ; z = A a_k
+        t0, t1, t2 = orig_t[k, 0], orig_t[k, 1], orig_t[k, 2]
+        p0 += r00 * t0 + r01 * t1 + r02 * t2
+        p1 += r10 * t0 + r11 * t1 + r12 * t2
+        p2 += r20 * t0 + r21 * t1 + r22 * t2
         Ok = orig_R[k]
-        for i in range(3):
-            p[i] += R[i, 0] * t[0] + R[i, 1] * t[1] + R[i, 2] * t[2]
-        for i in range(3):
-            for j in range(3):
-                A[i, j] = R[i, 0] * Ok[0, j] + R[i, 1] * Ok[1, j] + R[i, 2] * Ok[2, j]
-        a = axes[k]
-        z0 = A[0, 0] * a[0] + A[0, 1] * a[1] + A[0, 2] * a[2]
-        z1 = A[1, 0] * a[0] + A[1, 1] * a[1] + A[1, 2] * a[2]
-        z2 = A[2, 0] * a[0] + A[2, 1] * a[1] + A[2, 2] * a[2]
+        a00, a01, a02 = _row_times(r00, r01, r02, Ok)
+        a10, a11, a12 = _row_times(r10, r11, r12, Ok)
+        a20, a21, a22 = _row_times(r20, r21, r22, Ok)
+        x, y, w = axes[k, 0], axes[k, 1], axes[k, 2]
+        z0 = a00 * x + a01 * y + a02 * w
+        z1 = a10 * x + a11 * y + a12 * w
+        z2 = a20 * x + a21 * y + a22 * w
         v = mult[k] * q[index[k]] + offset[k]
         if types[k] == JOINT_REVOLUTE:
-            # R = A Rot(a, v), Rot by Rodrigues as rotation_about_axis builds it (in
-            # scalars: no array is made per joint).
             c = math.cos(v)
             s = math.sin(v)
-            t = 1.0 - c
-            x, y, w = a[0], a[1], a[2]
-            r00, r01, r02 = t * x * x + c, t * x * y - s * w, t * x * w + s * y
-            r10, r11, r12 = t * x * y + s * w, t * y * y + c, t * y * w - s * x
-            r20, r21, r22 = t * x * w - s * y, t * y * w + s * x, t * w * w + c
-            for i in range(3):
-                a0, a1, a2 = A[i, 0], A[i, 1], A[i, 2]
-                R[i, 0] = a0 * r00 + a1 * r10 + a2 * r20
-                R[i, 1] = a0 * r01 + a1 * r11 + a2 * r21
-                R[i, 2] = a0 * r02 + a1 * r12 + a2 * r22
+            code, sign = _axis_code(x, y, w)
+            if code == _AXIS_OTHER:
+                r00, r01, r02 = _row_rodrigues(a00, a01, a02, x, y, w, c, s)
+                r10, r11, r12 = _row_rodrigues(a10, a11, a12, x, y, w, c, s)
+                r20, r21, r22 = _row_rodrigues(a20, a21, a22, x, y, w, c, s)
+            else:
+                s *= sign
+                r00, r01, r02 = _row_about_base_axis(a00, a01, a02, code, c, s)
+                r10, r11, r12 = _row_about_base_axis(a10, a11, a12, code, c, s)
+                r20, r21, r22 = _row_about_base_axis(a20, a21, a22, code, c, s)
         else:
-            R[:, :] = A
-            p[0] += z0 * v
-            p[1] += z1 * v
-            p[2] += z2 * v
-        R_out[k] = R
-        p_out[k] = p
+            r00, r01, r02 = a00, a01, a02
+            r10, r11, r12 = a10, a11, a12
+            r20, r21, r22 = a20, a21, a22
+            p0 += z0 * v
+            p1 += z1 * v
+            p2 += z2 * v
+        _store(R_out, p_out, k, r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2)
         z_out[k, 0] = z0
         z_out[k, 1] = z1
         z_out[k, 2] = z2
-    for i in range(3):
-        p_out[m, i] = p[i] + R[i, 0] * tip_t[0] + R[i, 1] * tip_t[1] + R[i, 2] * tip_t[2]
-        for j in range(3):
-            R_out[m, i, j] = (R[i, 0] * tip_R[0, j] + R[i, 1] * tip_R[1, j]
-                              + R[i, 2] * tip_R[2, j])
+    e00, e01, e02 = _row_times(r00, r01, r02, tip_R)
+    e10, e11, e12 = _row_times(r10, r11, r12, tip_R)
+    e20, e21, e22 = _row_times(r20, r21, r22, tip_R)
+    t0, t1, t2 = tip_t[0], tip_t[1], tip_t[2]
+    _store(R_out, p_out, m, e00, e01, e02, e10, e11, e12, e20, e21, e22,
+           p0 + r00 * t0 + r01 * t1 + r02 * t2, p1 + r10 * t0 + r11 * t1 + r12 * t2,
+           p2 + r20 * t0 + r21 * t1 + r22 * t2)
 
 
 @njit
+def _store(R_out, p_out, k, r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2):
+    """Write frame k: R_out[k] = [[r00, r01, r02], ...], p_out[k] = (p0, p1, p2)."""
+    R_out[k, 0, 0], R_out[k, 0, 1], R_out[k, 0, 2] = r00, r01, r02
+    R_out[k, 1, 0], R_out[k, 1, 1], R_out[k, 1, 2] = r10, r11, r12
+    R_out[k, 2, 0], R_out[k, 2, 1], R_out[k, 2, 2] = r20, r21, r22
+    p_out[k, 0], p_out[k, 1], p_out[k, 2] = p0, p1, p2
+
+
+@njit_inline
 def _jacobian_from_frames(model, n, p_out, z_out, J):
-    orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t = model
-    m = orig_R.shape[0]
-    pe = p_out[m]
+    """Fill the (6, n) Jacobian ``J`` from the frames of :func:`_frames` (inlined)."""
+    types, index, mult = model.types, model.index, model.mult
+    m = types.shape[0]
+    # Scalars: J's stores could alias p_out and z_out, so array reads would be repeated.
+    pe0, pe1, pe2 = p_out[m, 0], p_out[m, 1], p_out[m, 2]
     for j in range(n):
         for r in range(6):
             J[r, j] = 0.0
     for k in range(m):
-        z = z_out[k]
+        z0, z1, z2 = z_out[k, 0], z_out[k, 1], z_out[k, 2]
         c = index[k]
         s = mult[k]
         if types[k] == JOINT_REVOLUTE:
-            d0 = pe[0] - p_out[k, 0]
-            d1 = pe[1] - p_out[k, 1]
-            d2 = pe[2] - p_out[k, 2]
-            J[0, c] += s * (z[1] * d2 - z[2] * d1)
-            J[1, c] += s * (z[2] * d0 - z[0] * d2)
-            J[2, c] += s * (z[0] * d1 - z[1] * d0)
-            J[3, c] += s * z[0]
-            J[4, c] += s * z[1]
-            J[5, c] += s * z[2]
+            d0 = pe0 - p_out[k, 0]
+            d1 = pe1 - p_out[k, 1]
+            d2 = pe2 - p_out[k, 2]
+            J[0, c] += s * (z1 * d2 - z2 * d1)
+            J[1, c] += s * (z2 * d0 - z0 * d2)
+            J[2, c] += s * (z0 * d1 - z1 * d0)
+            J[3, c] += s * z0
+            J[4, c] += s * z1
+            J[5, c] += s * z2
         else:
-            J[0, c] += s * z[0]
-            J[1, c] += s * z[1]
-            J[2, c] += s * z[2]
+            J[0, c] += s * z0
+            J[1, c] += s * z1
+            J[2, c] += s * z2
+
+
+@njit
+def jacobian_from_frames(model, n, p_out, z_out, J):
+    """Fill the (6, n) Jacobian ``J`` of the tip from the frames of :func:`forward_kinematics`."""
+    _jacobian_from_frames(model, n, p_out, z_out, J)
 
 
 @njit
 def tip_and_jacobian(model, n, q, R_out, p_out, z_out, J):
     """Run FK into the work arrays and fill the (6, n) Jacobian ``J`` of the tip."""
-    forward_kinematics(model, q, R_out, p_out, z_out)
+    _frames(model, q, R_out, p_out, z_out)
     _jacobian_from_frames(model, n, p_out, z_out, J)
 
 

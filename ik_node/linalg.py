@@ -4,18 +4,20 @@
 Small dense linear algebra for the solver loop (numba kernels, no LAPACK call overhead).
 
 The systems solved in the loop are at most 6x6 or n x n and symmetric positive definite once
-damped, so an unpivoted Cholesky factorisation is exact enough and cheaper than a general
-solve. Nothing here inverts a matrix.
+damped, so an unpivoted Cholesky (or LDLᵀ) factorisation is exact enough and cheaper than a
+general solve. Nothing here inverts a matrix.
 """
 
 import math
 
-from ik_node._jit import njit
+from ik_node._jit import njit, njit_guarded
 import numpy as np
 
 __all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_substitute_into',
-           'cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram',
-           'sqrt_det_gram_into', 'damped_least_squares', 'damped_least_squares_wide']
+           'shifted_into', 'ldl_in_place', 'ldl_substitute_in_place', 'weighted_gram_into',
+           'step_from_multipliers', 'cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd',
+           'sqrt_det_gram', 'sqrt_det_gram_into', 'damped_least_squares',
+           'damped_least_squares_wide']
 
 
 @njit
@@ -68,6 +70,88 @@ def cholesky_substitute_into(L, b, x):
 
 
 @njit
+def shifted_into(G, shift, A):
+    """Fill A's lower triangle with that of G + shift·I (G, A (k, k); A may be G)."""
+    k = A.shape[0]
+    for i in range(k):
+        for j in range(i):
+            A[i, j] = G[i, j]
+        A[i, i] = G[i, i] + shift
+
+
+@njit_guarded
+def ldl_in_place(A):
+    """
+    Overwrite the lower triangle of a (k, k) symmetric A with its LDLᵀ factors; (ok, det).
+
+    D goes on the diagonal, the unit lower triangular L below it; only the lower triangle
+    is read. No square root and one division per pivot: for the solver loop's small systems
+    the latency of a Cholesky factorisation's roots and divisions is most of its cost.
+    ok is False (det 0) when a pivot is not positive: A is not SPD to working precision (its
+    triangle is then partly overwritten).
+    """
+    k = A.shape[0]
+    det = 1.0
+    for j in range(k):
+        d = A[j, j]
+        for t in range(j):
+            d -= A[j, t] * A[j, t] * A[t, t]
+        if not d > 0.0:
+            return False, 0.0
+        A[j, j] = d
+        det *= d
+        inv = 1.0 / d
+        for i in range(j + 1, k):
+            s = A[i, j]
+            for t in range(j):
+                s -= A[i, t] * A[j, t] * A[t, t]
+            A[i, j] = s * inv
+    return True, det
+
+
+@njit_guarded
+def ldl_substitute_in_place(A, x):
+    """Solve L D Lᵀ x = b in place, x (>= k,) holding b, the factors in A (k, k)."""
+    k = A.shape[0]
+    for i in range(k):
+        s = x[i]
+        for t in range(i):
+            s -= A[i, t] * x[t]
+        x[i] = s
+    for i in range(k):
+        x[i] /= A[i, i]
+    for i in range(k - 1, -1, -1):
+        s = x[i]
+        for t in range(i + 1, k):
+            s -= A[t, i] * x[t]
+        x[i] = s
+
+
+@njit
+def weighted_gram_into(J, w, G):
+    """Fill G's lower triangle with J W Jᵀ of J's first k rows, W = diag(w), k from G (k, k)."""
+    k = G.shape[0]
+    n = J.shape[1]
+    for i in range(k):
+        for j in range(i + 1):
+            s = 0.0
+            for c in range(n):
+                s += J[i, c] * w[c] * J[j, c]
+            G[i, j] = s
+
+
+@njit
+def step_from_multipliers(J, y, w, dq):
+    """Fill dq (n,) with W Jᵀ y over J's first k rows, k = len(y), W = diag(w)."""
+    k = y.shape[0]
+    for c in range(J.shape[1]):
+        s = 0.0
+        for i in range(k):
+            s += J[i, c] * y[i]
+        dq[c] = w[c] * s
+
+
+@njit
 def cholesky_solve(A, b):
     """
     Solve A x = b for a (k, k) symmetric positive definite A; return (x, ok).
@@ -107,9 +191,9 @@ def sqrt_det_gram(J, rows):
     """
     Return √det(G), G the Gram matrix of J's first ``rows`` rows (0 if G is not SPD).
 
-    G = J Jᵀ, or JᵀJ when J has fewer columns than ``rows``. √det(G) is the product of G's
-    Cholesky pivots: no determinant routine, no matrix product call (this runs once per
-    solver iteration).
+    G = J Jᵀ, or JᵀJ when J has fewer columns than ``rows``. det(G) is the product of G's
+    LDLᵀ pivots: no determinant routine, no matrix product call (this runs once per solver
+    iteration).
     """
     n = J.shape[1]
     k = rows if n >= rows else n
@@ -131,41 +215,26 @@ def sqrt_det_gram_into(J, rows, G):
                 for r in range(rows):
                     s += J[r, i] * J[r, j]
             G[i, j] = s
-    if not cholesky_factor(G):
-        return 0.0
-    out = 1.0
-    for j in range(k):
-        out *= G[j, j]
-    return out
+    return math.sqrt(ldl_in_place(G)[1])
 
 
 @njit
 def damped_least_squares_wide(J, e, w_inv, lam2, A, y, dq):
     """
-    :func:`damped_least_squares` of an (r, n) J with r <= n, into scratch and output arrays.
+    :func:`damped_least_squares` of the first r rows of J, r <= n, into dq; return ok.
 
-    A (r, r), y (r,): scratch; dq (n,): receives the step. Returns (dq, ok); dq is zero when
-    the damped system is not positive definite (ok False).
+    A (r, r), y (r,): scratch, r is taken from A; J (>= r, n), e (>= r,); dq (n,) receives
+    the step, zero when the damped system is not positive definite (ok False).
     """
-    r, n = J.shape
-    for i in range(r):
-        for j in range(i, r):
-            s = 0.0
-            for c in range(n):
-                s += J[i, c] * w_inv[c] * J[j, c]
-            A[i, j] = s
-            A[j, i] = s
-        A[i, i] += lam2
-    if not cholesky_factor(A):
+    weighted_gram_into(J, w_inv, A)
+    shifted_into(A, lam2, A)
+    if not ldl_in_place(A)[0]:
         dq[:] = 0.0
-        return dq, False
-    cholesky_substitute_into(A, e, y)
-    for c in range(n):
-        s = 0.0
-        for i in range(r):
-            s += J[i, c] * y[i]
-        dq[c] = w_inv[c] * s
-    return dq, True
+        return False
+    y[:] = e[:A.shape[0]]
+    ldl_substitute_in_place(A, y)
+    step_from_multipliers(J, y, w_inv, dq)
+    return True
 
 
 @njit
@@ -178,8 +247,9 @@ def damped_least_squares(J, e, w_inv, lam2):
     """
     r, n = J.shape
     if r <= n:
-        return damped_least_squares_wide(J, e, w_inv, lam2, np.empty((r, r)), np.empty(r),
-                                         np.empty(n))
+        dq = np.empty(n)
+        ok = damped_least_squares_wide(J, e, w_inv, lam2, np.empty((r, r)), np.empty(r), dq)
+        return dq, ok
     A = np.empty((n, n))
     g = np.empty(n)
     for i in range(n):

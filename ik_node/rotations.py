@@ -7,8 +7,9 @@ import math
 from ik_node._jit import njit
 import numpy as np
 
-__all__ = ['rotation_about_axis', 'rotation_vector_from_matrix', 'quat_wxyz_from_matrix',
-           'matrix_from_rpy', 'matrix_from_quat_wxyz']
+__all__ = ['rotation_about_axis', 'rotation_vector_from_matrix', 'rotation_vector_of_entries',
+           'quat_wxyz_from_matrix', 'quat_of_entries', 'matrix_from_rpy',
+           'matrix_from_quat_wxyz']
 
 
 @njit
@@ -39,56 +40,59 @@ def quat_wxyz_from_matrix(R):
     Shepperd's method: pick the largest of w², x², y², z² to divide by, so the result is
     accurate for every rotation, including half turns.
     """
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    w, x, y, z = quat_of_entries(R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2],
+                                 R[2, 0], R[2, 1], R[2, 2])
     q = np.empty(4)
-    if tr >= R[0, 0] and tr >= R[1, 1] and tr >= R[2, 2]:
+    q[0], q[1], q[2], q[3] = w, x, y, z
+    return q
+
+
+@njit
+def quat_of_entries(m00, m01, m02, m10, m11, m12, m20, m21, m22):
+    """
+    :func:`quat_wxyz_from_matrix` of the matrix [[m00, m01, m02], ...] given by its entries.
+
+    Numbers in, numbers out: the solver loop calls it once per iteration, and an array
+    argument costs a reference count update on every call.
+    """
+    tr = m00 + m11 + m22
+    if tr >= m00 and tr >= m11 and tr >= m22:
         s = math.sqrt(max(tr + 1.0, 0.0)) * 2.0
-        q[0] = 0.25 * s
-        q[1] = (R[2, 1] - R[1, 2]) / s
-        q[2] = (R[0, 2] - R[2, 0]) / s
-        q[3] = (R[1, 0] - R[0, 1]) / s
-    elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
-        s = math.sqrt(max(1.0 + R[0, 0] - R[1, 1] - R[2, 2], 0.0)) * 2.0
-        q[0] = (R[2, 1] - R[1, 2]) / s
-        q[1] = 0.25 * s
-        q[2] = (R[0, 1] + R[1, 0]) / s
-        q[3] = (R[0, 2] + R[2, 0]) / s
-    elif R[1, 1] >= R[2, 2]:
-        s = math.sqrt(max(1.0 + R[1, 1] - R[0, 0] - R[2, 2], 0.0)) * 2.0
-        q[0] = (R[0, 2] - R[2, 0]) / s
-        q[1] = (R[0, 1] + R[1, 0]) / s
-        q[2] = 0.25 * s
-        q[3] = (R[1, 2] + R[2, 1]) / s
+        w, x, y, z = 0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
+    elif m00 >= m11 and m00 >= m22:
+        s = math.sqrt(max(1.0 + m00 - m11 - m22, 0.0)) * 2.0
+        w, x, y, z = (m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s
+    elif m11 >= m22:
+        s = math.sqrt(max(1.0 + m11 - m00 - m22, 0.0)) * 2.0
+        w, x, y, z = (m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s
     else:
-        s = math.sqrt(max(1.0 + R[2, 2] - R[0, 0] - R[1, 1], 0.0)) * 2.0
-        q[0] = (R[1, 0] - R[0, 1]) / s
-        q[1] = (R[0, 2] + R[2, 0]) / s
-        q[2] = (R[1, 2] + R[2, 1]) / s
-        q[3] = 0.25 * s
-    if q[0] < 0.0:
-        q = -q
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return q / n
+        s = math.sqrt(max(1.0 + m22 - m00 - m11, 0.0)) * 2.0
+        w, x, y, z = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    n = math.sqrt(w * w + x * x + y * y + z * z)
+    return w / n, x / n, y / n, z / n
 
 
 @njit
 def rotation_vector_from_matrix(R):
     """Return the rotation vector (axis * angle, angle in [0, pi]) of ``R``: the SO(3) log."""
-    q = quat_wxyz_from_matrix(R)
-    vn = math.sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    out = np.zeros(3)
+    out = np.empty(3)
+    out[0], out[1], out[2] = rotation_vector_of_entries(
+        R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
+    return out
+
+
+@njit
+def rotation_vector_of_entries(m00, m01, m02, m10, m11, m12, m20, m21, m22):
+    """:func:`rotation_vector_from_matrix` of a matrix given by its entries (numbers out)."""
+    w, x, y, z = quat_of_entries(m00, m01, m02, m10, m11, m12, m20, m21, m22)
+    vn = math.sqrt(x * x + y * y + z * z)
     if vn < 1e-12:
         # Small angle: log(R) ~ 2 v, exact to first order.
-        out[0] = 2.0 * q[1]
-        out[1] = 2.0 * q[2]
-        out[2] = 2.0 * q[3]
-        return out
-    angle = 2.0 * math.atan2(vn, q[0])
-    f = angle / vn
-    out[0] = f * q[1]
-    out[1] = f * q[2]
-    out[2] = f * q[3]
-    return out
+        return 2.0 * x, 2.0 * y, 2.0 * z
+    f = 2.0 * math.atan2(vn, w) / vn
+    return f * x, f * y, f * z
 
 
 @njit

@@ -41,10 +41,11 @@ from typing import NamedTuple
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
-                            damped_least_squares, damped_least_squares_wide,
-                            sqrt_det_gram_into)
+                            damped_least_squares, damped_least_squares_wide, ldl_in_place,
+                            ldl_substitute_in_place, shifted_into, sqrt_det_gram_into,
+                            step_from_multipliers, weighted_gram_into)
 from ik_node.objectives import objective_gradient
-from ik_node.rotations import rotation_vector_from_matrix
+from ik_node.rotations import rotation_vector_of_entries
 import numpy as np
 
 __all__ = ['METHOD_DLS', 'METHOD_PINV', 'METHOD_JT', 'METHOD_CODES', 'DlsParams',
@@ -111,24 +112,48 @@ _SINGULAR_MERIT = 1e-4
 
 
 @njit
-def _task_error(pe, Re, tp, tR, pose, w_pos, w_ori, e, D):
+def _tip_error(p, R, k, tp, tR, pose):
     """
-    Fill the weighted error ``e``; return (position error [m], orientation error [rad]).
+    Return the error of the tip frame (p[k], R[k]): (p* - p, log(R* Rᵀ)), six numbers.
 
-    D (3, 3): scratch for the rotation from the tip to the target.
+    The rotation part is 0 for a point target. Numbers out, no array written: the caller
+    fills its error vector (:func:`_fill_error`), so no array of the caller is held across
+    the call to the rotation's log (see ik_node.kinematics on reference counts).
     """
-    for i in range(3):
-        e[i] = w_pos * (tp[i] - pe[i])
-    perr = math.sqrt((tp[0] - pe[0]) ** 2 + (tp[1] - pe[1]) ** 2 + (tp[2] - pe[2]) ** 2)
+    d0 = tp[0] - p[k, 0]
+    d1 = tp[1] - p[k, 1]
+    d2 = tp[2] - p[k, 2]
     if not pose:
-        return perr, 0.0
-    for i in range(3):
-        for j in range(3):
-            D[i, j] = tR[i, 0] * Re[j, 0] + tR[i, 1] * Re[j, 1] + tR[i, 2] * Re[j, 2]
-    w = rotation_vector_from_matrix(D)
-    for i in range(3):
-        e[3 + i] = w_ori * w[i]
-    return perr, math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+        return d0, d1, d2, 0.0, 0.0, 0.0
+    # R* Rᵀ: the rotation from the tip to the target, entry (i, j) = row i of R* times row j
+    # of R.
+    r0, r1, r2 = rotation_vector_of_entries(
+        _rows_dot(tR, 0, R, k, 0), _rows_dot(tR, 0, R, k, 1), _rows_dot(tR, 0, R, k, 2),
+        _rows_dot(tR, 1, R, k, 0), _rows_dot(tR, 1, R, k, 1), _rows_dot(tR, 1, R, k, 2),
+        _rows_dot(tR, 2, R, k, 0), _rows_dot(tR, 2, R, k, 1), _rows_dot(tR, 2, R, k, 2))
+    return d0, d1, d2, r0, r1, r2
+
+
+@njit
+def _fill_error(e, w_pos, w_ori, d0, d1, d2, r0, r1, r2):
+    """
+    Fill the weighted error e (6,) from :func:`_tip_error`'s numbers.
+
+    Returns (position error [m], orientation error [rad]).
+    """
+    e[0] = w_pos * d0
+    e[1] = w_pos * d1
+    e[2] = w_pos * d2
+    e[3] = w_ori * r0
+    e[4] = w_ori * r1
+    e[5] = w_ori * r2
+    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2), math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+
+
+@njit
+def _rows_dot(A, i, R, k, j):
+    """Return row i of A (3, 3) times row j of R[k]."""
+    return A[i, 0] * R[k, j, 0] + A[i, 1] * R[k, j, 1] + A[i, 2] * R[k, j, 2]
 
 
 @njit
@@ -214,12 +239,6 @@ def _null_projector(J):
 
 
 @njit
-def _manipulability(Jw, rows, G):
-    """Return √det(J Jᵀ) (or √det(JᵀJ) when n < rows) of the weighted Jacobian; G: scratch."""
-    return sqrt_det_gram_into(Jw, rows, G)
-
-
-@njit
 def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq):
     """Return (Δq, ok) for the primary task (A, y, dq: DLS scratch when rows <= n)."""
     if method == METHOD_PINV:
@@ -246,9 +265,37 @@ def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq):
             dq1 = dq1 + Np @ dq2
         return dq1, True
     if rows <= n:
-        return damped_least_squares_wide(np.ascontiguousarray(Jw[:rows]), e[:rows], w_inv,
-                                         lam2, A, y, dq)
+        return dq, damped_least_squares_wide(Jw, e, w_inv, lam2, A, y, dq)
     return damped_least_squares(np.ascontiguousarray(Jw[:rows]), e[:rows], w_inv, lam2)
+
+
+@njit
+def _primary_step_into(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq):
+    """:func:`_primary_step` into dq (n,); return ok."""
+    step, ok = _primary_step(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq)
+    for i in range(n):
+        dq[i] = step[i]
+    return ok
+
+
+@njit
+def _add_null_step(model, n, q, lower, upper, obj, Jw, rows, gain, max_step, dq):
+    """Add the objectives' null-space step -gain (I - J⁺J) ∇h, capped, to dq (n,)."""
+    grad = objective_gradient(model, n, q, lower, upper, obj)
+    dn = _project_null(np.ascontiguousarray(Jw[:rows]), grad)
+    step = _cap(-gain * dn, max_step)
+    for i in range(n):
+        dq[i] += step[i]
+
+
+@njit
+def _cap_in_place(dq, max_norm):
+    """Scale dq down to the length max_norm if it is longer."""
+    s = math.sqrt(dq @ dq)
+    if s > max_norm and s > 0.0:
+        f = max_norm / s
+        for i in range(dq.shape[0]):
+            dq[i] *= f
 
 
 @njit
@@ -298,16 +345,14 @@ def run_attempt(model, limits, target, params, obj, q_init):
     priority = params.priority
     m = model.origin_R.shape[0]
     rows = 6 if pose else 3
-    R_a = np.empty((m + 1, 3, 3))
-    p_a = np.empty((m + 1, 3))
-    z_a = np.empty((m, 3))
+    # Every array of the loop is made here and never rebound: an array variable rebound or
+    # made in the loop costs reference count updates at each step (see ik_node.kinematics).
+    # R, p, z: the frames of the last FK (a trial step's); J, e: those of q, the current
+    # iterate, updated when a step is taken (a rejected step leaves them as they were).
+    R = np.empty((m + 1, 3, 3))
+    p = np.empty((m + 1, 3))
+    z = np.empty((m, 3))
     J = np.zeros((6, n))
-    # The trial step's frames and Jacobian: swapped in when the step is taken, so a rejected
-    # step leaves the current ones as they were.
-    R_b = np.empty((m + 1, 3, 3))
-    p_b = np.empty((m + 1, 3))
-    z_b = np.empty((m, 3))
-    J_b = np.zeros((6, n))
     Jw = np.zeros((6, n))
     e = np.zeros(6)
     e_new = np.zeros(6)
@@ -315,20 +360,27 @@ def run_attempt(model, limits, target, params, obj, q_init):
 
     q = np.minimum(np.maximum(q_init, lower), upper)
     q_new = np.empty(n)
+    dq = np.empty(n)
     # Scratch of the manipulability and of the DLS step (rows <= n).
     G = np.empty((min(rows, n), min(rows, n)))
+    Gw = np.empty((rows, rows))
     A_s = np.empty((rows, rows))
     y_s = np.empty(rows)
-    dq_s = np.empty(n)
-    kinematics.tip_and_jacobian(model, n, q, R_a, p_a, z_a, J)
-    D = np.empty((3, 3))
-    perr, oerr = _task_error(p_a[m], R_a[m], tp, tR, pose, w_pos, w_ori, e, D)
+    kinematics.tip_and_jacobian(model, n, q, R, p, z, J)
+    d0, d1, d2, r0, r1, r2 = _tip_error(p, R, m, tp, tR, pose)
+    perr, oerr = _fill_error(e, w_pos, w_ori, d0, d1, d2, r0, r1, r2)
     # Merit of LM's step test. An arm with n < 6 cannot in general meet a pose: position
     # comes first, so the merit is the position error alone (with an orientation term, a
     # step toward the point that turned the tip away was refused, and attempts stalled
     # micrometres short of it); once the point is held, steps are judged by the
     # orientation ('orienting' below).
     under = pose and n < 6 and priority
+    # The common step, taken without _primary_step's slices and returned arrays (the loop
+    # is a leaf of inlined helpers, see ik_node.kinematics).
+    plain = method == METHOD_DLS and not under and rows <= n
+    unit_weights = True
+    for i in range(n):
+        unit_weights = unit_weights and w_inv[i] == 1.0
     c_ori = 1.0 if not under else 0.0
     stall_ratio, stall_count = _STALL_POSE if method == METHOD_DLS and pose else _STALL_POINT
     E = _merit(e, rows, c_ori)
@@ -352,8 +404,15 @@ def run_attempt(model, limits, target, params, obj, q_init):
         it += 1
         _weighted_rows(J, rows, w_pos, w_ori, Jw)
         lam2 = mu * (E + lam0 * lam0)
+        if plain:
+            weighted_gram_into(Jw, w_inv, Gw)
         if method == METHOD_DLS and lam_max > 0.0:
-            wm = _manipulability(Jw, rows, G)
+            if plain and unit_weights:
+                # J Jᵀ is the step's gram matrix: factor it once more, undamped.
+                shifted_into(Gw, 0.0, A_s)
+                wm = math.sqrt(ldl_in_place(A_s)[1])
+            else:
+                wm = sqrt_det_gram_into(Jw, rows, G)
             if wm < w0:
                 # Fades with the error: near a target that itself lies close to a
                 # singularity, the steps are short anyway, and full damping would stall
@@ -362,29 +421,47 @@ def run_attempt(model, limits, target, params, obj, q_init):
                          * min(1.0, E / _SINGULAR_MERIT))
         for i in range(n):
             w_eff[i] = w_inv[i]
-        dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under, A_s, y_s, dq_s)
-        # Freeze joints on a limit that the step pushes further out, and solve again.
-        frozen = False
-        for i in range(n):
-            if (q[i] <= lower[i] and dq[i] < 0.0) or (q[i] >= upper[i] and dq[i] > 0.0):
-                w_eff[i] = 0.0
-                frozen = True
-        if frozen and method == METHOD_DLS:
-            dq, ok = _primary_step(method, Jw, rows, e, w_eff, lam2, n, under, A_s, y_s, dq_s)
+        # The step; then joints on a limit that it pushes further out are frozen, and DLS
+        # solves again without them.
+        for solve in range(2):
+            if plain:
+                # damped_least_squares_wide, written out in leaf calls (see
+                # ik_node.kinematics): Gw holds J W Jᵀ.
+                if solve == 1:
+                    weighted_gram_into(Jw, w_eff, Gw)
+                shifted_into(Gw, lam2, A_s)
+                ok = ldl_in_place(A_s)[0]
+                if ok:
+                    for i in range(rows):
+                        y_s[i] = e[i]
+                    ldl_substitute_in_place(A_s, y_s)
+                    step_from_multipliers(Jw, y_s, w_eff, dq)
+            else:
+                ok = _primary_step_into(method, Jw, rows, e, w_eff, lam2, n, under, A_s, y_s,
+                                        dq)
+            if not ok or solve == 1 or method != METHOD_DLS:
+                break
+            frozen = False
+            for i in range(n):
+                if (q[i] <= lower[i] and dq[i] < 0.0) or (q[i] >= upper[i] and dq[i] > 0.0):
+                    w_eff[i] = 0.0
+                    frozen = True
+            if not frozen:
+                break
         if not ok:
             mu = min(mu * 10.0, _MU_MAX)
             continue
         if method != METHOD_DLS:
-            dq = _cap(dq, max_step)
+            _cap_in_place(dq, max_step)
         if null_now:
-            grad = objective_gradient(model, n, q, lower, upper, obj)
-            dn = _project_null(np.ascontiguousarray(Jw[:rows]), grad)
-            dq = dq + _cap(-(k_null * null_scale) * dn, max_step)
+            _add_null_step(model, n, q, lower, upper, obj, Jw, rows, k_null * null_scale,
+                           max_step, dq)
         # Into the spare buffer (no array made per step): q + dq clamped into the limits.
         for i in range(n):
             q_new[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
-        kinematics.tip_and_jacobian(model, n, q_new, R_b, p_b, z_b, J_b)
-        perr_new, oerr_new = _task_error(p_b[m], R_b[m], tp, tR, pose, w_pos, w_ori, e_new, D)
+        kinematics.forward_kinematics(model, q_new, R, p, z)
+        d0, d1, d2, r0, r1, r2 = _tip_error(p, R, m, tp, tR, pose)
+        perr_new, oerr_new = _fill_error(e_new, w_pos, w_ori, d0, d1, d2, r0, r1, r2)
         E_new = _merit(e_new, rows, c_ori)
         # With n < 6, once the point is held, a step that keeps it and turns the tip
         # closer to the wanted orientation is progress even if the merit does not drop.
@@ -409,13 +486,13 @@ def run_attempt(model, limits, target, params, obj, q_init):
             gain = (oerr - oerr_new) / max(oerr, 1e-12)
         else:
             gain = (E - E_new) / max(E, 1e-300)
-        q, q_new = q_new, q
-        R_a, R_b = R_b, R_a
-        p_a, p_b = p_b, p_a
-        z_a, z_b = z_b, z_a
-        J, J_b = J_b, J
+        # Take the step: the frames are q_new's.
+        kinematics.jacobian_from_frames(model, n, p, z, J)
+        for i in range(n):
+            q[i] = q_new[i]
+        for i in range(6):
+            e[i] = e_new[i]
         perr, oerr, E = perr_new, oerr_new, E_new
-        e[:] = e_new
         if gain < stall_ratio:
             stall += 1
             if stall >= stall_count and not secondary:
