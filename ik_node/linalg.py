@@ -14,10 +14,10 @@ from ik_node._jit import njit, njit_guarded
 import numpy as np
 
 __all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_substitute_into',
-           'shifted_into', 'ldl_in_place', 'ldl_substitute_in_place', 'weighted_gram_into',
-           'step_from_multipliers', 'cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd',
-           'sqrt_det_gram', 'sqrt_det_gram_into', 'damped_least_squares',
-           'damped_least_squares_wide']
+           'shifted_into', 'ldl_in_place', 'ldl_substitute_in_place', 'gram_into',
+           'weighted_gram_into', 'step_from_multipliers', 'cholesky_solve',
+           'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram', 'sqrt_det_gram_into',
+           'damped_least_squares', 'damped_least_squares_wide']
 
 
 @njit
@@ -86,8 +86,8 @@ def ldl_in_place(A):
 
     D goes on the diagonal, the unit lower triangular L below it; only the lower triangle
     is read. No square root and one division per pivot: for the solver loop's small systems
-    the latency of a Cholesky factorisation's roots and divisions is most of its cost.
-    ok is False (det 0) when a pivot is not positive: A is not SPD to working precision (its
+    the latency of a Cholesky factorisation's roots and divisions is most of its cost. ok
+    is False (det 0) when a pivot is not positive: A is not SPD to working precision (its
     triangle is then partly overwritten).
     """
     k = A.shape[0]
@@ -137,6 +137,19 @@ def weighted_gram_into(J, w, G):
             s = 0.0
             for c in range(n):
                 s += J[i, c] * w[c] * J[j, c]
+            G[i, j] = s
+
+
+@njit
+def gram_into(J, G):
+    """Fill G's lower triangle with J Jᵀ of J's first k rows, k from G (k, k)."""
+    k = G.shape[0]
+    n = J.shape[1]
+    for i in range(k):
+        for j in range(i + 1):
+            s = 0.0
+            for c in range(n):
+                s += J[i, c] * J[j, c]
             G[i, j] = s
 
 

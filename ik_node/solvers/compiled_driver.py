@@ -174,39 +174,30 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     driver).
     """
     pose = target.shape == (4, 4)
-    n = chain.n
     kept = _kept(chain, code, opts, pose)
     bp, obj_pose, obj_point = (kept.records if kept is not None
                                else _records(chain, code, opts, pose))
     table = start_table(chain, opts)
     deadline = time.perf_counter() + opts.timeout
-    # Every array is made here, C-ordered float64 (int64, bool) and writable: the argument
-    # types stay those the kept entry was found for.
-    if pose:
-        positions = np.array(target[:3, 3], dtype=float).reshape(1, 3)
-        rotations = np.array(target[:3, :3], dtype=float).reshape(1, 3, 3)
-    else:
-        positions = np.array(target, dtype=float).reshape(1, 3)
-        rotations = np.eye(3).reshape(1, 3, 3)
-    seeds = np.array(q0, dtype=float).reshape(1, n)
-    q_out = seeds.copy()
-    q_raw = seeds.copy()
-    stats = np.zeros((1, 4), dtype=np.int64)
-    errors = np.zeros((1, 2))
-    args = (chain.model, chain.limits, positions, rotations, pose, np.ones(1, dtype=bool),
-            seeds, table, bp, obj_pose, obj_point, q_out, q_raw, stats, errors, deadline, 0, 1)
+    if not pose:
+        point = np.eye(4)
+        point[:3, 3] = target
+        target = point
+    # Every argument has the types the kept entry was found for: C-ordered float64 arrays
+    # made by solve() (target, q0) or kept here.
+    args = (chain.model, chain.limits, target, pose, q0, table, bp, obj_pose, obj_point,
+            deadline)
     if kept is not None and kept.entry is not None:
-        kept.entry(*args)
+        out = kept.entry(*args)
     else:
-        kernel = bk.solve_targets
-        kernel(*args)      # loads or compiles the code for these types on the first call
+        kernel = bk.solve_target
+        out = kernel(*args)      # loads or compiles the code for these types on the first call
         if kept is not None and JIT_ENABLED:
             kept.entry = kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in args))
-    success, attempts, iterations, code_out = stats[0].tolist()
-    perr, oerr = float(errors[0, 0]), float(errors[0, 1])
+    q, success, attempts, iterations, code_out, perr, oerr = out
     status, message = STATUS_OF_CODE[code_out], ''
     if not success:
-        status, message = failure(chain, pose, status, perr, oerr, positions[0], attempts,
+        status, message = failure(chain, pose, status, perr, oerr, target[:3, 3], attempts,
                                   opts.position_tolerance)
-    return IKResult.of_solver(q_out[0], bool(success), perr, oerr if pose else float('nan'),
+    return IKResult.of_solver(q, bool(success), perr, oerr if pose else float('nan'),
                               iterations, method, attempts, message, status)

@@ -41,9 +41,9 @@ from typing import NamedTuple
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
-                            damped_least_squares, damped_least_squares_wide, ldl_in_place,
-                            ldl_substitute_in_place, shifted_into, sqrt_det_gram_into,
-                            step_from_multipliers, weighted_gram_into)
+                            damped_least_squares, damped_least_squares_wide, gram_into,
+                            ldl_in_place, ldl_substitute_in_place, shifted_into,
+                            sqrt_det_gram_into, step_from_multipliers, weighted_gram_into)
 from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_of_entries
 import numpy as np
@@ -404,7 +404,9 @@ def run_attempt(model, limits, target, params, obj, q_init):
         it += 1
         _weighted_rows(J, rows, w_pos, w_ori, Jw)
         lam2 = mu * (E + lam0 * lam0)
-        if plain:
+        if plain and unit_weights:
+            gram_into(Jw, Gw)
+        elif plain:
             weighted_gram_into(Jw, w_inv, Gw)
         if method == METHOD_DLS and lam_max > 0.0:
             if plain and unit_weights:
