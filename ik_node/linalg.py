@@ -15,7 +15,8 @@ import numpy as np
 
 __all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_substitute_into',
            'shifted_into', 'ldl_in_place', 'ldl_substitute_in_place', 'gram_into',
-           'weighted_gram_into', 'step_from_multipliers', 'cholesky_solve',
+           'weighted_gram_into', 'step_from_multipliers', 'column_gram_into',
+           'tall_system_into', 'cholesky_solve',
            'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram', 'sqrt_det_gram_into',
            'damped_least_squares', 'damped_least_squares_wide']
 
@@ -151,6 +152,43 @@ def gram_into(J, G):
             for c in range(n):
                 s += J[i, c] * J[j, c]
             G[i, j] = s
+
+
+@njit
+def column_gram_into(J, rows, G):
+    """Fill G's lower triangle with JᵀJ over J's first ``rows`` rows, G (n, n)."""
+    n = G.shape[0]
+    for i in range(n):
+        for j in range(i + 1):
+            s = 0.0
+            for t in range(rows):
+                s += J[t, i] * J[t, j]
+            G[i, j] = s
+
+
+@njit
+def tall_system_into(G, J, e, rows, w_inv, lam2, A, g):
+    """
+    Fill A (lower triangle) and g with the normal equations of a damped tall system.
+
+    A = JᵀJ + lam2 W, W = diag(1 / w_inv), from G = JᵀJ (:func:`column_gram_into`), and
+    g = Jᵀ e over J's first ``rows`` rows; a frozen joint (w_inv 0) does not move: its row
+    and column of A become those of the identity and g's entry 0. Then A dq = g is
+    :func:`damped_least_squares`'s tall form.
+    """
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            A[i, j] = G[i, j] if w_inv[i] > 0.0 and w_inv[j] > 0.0 else 0.0
+        s = 0.0
+        for t in range(rows):
+            s += J[t, i] * e[t]
+        if w_inv[i] > 0.0:
+            A[i, i] = G[i, i] + lam2 / w_inv[i]
+            g[i] = s
+        else:
+            A[i, i] = 1.0
+            g[i] = 0.0
 
 
 @njit

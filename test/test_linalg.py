@@ -2,7 +2,10 @@
 # Licensed under the Apache License, Version 2.0
 """The small dense kernels of the solver loop against numpy's own routines."""
 
-from ik_node.linalg import cholesky_solve, damped_least_squares, sqrt_det_gram
+from ik_node.linalg import (cholesky_solve, column_gram_into, damped_least_squares,
+                            damped_least_squares_wide, gram_into, ldl_in_place,
+                            ldl_substitute_in_place, shifted_into, sqrt_det_gram,
+                            tall_system_into, weighted_gram_into)
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
@@ -36,3 +39,62 @@ def test_damped_least_squares_matches_the_normal_equations(rng):
     x, ok = cholesky_solve(A @ A.T + np.eye(5), np.ones(5))
     assert ok and np.allclose((A @ A.T + np.eye(5)) @ x, 1.0)
     assert not cholesky_solve(-np.eye(3), np.ones(3))[1]
+
+
+def test_ldl_solves_and_gives_the_determinant(rng):
+    for k in (1, 3, 6):
+        B = rng.normal(size=(k, k))
+        A = B @ B.T + 0.1 * np.eye(k)
+        F = np.tril(A) + np.triu(rng.normal(size=(k, k)), 1)   # only the lower part is read
+        ok, det = ldl_in_place(F)
+        assert ok and det == pytest.approx(np.linalg.det(A), rel=1e-9)
+        x = np.append(rng.normal(size=k), 99.0)                 # a longer b: k entries used
+        b = x.copy()
+        ldl_substitute_in_place(F, x)
+        assert_allclose(A @ x[:k], b[:k], atol=1e-9)
+        assert x[k] == 99.0
+    assert ldl_in_place(-np.eye(3)) == (False, 0.0)
+    assert not ldl_in_place(np.zeros((2, 2)))[0]
+
+
+def test_gram_kernels_match_numpy(rng):
+    J = rng.normal(size=(6, 7))
+    w = rng.uniform(0.5, 2.0, 7)
+    for rows in (3, 6):
+        G = np.zeros((rows, rows))
+        gram_into(J, G)
+        assert_allclose(np.tril(G), np.tril(J[:rows] @ J[:rows].T), atol=1e-12)
+        weighted_gram_into(J, w, G)
+        assert_allclose(np.tril(G), np.tril(J[:rows] @ np.diag(w) @ J[:rows].T), atol=1e-12)
+        shifted_into(G, 0.5, G)
+        assert_allclose(np.diag(G), np.diag(J[:rows] @ np.diag(w) @ J[:rows].T) + 0.5)
+    Jt = rng.normal(size=(6, 3))
+    Gt = np.zeros((3, 3))
+    column_gram_into(Jt, 6, Gt)
+    assert_allclose(np.tril(Gt), np.tril(Jt.T @ Jt), atol=1e-12)
+
+
+@pytest.mark.parametrize('frozen', [(), (1,)])
+def test_tall_normal_equations_match_damped_least_squares(rng, frozen):
+    J, e = rng.normal(size=(6, 4)), rng.normal(size=6)
+    w_inv = rng.uniform(0.5, 2.0, 4)
+    w_inv[list(frozen)] = 0.0
+    G = np.zeros((4, 4))
+    column_gram_into(J, 6, G)
+    A, g = np.zeros((4, 4)), np.zeros(4)
+    tall_system_into(G, J, e, 6, w_inv, 0.01, A, g)
+    assert ldl_in_place(A)[0]
+    ldl_substitute_in_place(A, g)
+    expected, ok = damped_least_squares(J, e, w_inv, 0.01)
+    assert ok
+    assert_allclose(g, expected, atol=1e-10)
+    assert all(g[i] == 0.0 for i in frozen)
+
+
+def test_wide_step_into_scratch_uses_the_rows_of_its_scratch(rng):
+    J, e = rng.normal(size=(6, 7)), rng.normal(size=6)
+    w_inv = rng.uniform(0.5, 2.0, 7)
+    dq = np.zeros(7)
+    assert damped_least_squares_wide(J, e, w_inv, 0.01, np.zeros((3, 3)), np.zeros(3), dq)
+    expected, _ = damped_least_squares(J[:3].copy(), e[:3].copy(), w_inv, 0.01)
+    assert_allclose(dq, expected, atol=1e-10)

@@ -41,9 +41,10 @@ from typing import NamedTuple
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
-                            damped_least_squares, damped_least_squares_wide, gram_into,
-                            ldl_in_place, ldl_substitute_in_place, shifted_into,
-                            sqrt_det_gram_into, step_from_multipliers, weighted_gram_into)
+                            column_gram_into, damped_least_squares,
+                            damped_least_squares_wide, gram_into, ldl_in_place,
+                            ldl_substitute_in_place, shifted_into, sqrt_det_gram_into,
+                            step_from_multipliers, tall_system_into, weighted_gram_into)
 from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_of_entries
 import numpy as np
@@ -365,6 +366,9 @@ def run_attempt(model, limits, target, params, obj, q_init):
     G = np.empty((min(rows, n), min(rows, n)))
     Gw = np.empty((rows, rows))
     A_s = np.empty((rows, rows))
+    # Scratch of the tall form: JᵀJ and the damped system (n, n).
+    Gt = np.empty((n, n))
+    At = np.empty((n, n))
     y_s = np.empty(rows)
     kinematics.tip_and_jacobian(model, n, q, R, p, z, J)
     d0, d1, d2, r0, r1, r2 = _tip_error(p, R, m, tp, tR, pose)
@@ -378,6 +382,8 @@ def run_attempt(model, limits, target, params, obj, q_init):
     # The common step, taken without _primary_step's slices and returned arrays (the loop
     # is a leaf of inlined helpers, see ik_node.kinematics).
     plain = method == METHOD_DLS and not under and rows <= n
+    # The same for more task rows than joints (a 3-joint leg given a pose).
+    tall = method == METHOD_DLS and not under and rows > n
     unit_weights = True
     for i in range(n):
         unit_weights = unit_weights and w_inv[i] == 1.0
@@ -408,11 +414,16 @@ def run_attempt(model, limits, target, params, obj, q_init):
             gram_into(Jw, Gw)
         elif plain:
             weighted_gram_into(Jw, w_inv, Gw)
+        elif tall:
+            column_gram_into(Jw, rows, Gt)
         if method == METHOD_DLS and lam_max > 0.0:
             if plain and unit_weights:
                 # J Jᵀ is the step's gram matrix: factor it once more, undamped.
                 shifted_into(Gw, 0.0, A_s)
                 wm = math.sqrt(ldl_in_place(A_s)[1])
+            elif tall:
+                shifted_into(Gt, 0.0, At)
+                wm = math.sqrt(ldl_in_place(At)[1])
             else:
                 wm = sqrt_det_gram_into(Jw, rows, G)
             if wm < w0:
@@ -438,6 +449,12 @@ def run_attempt(model, limits, target, params, obj, q_init):
                         y_s[i] = e[i]
                     ldl_substitute_in_place(A_s, y_s)
                     step_from_multipliers(Jw, y_s, w_eff, dq)
+            elif tall:
+                # damped_least_squares' tall form, in leaf calls; dq holds Jᵀe, then Δq.
+                tall_system_into(Gt, Jw, e, rows, w_eff, lam2, At, dq)
+                ok = ldl_in_place(At)[0]
+                if ok:
+                    ldl_substitute_in_place(At, dq)
             else:
                 ok = _primary_step_into(method, Jw, rows, e, w_eff, lam2, n, under, A_s, y_s,
                                         dq)
