@@ -102,8 +102,11 @@ def _attempt(model, limits, tgt, first, plain, no_obj, obj, obj_on, underactuate
     """Run the attempt of :func:`ik_node.solvers.jacobian.prepare_jacobian`."""
     iterations = 0
     if underactuated:
-        start, it, _ = _run(model, limits, tgt, plain, obj, start, max_iterations, deadline)
+        start, it, ok = _run(model, limits, tgt, plain, obj, start, max_iterations, deadline)
         iterations += it
+        if ok and not obj_on:
+            # The whole pose is met: the position-first pass would stop at once.
+            return start, iterations
     q, it, ok = _run(model, limits, tgt, first, obj, start, max_iterations, deadline)
     iterations += it
     if obj_on and not ok:

@@ -120,8 +120,11 @@ def prepare_jacobian(method: str) -> Callable:
         def attempt(start, budget):
             iterations = 0
             if underactuated:
-                start, it, _ = run(start, budget, plain)
+                start, it, ok = run(start, budget, plain)
                 iterations += it
+                if ok and not obj_on:
+                    # The whole pose is met: the position-first pass would stop at once.
+                    return start, iterations
             q, it, ok = run(start, budget, first)
             iterations += it
             if obj_on and not ok:
