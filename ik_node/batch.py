@@ -11,10 +11,10 @@ final check (the collision model of :mod:`ik_node.collision`); a target whose fi
 collides is solved again by ``solve`` itself.
 """
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import math
 import os
+import threading
 from typing import NamedTuple, Optional
 
 from ik_node._jit import JIT_ENABLED
@@ -36,7 +36,7 @@ __all__ = ['BatchResult', 'solve_batch', 'batch_memory', 'STATUS_INVALID']
 STATUS_INVALID = 'invalid_target'
 # A batch whose arrays would need more than this [bytes] is refused (split it).
 MAX_BATCH_BYTES = 8 << 30
-# Targets per task of the thread pool.
+# The fewest targets a thread takes at a time.
 _CHUNK = 64
 _STATUS = {**STATUS_OF_CODE, bk.BATCH_SKIPPED: STATUS_INVALID}
 
@@ -170,7 +170,7 @@ def _seeds(chain, q0: Optional[ArrayLike], m: int) -> np.ndarray:
 
 
 def _run_threads(args: tuple, m: int, threads: Optional[int]) -> None:
-    """Run the kernel over rows 0..m-1 in chunks, on ``threads`` threads (None: every core)."""
+    """Run the kernel over rows 0..m-1 on ``threads`` threads (None: every core)."""
     if m == 0:
         return
     k = max(1, min(threads or os.cpu_count() or 1, m))
@@ -178,20 +178,40 @@ def _run_threads(args: tuple, m: int, threads: Optional[int]) -> None:
         bk.solve_targets(*args, 0, m)
         return
     # numba's dispatcher types every argument on each call (about 20 µs for these records,
-    # holding the GIL): the chunks call the compiled code it found for the first.
+    # holding the GIL): the threads call the compiled code it found for the first.
     kernel = bk.solve_targets
     kernel(*args, 0, 0)
     entry = (kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in (*args, 0, 0)))
              if JIT_ENABLED else kernel)
-    # Small chunks handed out in turn balance hard targets (many restarts) across threads.
-    chunk = max(1, min(_CHUNK, -(-m // k)))
+    # Guided self-scheduling: each thread takes a share of the rows left (at least _CHUNK),
+    # so the chunks are large at first (few calls) and small at the end, where hard targets
+    # (many restarts) would otherwise leave one thread working alone. On Panda poses,
+    # 2 threads: 44,000 solves/s against 41,000 with fixed chunks of 64 from a thread pool
+    # and 34,000 with one half each (medians of 7, one process).
+    lock = threading.Lock()
+    next_row = [0]
+    errors: list = []
 
-    def run(lo: int) -> None:
-        entry(*args, lo, min(lo + chunk, m))
+    def work() -> None:
+        try:
+            while True:
+                with lock:
+                    lo = next_row[0]
+                    if lo >= m or errors:
+                        return
+                    hi = min(lo + max(_CHUNK, (m - lo) // (2 * k)), m)
+                    next_row[0] = hi
+                entry(*args, lo, hi)
+        except BaseException as exc:  # noqa: B902 - handed to the caller's thread
+            errors.append(exc)
 
-    with ThreadPoolExecutor(max_workers=k) as pool:
-        for f in [pool.submit(run, lo) for lo in range(0, m, chunk)]:
-            f.result()
+    workers = [threading.Thread(target=work, name=f'ik_node-batch-{i}') for i in range(k)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
 
 
 def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, method: str = 'dls',

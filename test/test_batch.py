@@ -126,3 +126,15 @@ def test_avoid_collisions_rows_equal_solve(rng):
         np.testing.assert_array_equal(b.q, r.q)
         assert (b.success, b.status, b.message) == (r.success, r.status, r.message)
         assert not b.success or chain.collisions(b.q, obstacles) == []
+
+
+def test_threads_share_a_large_batch_and_agree_with_one_thread(rng):
+    # More rows than one chunk per thread: the threads take shares of the rows left.
+    chain = load('panda')
+    T = np.array([chain.fk(chain.random_q(rng)) for _ in range(300)])
+    one = solve_batch(chain, T, threads=1, max_attempts=20)
+    two = solve_batch(chain, T, threads=2, max_attempts=20)
+    assert np.array_equal(one.q, two.q)
+    assert np.array_equal(one.iterations, two.iterations)
+    assert one.status.tolist() == two.status.tolist()
+    assert np.all(two.success)
