@@ -14,11 +14,12 @@ from ik_node._jit import njit, njit_guarded
 import numpy as np
 
 __all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_substitute_into',
+           'cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram',
+           'sqrt_det_gram_into', 'damped_least_squares', 'damped_least_squares_wide',
+           # the solver loop's leaf kernels (ik_node.solvers.dls.run_attempt)
            'shifted_into', 'ldl_in_place', 'ldl_substitute_in_place', 'gram_into',
            'weighted_gram_into', 'step_from_multipliers', 'column_gram_into',
-           'tall_system_into', 'cholesky_solve',
-           'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram', 'sqrt_det_gram_into',
-           'damped_least_squares', 'damped_least_squares_wide']
+           'tall_system_into']
 
 
 @njit

@@ -51,9 +51,9 @@ class _Kept:
 
     ``entry``: numba's dispatcher works out the type of every argument on each call, about
     10 µs for these nested records, more than a short solve's iterations. The types depend
-    only on the chain and the options (every other argument is made by :func:`solve_one`
-    or :func:`start_table` with fixed types), so the compiled code found on the first call
-    is called directly afterwards (None until then).
+    only on the chain and the options (every other argument is made with fixed types: the
+    target and seed by ``solve``, the starts by :func:`start_table`), so the compiled code
+    found on the first call is called directly afterwards (None until then).
     """
 
     __slots__ = ('chain', 'opts', 'records', 'entry')
@@ -168,10 +168,11 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     """
     Solve one validated target as ``run_restarts`` does, in one compiled call.
 
-    target: (4, 4) pose or (3,) position; q0 (n,) inside the limits; code: the method's
-    METHOD_* code. The timeout counts from when the records are ready: the arm's stretched
-    reach, estimated once per chain on its first solve, does not eat it (nor does it in the
-    driver).
+    target: (4, 4) pose or (3,) position; q0 (n,) inside the limits; both fresh, writable,
+    C-ordered float64 arrays, as ``solve`` makes them (the kept compiled entry takes them
+    without checking their types); code: the method's METHOD_* code. The timeout counts
+    from when the records are ready: the arm's stretched reach, estimated once per chain on
+    its first solve, does not eat it (nor does it in the driver).
     """
     pose = target.shape == (4, 4)
     kept = _kept(chain, code, opts, pose)
