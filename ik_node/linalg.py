@@ -17,8 +17,8 @@ __all__ = ['cholesky_factor', 'cholesky_substitute', 'cholesky_substitute_into',
            'cholesky_solve', 'cholesky_solve_in_place', 'log_det_spd', 'sqrt_det_gram',
            'sqrt_det_gram_into', 'damped_least_squares', 'damped_least_squares_wide',
            # the solver loop's leaf kernels (ik_node.solvers.dls.run_attempt)
-           'shifted_into', 'ldl_in_place', 'ldl_substitute_in_place', 'gram_into',
-           'weighted_gram_into', 'step_from_multipliers', 'column_gram_into',
+           'shifted_into', 'ldl_in_place', 'ldl_substitute_in_place', 'weighted_gram_into',
+           'step_from_multipliers', 'column_gram_into',
            'tall_system_into']
 
 
@@ -143,19 +143,6 @@ def weighted_gram_into(J, w, G):
 
 
 @njit
-def gram_into(J, G):
-    """Fill G's lower triangle with J Jᵀ of J's first k rows, k from G (k, k)."""
-    k = G.shape[0]
-    n = J.shape[1]
-    for i in range(k):
-        for j in range(i + 1):
-            s = 0.0
-            for c in range(n):
-                s += J[i, c] * J[j, c]
-            G[i, j] = s
-
-
-@njit
 def column_gram_into(J, rows, G):
     """Fill G's lower triangle with JᵀJ over J's first ``rows`` rows, G (n, n)."""
     n = G.shape[0]
@@ -255,18 +242,15 @@ def sqrt_det_gram(J, rows):
 @njit
 def sqrt_det_gram_into(J, rows, G):
     """:func:`sqrt_det_gram` with G (k, k) given as scratch, k = min(rows, J's columns)."""
-    n = J.shape[1]
-    k = G.shape[0]
-    for i in range(k):
-        for j in range(i + 1):
-            s = 0.0
-            if n >= rows:
-                for c in range(n):
+    if J.shape[1] < rows:
+        column_gram_into(J, rows, G)
+    else:
+        for i in range(rows):
+            for j in range(i + 1):
+                s = 0.0
+                for c in range(J.shape[1]):
                     s += J[i, c] * J[j, c]
-            else:
-                for r in range(rows):
-                    s += J[r, i] * J[r, j]
-            G[i, j] = s
+                G[i, j] = s
     return math.sqrt(ldl_in_place(G)[1])
 
 
@@ -302,27 +286,12 @@ def damped_least_squares(J, e, w_inv, lam2):
         dq = np.empty(n)
         ok = damped_least_squares_wide(J, e, w_inv, lam2, np.empty((r, r)), np.empty(r), dq)
         return dq, ok
+    G = np.empty((n, n))
+    column_gram_into(J, r, G)
     A = np.empty((n, n))
-    g = np.empty(n)
-    for i in range(n):
-        for j in range(i, n):
-            s = 0.0
-            for t in range(r):
-                s += J[t, i] * J[t, j]
-            A[i, j] = s
-            A[j, i] = s
-        s = 0.0
-        for t in range(r):
-            s += J[t, i] * e[t]
-        g[i] = s
-    for i in range(n):
-        if w_inv[i] > 0.0:
-            A[i, i] += lam2 / w_inv[i]
-        else:
-            # A frozen joint (weight 0) does not move: its row and column drop out.
-            for j in range(n):
-                A[i, j] = 0.0
-                A[j, i] = 0.0
-            A[i, i] = 1.0
-            g[i] = 0.0
-    return cholesky_solve_in_place(A, g)
+    dq = np.empty(n)
+    tall_system_into(G, J, e, r, w_inv, lam2, A, dq)
+    if not ldl_in_place(A)[0]:
+        return np.zeros(n), False
+    ldl_substitute_in_place(A, dq)
+    return dq, True

@@ -41,8 +41,7 @@ from typing import NamedTuple
 from ik_node import kinematics
 from ik_node._jit import njit
 from ik_node.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
-                            column_gram_into, damped_least_squares,
-                            damped_least_squares_wide, gram_into, ldl_in_place,
+                            column_gram_into, damped_least_squares, ldl_in_place,
                             ldl_substitute_in_place, shifted_into, sqrt_det_gram_into,
                             step_from_multipliers, tall_system_into, weighted_gram_into)
 from ik_node.objectives import objective_gradient
@@ -240,8 +239,12 @@ def _null_projector(J):
 
 
 @njit
-def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq):
-    """Return (Δq, ok) for the primary task (A, y, dq: DLS scratch when rows <= n)."""
+def _primary_step(method, Jw, rows, e, w_inv, lam2):
+    """
+    Return (Δq, ok) for the primary task: pinv, jt, or DLS with position first (n < 6).
+
+    run_attempt takes every other DLS step itself (its plain and tall forms).
+    """
     if method == METHOD_PINV:
         P, _ = _pinv_nullspace(Jw[:rows])
         return P @ e[:rows], True
@@ -252,29 +255,25 @@ def _primary_step(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq):
         den = JJe @ JJe
         alpha = (e[:rows] @ JJe) / den if den > 1e-300 else 0.0
         return alpha * g, True
-    if under:
-        Jp = np.ascontiguousarray(Jw[:3])
-        Jo = np.ascontiguousarray(Jw[3:6])
-        dq1, ok = damped_least_squares(Jp, e[:3], w_inv, lam2)
-        if not ok:
-            return dq1, False
-        Np = _null_projector(Jp)
-        Joh = Jo @ Np
-        r2 = e[3:6] - Jo @ dq1
-        dq2, ok2 = damped_least_squares(Joh, r2, w_inv, lam2)
-        if ok2:
-            dq1 = dq1 + Np @ dq2
-        return dq1, True
-    if rows <= n:
-        return dq, damped_least_squares_wide(Jw, e, w_inv, lam2, A, y, dq)
-    return damped_least_squares(np.ascontiguousarray(Jw[:rows]), e[:rows], w_inv, lam2)
+    Jp = np.ascontiguousarray(Jw[:3])
+    Jo = np.ascontiguousarray(Jw[3:6])
+    dq1, ok = damped_least_squares(Jp, e[:3], w_inv, lam2)
+    if not ok:
+        return dq1, False
+    Np = _null_projector(Jp)
+    Joh = Jo @ Np
+    r2 = e[3:6] - Jo @ dq1
+    dq2, ok2 = damped_least_squares(Joh, r2, w_inv, lam2)
+    if ok2:
+        dq1 = dq1 + Np @ dq2
+    return dq1, True
 
 
 @njit
-def _primary_step_into(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq):
+def _primary_step_into(method, Jw, rows, e, w_inv, lam2, dq):
     """:func:`_primary_step` into dq (n,); return ok."""
-    step, ok = _primary_step(method, Jw, rows, e, w_inv, lam2, n, under, A, y, dq)
-    for i in range(n):
+    step, ok = _primary_step(method, Jw, rows, e, w_inv, lam2)
+    for i in range(dq.shape[0]):
         dq[i] = step[i]
     return ok
 
@@ -410,9 +409,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
         it += 1
         _weighted_rows(J, rows, w_pos, w_ori, Jw)
         lam2 = mu * (E + lam0 * lam0)
-        if plain and unit_weights:
-            gram_into(Jw, Gw)
-        elif plain:
+        if plain:
             weighted_gram_into(Jw, w_inv, Gw)
         elif tall:
             column_gram_into(Jw, rows, Gt)
@@ -456,8 +453,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
                 if ok:
                     ldl_substitute_in_place(At, dq)
             else:
-                ok = _primary_step_into(method, Jw, rows, e, w_eff, lam2, n, under, A_s, y_s,
-                                        dq)
+                ok = _primary_step_into(method, Jw, rows, e, w_eff, lam2, dq)
             if not ok or solve == 1 or method != METHOD_DLS:
                 break
             frozen = False
