@@ -222,6 +222,13 @@ class Chain:
 
     def check_q(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
         """Return ``q`` as a new float (n,) array; IKInputError for a bad shape or NaN/Inf."""
+        a = self.q_array(q, name)
+        if not _all_finite(a):
+            raise self.not_finite(a, name)
+        return a
+
+    def q_array(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
+        """Return ``q`` as a new float (n,) array, not yet checked for NaN/Inf (check_q)."""
         try:
             a = np.array(q, dtype=float)
         except (TypeError, ValueError) as exc:
@@ -229,9 +236,12 @@ class Chain:
         if a.shape != (self.n,):
             raise IKInputError(f'{name} must have shape ({self.n},) for joints '
                                f'{list(self.joint_names)}, got {a.shape}')
-        if not _all_finite(a):
-            raise IKInputError(f'{name} is not finite: {a.tolist()}')
         return a
+
+    @staticmethod
+    def not_finite(q: np.ndarray, name: str = 'q') -> IKInputError:
+        """Return the error of joint values ``q`` with a NaN or Inf."""
+        return IKInputError(f'{name} is not finite: {q.tolist()}')
 
     def fk(self, q: ArrayLike) -> np.ndarray:
         """Return the (4, 4) pose of tip_link in the base_link frame at joint values ``q``."""

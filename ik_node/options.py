@@ -97,14 +97,26 @@ class SolveOptions:
         defaults (the shared defaults when None). Only the given options are validated: the
         defaults are valid, so a call with few options costs a few microseconds.
         """
+        return cls.from_mapping(kwargs, used, method, defaults)
+
+    @classmethod
+    def from_mapping(cls, kwargs: dict, used: frozenset = frozenset(), method: str = '',
+                     defaults: Optional['SolveOptions'] = None) -> 'SolveOptions':
+        """:meth:`from_kwargs` of a dict of options (``solve`` passes its own ``**options``)."""
         base = _DEFAULTS if defaults is None else defaults
         if not kwargs:
             return base
-        key = _cache_key(base, used, method, kwargs)
-        if key is not None:
-            hit = _BUILT.get(key)
-            if hit is not None and hit[0] is base:
-                return hit[1]
+        # Options already built for these arguments in this order (another order is another
+        # entry: sorting would cost more than the lookup saves); the types keep True apart
+        # from 1 and 1.0.
+        key: Optional[tuple] = (id(base), used, method, tuple(kwargs.items()),
+                                tuple(map(type, kwargs.values())))
+        try:
+            hit = _BUILT.get(key)   # type: ignore[arg-type]
+        except TypeError:       # a value that cannot be hashed (a list of joint weights)
+            key = hit = None
+        if hit is not None and hit[0] is base:
+            return hit[1]
         for name in kwargs:
             if name not in _CHECKS:
                 raise IKInputError(f'unknown option {name!r}; valid options: '
@@ -240,17 +252,6 @@ CLEARANCE_OPTIONS = frozenset({'collision_margin', 'collision_weight'})
 # that cannot be hashed (a list of joint weights) are validated on every call.
 _BUILT: dict[tuple, tuple['SolveOptions', 'SolveOptions']] = {}
 _BUILT_SIZE = 256
-
-
-def _cache_key(base: 'SolveOptions', used: frozenset, method: str, kwargs: dict):
-    """Return the cache key of these arguments, or None when one cannot be hashed."""
-    key = (id(base), used, method,
-           tuple(sorted((k, type(v), v) for k, v in kwargs.items())))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
 
 
 # Validated once: the default options are immutable and shared by every plain solve() call.

@@ -29,9 +29,18 @@ _NOT_FINITE = 1
 _BAD_LAST_ROW = 2
 _NOT_A_ROTATION = 3
 _TOO_FAR = 4
+_SEED_NOT_FINITE = 5
 # The built-in Jacobian methods, whose solves the compiled driver can run (a method of the
 # same name registered later replaces the entry in METHODS, and runs through the driver).
 _COMPILED = {name: METHODS[name] for name in METHOD_CODES} if JIT_ENABLED else {}
+
+
+# The compiled solves of recent (chain, method, options as given, with their types): the
+# chain and what compiled_driver.kept_for keeps for pose and for point targets, found with
+# one lookup (building the options and finding those records cost more than a short
+# solve's iterations). Holding the chain keeps its id from being reused meanwhile.
+_FAST: dict = {}
+_FAST_SIZE = 64
 
 
 def register_method(name: str, prepare: Callable,
@@ -46,6 +55,7 @@ def register_method(name: str, prepare: Callable,
     if not isinstance(name, str) or not name:
         raise IKInputError(f'method name must be a non-empty string, got {name!r}')
     METHODS[name] = Method(prepare, frozenset(options) | COMMON_OPTIONS)
+    _FAST.clear()       # the name may have been a compiled method's
 
 
 def methods() -> tuple[str, ...]:
@@ -60,6 +70,13 @@ def check_target(target: ArrayLike) -> np.ndarray:
     A pose must be finite, with a last row (0, 0, 0, 1) and a rotation block that is
     orthonormal with determinant +1 to 1e-6.
     """
+    t = _target_array(target)
+    _raise_for(_target_problem(t) if t.shape == (4, 4) else _position_problem(t), t)
+    return t
+
+
+def _target_array(target: ArrayLike) -> np.ndarray:
+    """Return the target as a new float array of shape (4, 4) or (3,), not yet checked."""
     try:
         t = np.array(target, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -67,7 +84,11 @@ def check_target(target: ArrayLike) -> np.ndarray:
     if t.shape not in ((4, 4), (3,)):
         raise IKInputError(f'target must be a (4, 4) pose or a (3,) position, got shape '
                            f'{t.shape}')
-    problem = _target_problem(t) if t.shape == (4, 4) else _position_problem(t)
+    return t
+
+
+def _raise_for(problem: int, t: np.ndarray) -> None:
+    """Raise the IKInputError of a target problem code (nothing for _TARGET_OK)."""
     if problem == _NOT_FINITE:
         raise IKInputError('target contains NaN or Inf')
     if problem == _BAD_LAST_ROW:
@@ -79,7 +100,49 @@ def check_target(target: ArrayLike) -> np.ndarray:
         p = t[:3, 3] if t.shape == (4, 4) else t
         raise IKInputError(f'target position {p.tolist()} is more than {MAX_TARGET_DISTANCE:g} m '
                            'from the base: not a target for an arm (units or frame mix-up?)')
-    return t
+
+
+def _target_and_seed(chain, target: ArrayLike, q0: Optional[ArrayLike]) -> tuple:
+    """
+    Return (target, seed) checked: the target as :func:`check_target` does, q0 finite.
+
+    The seed is clamped into the limits (chain.mid for None). One compiled call checks both
+    and clamps: three of them, and two numpy calls, cost more than a short solve's
+    iterations.
+    """
+    t = _target_array(target)
+    seed = chain.mid.copy() if q0 is None else chain.q_array(q0, 'q0')
+    check = _pose_and_seed_problem if t.shape == (4, 4) else _point_and_seed_problem
+    problem = check(t, seed, chain.lower, chain.upper)
+    if problem == _SEED_NOT_FINITE:
+        raise chain.not_finite(seed, 'q0')
+    _raise_for(problem, t)
+    return t, seed
+
+
+@njit
+def _pose_and_seed_problem(t, q, lower, upper):
+    """Return the problem code of pose ``t`` or else seed ``q``; clamp ``q`` into the limits."""
+    problem = _target_problem(t)
+    return problem if problem != _TARGET_OK else _clamped_seed_problem(q, lower, upper)
+
+
+@njit
+def _point_and_seed_problem(t, q, lower, upper):
+    """:func:`_pose_and_seed_problem` of a (3,) position."""
+    problem = _position_problem(t)
+    return problem if problem != _TARGET_OK else _clamped_seed_problem(q, lower, upper)
+
+
+@njit
+def _clamped_seed_problem(q, lower, upper):
+    """Return _SEED_NOT_FINITE for a seed with NaN or Inf; else clamp it, return _TARGET_OK."""
+    for i in range(q.shape[0]):
+        if not math.isfinite(q[i]):
+            return _SEED_NOT_FINITE
+    for i in range(q.shape[0]):
+        q[i] = min(max(q[i], lower[i]), upper[i])
+    return _TARGET_OK
 
 
 @njit
@@ -136,18 +199,30 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     Returns an IKResult; an unreachable target gives success=False and the best attempt.
     Raises IKInputError for a bad target, seed, method or option.
     """
+    try:
+        key: Optional[tuple] = (id(chain), method, tuple(options.items()),
+                                tuple(map(type, options.values())))
+        fast = _FAST.get(key)
+    except TypeError:       # an option that cannot be hashed (a list of joint weights)
+        key = fast = None
+    if fast is not None and fast[0] is chain:
+        t, seed = _target_and_seed(chain, target, q0)
+        return compiled_driver.solve_kept(fast[1] if t.shape == (4, 4) else fast[2], t, seed,
+                                          method)
     spec = METHODS.get(method) if isinstance(method, str) else None
     if spec is None:
         raise IKInputError(f'unknown method {method!r}; available: {list(methods())}')
-    t = check_target(target)
-    if q0 is None:
-        seed = chain.mid.copy()
-    else:
-        seed = np.minimum(np.maximum(chain.check_q(q0, 'q0'), chain.lower), chain.upper)
-    opts = SolveOptions.from_kwargs(spec.options, method, **options)
+    t, seed = _target_and_seed(chain, target, q0)
+    opts = SolveOptions.from_mapping(options, spec.options, method)
     if spec is _COMPILED.get(method) and compiled_driver.applies(opts):
         # The driver's steps in one compiled call (the same answer, less Python).
-        return compiled_driver.solve_one(chain, t, seed, opts, METHOD_CODES[method], method)
+        code = METHOD_CODES[method]
+        pose_kept = compiled_driver.kept_for(chain, code, opts, True)
+        if key is not None and pose_kept is not None:
+            if len(_FAST) >= _FAST_SIZE:
+                _FAST.clear()
+            _FAST[key] = (chain, pose_kept, compiled_driver.kept_for(chain, code, opts, False))
+        return compiled_driver.solve_one(chain, t, seed, opts, code, method)
     return run_restarts(chain, t, seed, opts, spec.prepare, method,
                         opts.solution_weights(chain.n), spec.rescue)
 

@@ -100,3 +100,29 @@ def test_wide_step_into_scratch_uses_the_rows_of_its_scratch(rng):
     assert damped_least_squares_wide(J, e, w_inv, 0.01, np.zeros((3, 3)), np.zeros(3), dq)
     expected, _ = damped_least_squares(J[:3].copy(), e[:3].copy(), w_inv, 0.01)
     assert_allclose(dq, expected, atol=1e-10)
+
+
+@pytest.mark.parametrize('n, frozen', [(3, ()), (4, ()), (5, ()), (5, (1,)), (4, (0, 3))])
+def test_position_first_step_matches_numpy(rng, n, frozen):
+    # The n < 6 step of run_attempt: DLS of the position rows, then the orientation rows
+    # in their null space, against numpy (pinv for the projector) and the allocating form.
+    from ik_node.solvers.dls import _primary_step, _priority_step_into, METHOD_DLS
+    Jw, e = rng.normal(size=(6, n)), rng.normal(size=6)
+    w_inv = rng.uniform(0.5, 2.0, n)
+    w_inv[list(frozen)] = 0.0
+    lam2 = 0.01
+    dq = np.full(n, np.nan)
+    status = _priority_step_into(Jw, e, w_inv, lam2, np.zeros((3, 3)), np.zeros(3),
+                                 np.zeros((n, n)), np.zeros((3, n)), np.zeros(n), dq)
+    assert status == 1
+    W = np.diag(w_inv)
+    Jp, Jo = Jw[:3], Jw[3:]
+    dq1 = W @ Jp.T @ np.linalg.solve(Jp @ W @ Jp.T + lam2 * np.eye(3), e[:3])
+    Np = np.eye(n) - np.linalg.pinv(Jp) @ Jp
+    H = Jo @ Np
+    dq2 = W @ H.T @ np.linalg.solve(H @ W @ H.T + lam2 * np.eye(3), e[3:] - Jo @ dq1)
+    assert_allclose(dq, dq1 + Np @ dq2, atol=1e-9)
+    assert_allclose(dq, _primary_step(METHOD_DLS, Jw, 6, e, w_inv, lam2)[0], atol=1e-12)
+    # The projector is unweighted (as in the allocating form): a frozen joint takes no part
+    # in either DLS step, but the projection can still move it; the clamp into the limits
+    # after the step holds it there.

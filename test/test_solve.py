@@ -205,3 +205,51 @@ def test_a_registered_method_runs_through_the_driver_and_is_judged_by_fk(rng):
         assert not r.success and r.status in ('out_of_reach', 'not_converged')
     finally:
         del METHODS['oracle_for_test']
+
+
+def test_options_given_again_solve_alike_and_a_new_method_of_that_name_is_taken(rng):
+    """
+    solve() keeps a compiled solve's records for the options given again (same answers),
+    still checks every target and seed, and a method registered under the name is used.
+    """
+    from ik_node.solve import register_method
+    from ik_node.solvers.table import METHODS
+    chain = load('panda')
+    opts = {'position_tolerance': 1e-5, 'orientation_tolerance': 1e-5}
+    # Joint weights given as a list cannot be kept (not hashable): every call builds its
+    # options and records; ones give the same weights as none.
+    unkept = dict(opts, joint_weights=[1.0] * chain.n)
+    q0 = chain.mid.copy()
+    for _ in range(6):
+        T = chain.fk(chain.random_q(rng))
+        for target in (T, T[:3, 3]):
+            kept = [solve(chain, target, q0=q0, **opts) for _ in range(2)]
+            fresh = solve(chain, target, q0=q0, **unkept)
+            assert kept[0].success and kept[1].success and fresh.success
+            assert np.array_equal(kept[0].q, kept[1].q) and np.array_equal(kept[1].q, fresh.q)
+            assert kept[1].iterations == fresh.iterations
+    bad = T.copy()
+    bad[0, 3] = np.nan
+    with pytest.raises(IKInputError, match='NaN'):
+        solve(chain, bad, q0=q0, **opts)
+    with pytest.raises(IKInputError, match='q0 is not finite'):
+        solve(chain, T, q0=np.full(chain.n, np.inf), **opts)
+    # A seed outside the limits is clamped into them on this path too.
+    far = solve(chain, T, q0=chain.upper + 1.0, **opts)
+    assert far.success and chain.within_limits(far.q)
+    saved = METHODS['dls']
+    calls = []
+
+    def prepare(chain, target, options):
+        def attempt(start, budget):
+            calls.append(1)
+            return start, 1
+        return attempt
+
+    register_method('dls', prepare)
+    try:
+        solve(chain, T, q0=q0, **opts)
+        assert calls
+    finally:
+        METHODS['dls'] = saved
+    assert solve(chain, T, q0=q0, **opts).success

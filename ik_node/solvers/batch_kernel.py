@@ -8,11 +8,12 @@ per core) run the ranges of one batch side by side. Per target it takes the same
 :func:`ik_node.solvers.driver.run_restarts` with a Jacobian method (the attempts of
 :mod:`ik_node.solvers.jacobian`): the same starts (the seed, then the driver's seeded draws,
 given as a table), the same budget (``max_attempts``, and a wall-clock deadline checked where
-the driver checks it), the same final check (:func:`ik_node.solvers.driver._target_errors`),
-the same out-of-reach tests, seed-joint restoring and choice of the solution nearest the seed.
-It has no collision check: callers that avoid collisions check the answer with the driver's
-final check. ``solve_batch`` gives no deadline (its budget is ``max_attempts``, so a result
-does not depend on the machine's load); ``solve`` runs its one target here with its timeout
+the driver checks it), the same final check
+(:func:`ik_node.solvers.driver.target_errors_into`), the same out-of-reach tests, seed-joint
+restoring and choice of the solution nearest the seed. It has no collision check: callers
+that avoid collisions check the answer with the driver's final check. ``solve_batch`` gives
+no deadline (its budget is ``max_attempts``, so a result does not depend on the machine's
+load); ``solve`` runs its one target here with its timeout
 (:mod:`ik_node.solvers.compiled_driver`).
 """
 
@@ -23,7 +24,7 @@ from ik_node import kinematics
 from ik_node._jit import monotonic_clock, njit, njit_inline, njit_nogil
 from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.driver import (_FAR_PROBES, _SAME_END_ATTEMPTS, _SAME_END_RELATIVE,
-                                    _target_errors, _UNDERACTUATED_TRIES, wrap_in_place)
+                                    _UNDERACTUATED_TRIES, target_errors_into, wrap_in_place)
 from ik_node.solvers.records import Target
 import numpy as np
 
@@ -43,21 +44,19 @@ class BatchParams(NamedTuple):
     """
     Everything of one batch that is the same for every target.
 
-    pose_first, pose_plain, pose_no_obj: the pose attempt's DlsParams (priority set for
-    n < 6; the plain first pass of n < 6; the retry without objectives); point_first,
-    point_no_obj: those of the position-only probe. obj_pose, obj_point: packed objectives
-    and whether they are active. max_iterations, max_attempts, solutions: the options;
-    restarts: the option. reach_origin (3,), reach [m], length_scale [m]: the chain's reach
-    bound; stretched [m]: the distance from reach_origin beyond which a target is past the
-    stretched reach (:func:`ik_node.solvers.reach.stretched_bound`). w (n,): joint weights
-    of the choice among solutions; wide (n,): revolute joints spanning more than a turn.
+    pose, point: the DlsParams of the pose attempt and of the position-only probe (priority
+    False: the kernel makes the position-first pass of n < 6 and the retries without
+    objectives from them, :func:`_variant`; fewer records to pass make the call cheaper).
+    obj_pose_on, obj_point_on: whether their packed objectives are active.
+    max_iterations, max_attempts, solutions: the options; restarts: the option.
+    reach_origin (3,), reach [m], length_scale [m]: the chain's reach bound; stretched [m]:
+    the distance from reach_origin beyond which a target is past the stretched reach
+    (:func:`ik_node.solvers.reach.stretched_bound`). w (n,): joint weights of the choice
+    among solutions; wide (n,): revolute joints spanning more than a turn.
     """
 
-    pose_first: DlsParams
-    pose_plain: DlsParams
-    pose_no_obj: DlsParams
-    point_first: DlsParams
-    point_no_obj: DlsParams
+    pose: DlsParams
+    point: DlsParams
     obj_pose_on: bool
     obj_point_on: bool
     max_iterations: int
@@ -70,6 +69,14 @@ class BatchParams(NamedTuple):
     length_scale: float
     w: np.ndarray
     wide: np.ndarray
+
+
+@njit
+def _variant(p, priority, objectives_on):
+    """Return ``p`` with these ``priority`` and ``objectives_on``."""
+    return DlsParams(p.method, p.w_pos, p.w_ori, p.w_inv, p.tol_p, p.tol_o, p.max_iter, p.lam0,
+                     p.lam_max, p.w0, objectives_on, p.k_null, p.max_step, p.secondary_iter,
+                     priority)
 
 
 @njit
@@ -147,8 +154,12 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
     upper = limits.upper
     continuous = limits.continuous
     pose = tgt.pose
-    tol_p = bp.pose_first.tol_p
-    tol_o = bp.pose_first.tol_o
+    tol_p = bp.pose.tol_p
+    tol_o = bp.pose.tol_o
+    underactuated = pose and n < 6
+    pose_first = _variant(bp.pose, underactuated, bp.pose.objectives_on)
+    pose_no_obj = _variant(bp.pose, underactuated, False)
+    point_no_obj = _variant(bp.point, False, False)
     tp = tgt.position
     d0 = tp[0] - bp.reach_origin[0]
     d1 = tp[1] - bp.reach_origin[1]
@@ -158,7 +169,6 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
     past_stretched = distance > bp.stretched + tol_p
     max_att = bp.max_attempts if (bp.restarts and not beyond) else 1
     max_att = min(max_att, starts.shape[0] + 1)     # never past the table of starts
-    underactuated = pose and n < 6
     attempts = 0
     draws = 0
     iterations = 0
@@ -178,6 +188,11 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
     probing = False
     has_next = False
     next_q = np.empty(n)
+    # Scratch of the final check's FK.
+    m = model.origin_R.shape[0]
+    Rf = np.empty((m + 1, 3, 3))
+    pf = np.empty((m + 1, 3))
+    zf = np.empty((m, 3))
     while attempts < max_att:
         if attempts > 0 and _now() >= deadline:
             break
@@ -195,17 +210,17 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
                     start[i] += q0[i]
         # One call site: a literal argument (False) would compile _attempt a second time.
         if probing:
-            t, first, plain, no_obj, obj, obj_on = (probe_tgt, bp.point_first, bp.point_first,
-                                                    bp.point_no_obj, obj_point, bp.obj_point_on)
+            t, first, plain, no_obj, obj, obj_on = (probe_tgt, bp.point, bp.point, point_no_obj,
+                                                    obj_point, bp.obj_point_on)
         else:
-            t, first, plain, no_obj, obj, obj_on = (tgt, bp.pose_first, bp.pose_plain,
-                                                    bp.pose_no_obj, obj_pose, bp.obj_pose_on)
+            t, first, plain, no_obj, obj, obj_on = (tgt, pose_first, bp.pose, pose_no_obj,
+                                                    obj_pose, bp.obj_pose_on)
         q, it = _attempt(model, limits, t, first, plain, no_obj, obj, obj_on,
                          underactuated and not probing, start, bp.max_iterations, deadline)
         iterations += it
         q = np.minimum(np.maximum(q, lower), upper)
         wrap_in_place(q, q0, continuous, bp.wide, lower, upper)
-        perr, oerr = _target_errors(model, tgt, q)
+        perr, oerr = target_errors_into(model, tgt, q, Rf, pf, zf)
         if perr <= tol_p and (not pose or oerr <= tol_o):
             if n_sol == 0 or bp.solutions > 1:
                 q_raw[:] = q
@@ -215,7 +230,7 @@ def _solve_one(model, limits, tgt, probe_tgt, bp, obj_pose, obj_point, q0, start
                     if q[i] != q0[i]:
                         old = q[i]
                         q[i] = q0[i]
-                        p2, o2 = _target_errors(model, tgt, q)
+                        p2, o2 = target_errors_into(model, tgt, q, Rf, pf, zf)
                         if p2 <= tol_p and (not pose or o2 <= tol_o):
                             perr, oerr = p2, o2
                         else:
@@ -331,30 +346,26 @@ def solve_targets(model, limits, positions, rotations, pose, valid, q0, starts, 
 @njit
 def solve_target(model, limits, T, pose, q0, starts, bp, obj_pose, obj_point, deadline):
     """
-    Solve one target (:func:`solve_targets` over a batch of one); return its answer.
+    Solve one target as :func:`solve_targets` solves a row; return its answer.
 
     T (4, 4): the target pose (a point target: its position, with ``pose`` False); q0 (n,)
     the seed inside the limits. Returns (q (n,), success, attempts, iterations, status,
-    position error [m], orientation error [rad]). For ``solve``: the batch's arrays are made
-    here, where making one costs tens of nanoseconds, not the microsecond numpy takes from
-    Python, and the call takes two arrays instead of eight.
+    position error [m], orientation error [rad]). For ``solve``: the one target's arrays are
+    made here, where making one costs tens of nanoseconds, not the microsecond numpy takes
+    from Python, and the call takes two arrays instead of eight.
     """
     n = q0.shape[0]
-    positions = np.empty((1, 3))
-    rotations = np.empty((1, 3, 3))
+    position = np.empty(3)
+    rotation = np.empty((3, 3))
     for i in range(3):
-        positions[0, i] = T[i, 3]
+        position[i] = T[i, 3]
         for j in range(3):
-            rotations[0, i, j] = T[i, j]
-    seeds = np.empty((1, n))
-    for i in range(n):
-        seeds[0, i] = q0[i]
-    q_out = seeds.copy()
-    q_raw = seeds.copy()
-    stats = np.zeros((1, 4), dtype=np.int64)
-    errors = np.zeros((1, 2))
-    solve_targets(model, limits, positions, rotations, pose, np.ones(1, dtype=np.bool_),
-                  seeds, starts, bp, obj_pose, obj_point, q_out, q_raw, stats, errors,
-                  deadline, 0, 1)
-    return (q_out[0].copy(), stats[0, 0] != 0, stats[0, 1], stats[0, 2], stats[0, 3],
-            errors[0, 0], errors[0, 1])
+            rotation[i, j] = T[i, j]
+    q_out = q0.copy()
+    q_raw = np.empty(n)
+    stats = np.zeros(4, dtype=np.int64)
+    errors = np.zeros(2)
+    _solve_one(model, limits, Target(position, rotation, pose),
+               Target(position, np.eye(3), False), bp, obj_pose, obj_point, q0, starts, q_out,
+               q_raw, stats, errors, deadline)
+    return q_out, stats[0] != 0, stats[1], stats[2], stats[3], errors[0], errors[1]

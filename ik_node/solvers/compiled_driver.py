@@ -14,7 +14,7 @@ the parameter records and the table of random starts, kept for the same chain an
 """
 
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from ik_node._jit import JIT_ENABLED
 from ik_node.options import SolveOptions
@@ -27,8 +27,8 @@ from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.records import make_target
 import numpy as np
 
-__all__ = ['applies', 'batch_params', 'start_table', 'failure', 'solve_one',
-           'STATUS_OF_CODE', 'MAX_TABLE_ATTEMPTS']
+__all__ = ['applies', 'batch_params', 'start_table', 'failure', 'solve_one', 'kept_for',
+           'solve_kept', 'STATUS_OF_CODE', 'MAX_TABLE_ATTEMPTS']
 
 STATUS_OF_CODE = {bk.BATCH_REACHED: STATUS_REACHED, bk.BATCH_OUT_OF_REACH: STATUS_OUT_OF_REACH,
                   bk.BATCH_NOT_CONVERGED: STATUS_NOT_CONVERGED}
@@ -56,13 +56,16 @@ class _Kept:
     found on the first call is called directly afterwards (None until then).
     """
 
-    __slots__ = ('chain', 'opts', 'records', 'entry')
+    __slots__ = ('chain', 'opts', 'records', 'entry', 'table')
 
     def __init__(self, chain, opts: SolveOptions, records: tuple):
         self.chain = chain
         self.opts = opts
         self.records = records
-        self.entry = None
+        self.entry: Optional[Callable] = None
+        # start_table(chain, opts) of solve_one (the same rows on every call: a seeded
+        # generator's draws); None until its first call.
+        self.table: Optional[np.ndarray] = None
 
 
 def applies(opts: SolveOptions) -> bool:
@@ -87,12 +90,16 @@ def batch_params(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
     for the same chain and options when they have no objectives (objectives may change
     between calls, e.g. a posture objective's reference).
     """
-    kept = _kept(chain, code, opts, pose)
+    kept = kept_for(chain, code, opts, pose)
     return kept.records if kept is not None else _records(chain, code, opts, pose)
 
 
-def _kept(chain, code: int, opts: SolveOptions, pose: bool) -> Optional[_Kept]:
-    """Return what is kept for these arguments (made now if need be); None with objectives."""
+def kept_for(chain, code: int, opts: SolveOptions, pose: bool) -> Optional[_Kept]:
+    """
+    Return what is kept for these arguments (made now if need be); None with objectives.
+
+    :func:`solve_kept` takes it; ``solve`` keeps it for options given again.
+    """
     if opts.objectives or opts.avoid_collisions:
         return None
     key = (id(chain), id(opts), code, pose)
@@ -110,11 +117,9 @@ def _records(chain, code: int, opts: SolveOptions, pose: bool) -> tuple:
     pose_rec = make_target(np.eye(4) if pose else np.zeros(3))
     params, obj_pose, on_pose = attempt_records(code, chain, pose_rec, opts)
     point, obj_point, on_point = attempt_records(code, chain, make_target(np.zeros(3)), opts)
-    first = params._replace(priority=pose and chain.n < 6)
     w = opts.solution_weights(chain.n)
     bp = bk.BatchParams(
-        pose_first=first, pose_plain=params, pose_no_obj=first._replace(objectives_on=False),
-        point_first=point, point_no_obj=point._replace(objectives_on=False),
+        pose=params, point=point,
         obj_pose_on=bool(on_pose), obj_point_on=bool(on_point),
         max_iterations=int(opts.max_iterations), max_attempts=int(opts.max_attempts),
         solutions=int(opts.solutions), restarts=bool(opts.restarts),
@@ -175,27 +180,44 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     its first solve, does not eat it (nor does it in the driver).
     """
     pose = target.shape == (4, 4)
-    kept = _kept(chain, code, opts, pose)
-    bp, obj_pose, obj_point = (kept.records if kept is not None
-                               else _records(chain, code, opts, pose))
-    table = start_table(chain, opts)
-    deadline = time.perf_counter() + opts.timeout
+    kept = kept_for(chain, code, opts, pose)
+    if kept is not None:
+        return solve_kept(kept, target, q0, method)
+    return _solve(chain, opts, method, bk.solve_target, _records(chain, code, opts, pose),
+                  start_table(chain, opts), target, q0)
+
+
+def solve_kept(kept: _Kept, target: np.ndarray, q0: np.ndarray, method: str) -> IKResult:
+    """:func:`solve_one` with the records of :func:`kept_for` (for the target's kind)."""
+    if kept.table is None:
+        kept.table = start_table(kept.chain, kept.opts)
+    if kept.entry is not None:
+        return _solve(kept.chain, kept.opts, method, kept.entry, kept.records, kept.table,
+                      target, q0)
+    # The dispatcher loads or compiles the code for these types on the first call; that
+    # code is called directly afterwards (every argument has the same types then).
+    result = _solve(kept.chain, kept.opts, method, bk.solve_target, kept.records, kept.table,
+                    target, q0)
+    if JIT_ENABLED:
+        types = tuple(bk.solve_target.typeof_pyval(a) for a in (
+            kept.chain.model, kept.chain.limits, np.eye(4), True, q0, kept.table,
+            *kept.records, 0.0))
+        kept.entry = bk.solve_target.get_overload(types)
+    return result
+
+
+def _solve(chain, opts: SolveOptions, method: str, entry, records: tuple, table: np.ndarray,
+           target: np.ndarray, q0: np.ndarray) -> IKResult:
+    """Run the kernel ``entry`` (bk.solve_target or its compiled code) on one target."""
+    bp, obj_pose, obj_point = records
+    pose = target.shape == (4, 4)
     if not pose:
         point = np.eye(4)
         point[:3, 3] = target
         target = point
-    # Every argument has the types the kept entry was found for: C-ordered float64 arrays
-    # made by solve() (target, q0) or kept here.
-    args = (chain.model, chain.limits, target, pose, q0, table, bp, obj_pose, obj_point,
-            deadline)
-    if kept is not None and kept.entry is not None:
-        out = kept.entry(*args)
-    else:
-        kernel = bk.solve_target
-        out = kernel(*args)      # loads or compiles the code for these types on the first call
-        if kept is not None and JIT_ENABLED:
-            kept.entry = kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in args))
-    q, success, attempts, iterations, code_out, perr, oerr = out
+    deadline = time.perf_counter() + opts.timeout
+    q, success, attempts, iterations, code_out, perr, oerr = entry(
+        chain.model, chain.limits, target, pose, q0, table, bp, obj_pose, obj_point, deadline)
     status, message = STATUS_OF_CODE[code_out], ''
     if not success:
         status, message = failure(chain, pose, status, perr, oerr, target[:3, 3], attempts,

@@ -279,6 +279,72 @@ def _primary_step_into(method, Jw, rows, e, w_inv, lam2, dq):
 
 
 @njit
+def _priority_step_into(Jw, e, w_inv, lam2, S, y, N, H, dq2, dq):
+    """
+    _primary_step's DLS with position first (n < 6) into dq (n,), in loops; return status.
+
+    Δq = Δq₁ + N_p Δq₂: Δq₁ the DLS step of the position rows of Jw (6, n), N_p = I - J_p⁺J_p
+    (regularised as :func:`_null_projector`), Δq₂ the DLS step of J_o N_p toward what Δq₁
+    leaves of the orientation error. For 3 <= n < 6. Scratch: S (3, 3), y (3,), N (n, n),
+    H (3, n), dq2 (n,). Returns 1 for a step, 0 when the damped position system is not
+    positive definite (dq zero), -1 when the projector's factorisation fails (dq unset; the
+    caller takes _primary_step's SVD form). A leaf: no array is made or returned here.
+    """
+    n = dq.shape[0]
+    weighted_gram_into(Jw, w_inv, S)
+    shifted_into(S, lam2, S)
+    if not ldl_in_place(S)[0]:
+        for i in range(n):
+            dq[i] = 0.0
+        return 0
+    for i in range(3):
+        y[i] = e[i]
+    ldl_substitute_in_place(S, y)
+    step_from_multipliers(Jw, y, w_inv, dq)
+    # N_p = I - J_pᵀ (J_p J_pᵀ + εI)⁻¹ J_p, ε = 1e-12 of the trace (_regularised_gram).
+    trace = 0.0
+    for i in range(3):
+        for j in range(i + 1):
+            t = 0.0
+            for c in range(n):
+                t += Jw[i, c] * Jw[j, c]
+            S[i, j] = t
+        trace += S[i, i]
+    shifted_into(S, 1e-12 * max(trace, 1e-300), S)
+    if not ldl_in_place(S)[0]:
+        return -1
+    for c in range(n):
+        for i in range(3):
+            y[i] = Jw[i, c]
+        ldl_substitute_in_place(S, y)
+        for i in range(n):
+            N[i, c] = (1.0 if i == c else 0.0) - (Jw[0, i] * y[0] + Jw[1, i] * y[1]
+                                                  + Jw[2, i] * y[2])
+    # H = J_o N_p; y = e_o - J_o Δq₁.
+    for i in range(3):
+        t = e[3 + i]
+        for k in range(n):
+            t -= Jw[3 + i, k] * dq[k]
+        y[i] = t
+        for c in range(n):
+            t = 0.0
+            for k in range(n):
+                t += Jw[3 + i, k] * N[k, c]
+            H[i, c] = t
+    weighted_gram_into(H, w_inv, S)
+    shifted_into(S, lam2, S)
+    if ldl_in_place(S)[0]:
+        ldl_substitute_in_place(S, y)
+        step_from_multipliers(H, y, w_inv, dq2)
+        for i in range(n):
+            t = 0.0
+            for k in range(n):
+                t += N[i, k] * dq2[k]
+            dq[i] += t
+    return 1
+
+
+@njit
 def _add_null_step(model, n, q, lower, upper, obj, Jw, rows, gain, max_step, dq):
     """Add the objectives' null-space step -gain (I - J⁺J) ∇h, capped, to dq (n,)."""
     grad = objective_gradient(model, n, q, lower, upper, obj)
@@ -369,6 +435,11 @@ def run_attempt(model, limits, target, params, obj, q_init):
     Gt = np.empty((n, n))
     At = np.empty((n, n))
     y_s = np.empty(rows)
+    # Scratch of the position-first step (n < 6): Gt holds N_p there.
+    S3 = np.empty((3, 3))
+    y3 = np.empty(3)
+    H3 = np.empty((3, n))
+    dq2 = np.empty(n)
     kinematics.tip_and_jacobian(model, n, q, R, p, z, J)
     d0, d1, d2, r0, r1, r2 = _tip_error(p, R, m, tp, tR, pose)
     perr, oerr = _fill_error(e, w_pos, w_ori, d0, d1, d2, r0, r1, r2)
@@ -383,6 +454,8 @@ def run_attempt(model, limits, target, params, obj, q_init):
     plain = method == METHOD_DLS and not under and rows <= n
     # The same for more task rows than joints (a 3-joint leg given a pose).
     tall = method == METHOD_DLS and not under and rows > n
+    # And position first (n < 6, at least the three joints the position rows need).
+    first = method == METHOD_DLS and under and n >= 3
     unit_weights = True
     for i in range(n):
         unit_weights = unit_weights and w_inv[i] == 1.0
@@ -453,7 +526,11 @@ def run_attempt(model, limits, target, params, obj, q_init):
                 if ok:
                     ldl_substitute_in_place(At, dq)
             else:
-                ok = _primary_step_into(method, Jw, rows, e, w_eff, lam2, dq)
+                status = _priority_step_into(Jw, e, w_eff, lam2, S3, y3, Gt, H3, dq2, dq) \
+                    if first else -1
+                ok = status == 1
+                if status < 0:
+                    ok = _primary_step_into(method, Jw, rows, e, w_eff, lam2, dq)
             if not ok or solve == 1 or method != METHOD_DLS:
                 break
             frozen = False
