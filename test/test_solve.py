@@ -209,8 +209,9 @@ def test_a_registered_method_runs_through_the_driver_and_is_judged_by_fk(rng):
 
 def test_options_given_again_solve_alike_and_a_new_method_of_that_name_is_taken(rng):
     """
-    solve() keeps a compiled solve's records for the options given again (same answers),
-    still checks every target and seed, and a method registered under the name is used.
+    Options given again take the kept records: the same answers, the same checks.
+
+    And a method registered under the name of a compiled one is the one that runs.
     """
     from ik_node.solve import register_method
     from ik_node.solvers.table import METHODS

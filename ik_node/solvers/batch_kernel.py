@@ -344,16 +344,19 @@ def solve_targets(model, limits, positions, rotations, pose, valid, q0, starts, 
 
 
 @njit
-def solve_target(model, limits, T, pose, q0, starts, bp, obj_pose, obj_point, deadline):
+def solve_target(records, T, pose, q0, deadline):
     """
     Solve one target as :func:`solve_targets` solves a row; return its answer.
 
-    T (4, 4): the target pose (a point target: its position, with ``pose`` False); q0 (n,)
-    the seed inside the limits. Returns (q (n,), success, attempts, iterations, status,
-    position error [m], orientation error [rad]). For ``solve``: the one target's arrays are
-    made here, where making one costs tens of nanoseconds, not the microsecond numpy takes
-    from Python, and the call takes two arrays instead of eight.
+    records: the solve's constant records in one object
+    (:func:`ik_node.solvers.solve_records.make_solve_records`: model, limits, starts, bp,
+    obj_pose, obj_point as :func:`solve_targets` takes them). T (4, 4): the target pose (a
+    point target: its position, with ``pose`` False); q0 (n,) the seed inside the limits.
+    Returns (q (n,), success, attempts, iterations, status, position error [m], orientation
+    error [rad]). For ``solve``: the one target's arrays are made here, where making one
+    costs tens of nanoseconds, not the microsecond numpy takes from Python.
     """
+    model = records.model
     n = q0.shape[0]
     position = np.empty(3)
     rotation = np.empty((3, 3))
@@ -365,7 +368,7 @@ def solve_target(model, limits, T, pose, q0, starts, bp, obj_pose, obj_point, de
     q_raw = np.empty(n)
     stats = np.zeros(4, dtype=np.int64)
     errors = np.zeros(2)
-    _solve_one(model, limits, Target(position, rotation, pose),
-               Target(position, np.eye(3), False), bp, obj_pose, obj_point, q0, starts, q_out,
-               q_raw, stats, errors, deadline)
+    _solve_one(model, records.limits, Target(position, rotation, pose),
+               Target(position, np.eye(3), False), records.bp, records.obj_pose,
+               records.obj_point, q0, records.starts, q_out, q_raw, stats, errors, deadline)
     return q_out, stats[0] != 0, stats[1], stats[2], stats[3], errors[0], errors[1]

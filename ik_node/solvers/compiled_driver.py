@@ -25,6 +25,7 @@ from ik_node.solvers.driver import _failure_message, Check, out_of_reach, point_
 from ik_node.solvers.jacobian import attempt_records
 from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.records import make_target
+from ik_node.solvers.solve_records import make_solve_records
 import numpy as np
 
 __all__ = ['applies', 'batch_params', 'start_table', 'failure', 'solve_one', 'kept_for',
@@ -49,14 +50,15 @@ class _Kept:
     """
     The records of one (chain, options, method, pose) and the kernel's compiled code.
 
-    ``entry``: numba's dispatcher works out the type of every argument on each call, about
-    10 µs for these nested records, more than a short solve's iterations. The types depend
-    only on the chain and the options (every other argument is made with fixed types: the
-    target and seed by ``solve``, the starts by :func:`start_table`), so the compiled code
-    found on the first call is called directly afterwards (None until then).
+    ``entry``: numba's dispatcher works out the type of every argument on each call. The
+    types depend only on the chain and the options (every other argument is made with fixed
+    types: the target and seed by ``solve``), so the compiled code found on the first call
+    is called directly afterwards (None until then). ``handle``: the records and the table
+    of starts in the one object the kernel takes
+    (:func:`ik_node.solvers.solve_records.make_solve_records`; None until the first call).
     """
 
-    __slots__ = ('chain', 'opts', 'records', 'entry', 'table')
+    __slots__ = ('chain', 'opts', 'records', 'entry', 'table', 'handle')
 
     def __init__(self, chain, opts: SolveOptions, records: tuple):
         self.chain = chain
@@ -66,6 +68,7 @@ class _Kept:
         # start_table(chain, opts) of solve_one (the same rows on every call: a seeded
         # generator's draws); None until its first call.
         self.table: Optional[np.ndarray] = None
+        self.handle = None
 
 
 def applies(opts: SolveOptions) -> bool:
@@ -183,41 +186,40 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     kept = kept_for(chain, code, opts, pose)
     if kept is not None:
         return solve_kept(kept, target, q0, method)
-    return _solve(chain, opts, method, bk.solve_target, _records(chain, code, opts, pose),
-                  start_table(chain, opts), target, q0)
+    handle = make_solve_records(chain.model, chain.limits, start_table(chain, opts),
+                                *_records(chain, code, opts, pose))
+    return _solve(chain, opts, method, bk.solve_target, handle, target, q0)
 
 
 def solve_kept(kept: _Kept, target: np.ndarray, q0: np.ndarray, method: str) -> IKResult:
     """:func:`solve_one` with the records of :func:`kept_for` (for the target's kind)."""
+    if kept.entry is not None:
+        return _solve(kept.chain, kept.opts, method, kept.entry, kept.handle, target, q0)
     if kept.table is None:
         kept.table = start_table(kept.chain, kept.opts)
-    if kept.entry is not None:
-        return _solve(kept.chain, kept.opts, method, kept.entry, kept.records, kept.table,
-                      target, q0)
+    kept.handle = make_solve_records(kept.chain.model, kept.chain.limits, kept.table,
+                                     *kept.records)
     # The dispatcher loads or compiles the code for these types on the first call; that
     # code is called directly afterwards (every argument has the same types then).
-    result = _solve(kept.chain, kept.opts, method, bk.solve_target, kept.records, kept.table,
-                    target, q0)
+    result = _solve(kept.chain, kept.opts, method, bk.solve_target, kept.handle, target, q0)
     if JIT_ENABLED:
         types = tuple(bk.solve_target.typeof_pyval(a) for a in (
-            kept.chain.model, kept.chain.limits, np.eye(4), True, q0, kept.table,
-            *kept.records, 0.0))
+            kept.handle, np.eye(4), True, q0, 0.0))
         kept.entry = bk.solve_target.get_overload(types)
     return result
 
 
-def _solve(chain, opts: SolveOptions, method: str, entry, records: tuple, table: np.ndarray,
-           target: np.ndarray, q0: np.ndarray) -> IKResult:
+def _solve(chain, opts: SolveOptions, method: str, entry, handle, target: np.ndarray,
+           q0: np.ndarray) -> IKResult:
     """Run the kernel ``entry`` (bk.solve_target or its compiled code) on one target."""
-    bp, obj_pose, obj_point = records
     pose = target.shape == (4, 4)
     if not pose:
         point = np.eye(4)
         point[:3, 3] = target
         target = point
     deadline = time.perf_counter() + opts.timeout
-    q, success, attempts, iterations, code_out, perr, oerr = entry(
-        chain.model, chain.limits, target, pose, q0, table, bp, obj_pose, obj_point, deadline)
+    q, success, attempts, iterations, code_out, perr, oerr = entry(handle, target, pose, q0,
+                                                                   deadline)
     status, message = STATUS_OF_CODE[code_out], ''
     if not success:
         status, message = failure(chain, pose, status, perr, oerr, target[:3, 3], attempts,
