@@ -28,7 +28,7 @@ _SUPPORTED = _ACTUATED + ('fixed',)
 _KNOWN = _SUPPORTED + ('floating', 'planar')
 # No robot arm has a link offset or a prismatic stroke of 10 km; a value beyond it is a typo or
 # an exporter's placeholder (1e308), and would put the arm's own poses outside what solve()
-# accepts as a target (solve.MAX_TARGET_DISTANCE, 1000 km, for up to 100 such values).
+# accepts as a target (target_checks.MAX_TARGET_DISTANCE, 1000 km, for up to 100 such values).
 MAX_LENGTH = 1e4
 
 

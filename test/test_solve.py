@@ -235,6 +235,14 @@ def test_options_given_again_solve_alike_and_a_new_method_of_that_name_is_taken(
         solve(chain, bad, q0=q0, **opts)
     with pytest.raises(IKInputError, match='q0 is not finite'):
         solve(chain, T, q0=np.full(chain.n, np.inf), **opts)
+    with pytest.raises(IKInputError, match='NaN'):
+        solve(chain, [np.nan, 0.0, 0.3], q0=q0, **opts)
+    with pytest.raises(IKInputError, match='more than'):
+        solve(chain, [2e6, 0.0, 0.3], q0=q0, **opts)
+    skewed = T.copy()
+    skewed[:3, :3] *= 1.01
+    with pytest.raises(IKInputError, match='orthonormal'):
+        solve(chain, skewed, q0=q0, **opts)
     # A seed outside the limits is clamped into them on this path too.
     far = solve(chain, T, q0=chain.upper + 1.0, **opts)
     assert far.success and chain.within_limits(far.q)

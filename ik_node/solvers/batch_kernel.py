@@ -26,6 +26,7 @@ from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.driver import (_FAR_PROBES, _SAME_END_ATTEMPTS, _SAME_END_RELATIVE,
                                     _UNDERACTUATED_TRIES, target_errors_into, wrap_in_place)
 from ik_node.solvers.records import Target
+from ik_node.target_checks import inputs_problem, TARGET_OK
 import numpy as np
 
 __all__ = ['BatchParams', 'solve_targets', 'solve_target', 'BATCH_REACHED',
@@ -346,18 +347,24 @@ def solve_targets(model, limits, positions, rotations, pose, valid, q0, starts, 
 @njit
 def solve_target(records, T, pose, q0, deadline):
     """
-    Solve one target as :func:`solve_targets` solves a row; return its answer.
+    Check one target and seed, and solve it as :func:`solve_targets` solves a row.
 
     records: the solve's constant records in one object
     (:func:`ik_node.solvers.solve_records.make_solve_records`: model, limits, starts, bp,
     obj_pose, obj_point as :func:`solve_targets` takes them). T (4, 4): the target pose (a
-    point target: its position, with ``pose`` False); q0 (n,) the seed inside the limits.
-    Returns (q (n,), success, attempts, iterations, status, position error [m], orientation
-    error [rad]). For ``solve``: the one target's arrays are made here, where making one
-    costs tens of nanoseconds, not the microsecond numpy takes from Python.
+    point target: its position, with ``pose`` False); q0 (n,): the seed, clamped into the
+    limits here. Returns (q (n,), success, attempts, iterations, status, position error [m],
+    orientation error [rad], problem): problem is the code of
+    :func:`ik_node.target_checks.inputs_problem`, and nothing is solved unless it is
+    TARGET_OK. For ``solve``: the one target's arrays are made here, where making one costs
+    tens of nanoseconds, not the microsecond numpy takes from Python.
     """
     model = records.model
+    limits = records.limits
     n = q0.shape[0]
+    problem = inputs_problem(T, pose, q0, limits.lower, limits.upper)
+    if problem != TARGET_OK:
+        return q0.copy(), False, 0, 0, BATCH_SKIPPED, 0.0, 0.0, problem
     position = np.empty(3)
     rotation = np.empty((3, 3))
     for i in range(3):
@@ -368,7 +375,7 @@ def solve_target(records, T, pose, q0, deadline):
     q_raw = np.empty(n)
     stats = np.zeros(4, dtype=np.int64)
     errors = np.zeros(2)
-    _solve_one(model, records.limits, Target(position, rotation, pose),
+    _solve_one(model, limits, Target(position, rotation, pose),
                Target(position, np.eye(3), False), records.bp, records.obj_pose,
                records.obj_point, q0, records.starts, q_out, q_raw, stats, errors, deadline)
-    return q_out, stats[0] != 0, stats[1], stats[2], stats[3], errors[0], errors[1]
+    return q_out, stats[0] != 0, stats[1], stats[2], stats[3], errors[0], errors[1], problem

@@ -26,6 +26,7 @@ from ik_node.solvers.jacobian import attempt_records
 from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.records import make_target
 from ik_node.solvers.solve_records import make_solve_records
+from ik_node.target_checks import raise_for, TARGET_OK
 import numpy as np
 
 __all__ = ['applies', 'batch_params', 'start_table', 'failure', 'solve_one', 'kept_for',
@@ -176,9 +177,10 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     """
     Solve one validated target as ``run_restarts`` does, in one compiled call.
 
-    target: (4, 4) pose or (3,) position; q0 (n,) inside the limits; both fresh, writable,
-    C-ordered float64 arrays, as ``solve`` makes them (the kept compiled entry takes them
-    without checking their types); code: the method's METHOD_* code. The timeout counts
+    target: (4, 4) pose or (3,) position; q0 (n,); both fresh, writable, C-ordered float64
+    arrays, as ``solve`` makes them (the kept compiled entry takes them without checking
+    their types). The kernel checks them (and clamps q0 into the limits) first;
+    IKInputError for a problem. code: the method's METHOD_* code. The timeout counts
     from when the records are ready: the arm's stretched reach, estimated once per chain on
     its first solve, does not eat it (nor does it in the driver).
     """
@@ -218,8 +220,10 @@ def _solve(chain, opts: SolveOptions, method: str, entry, handle, target: np.nda
         point[:3, 3] = target
         target = point
     deadline = time.perf_counter() + opts.timeout
-    q, success, attempts, iterations, code_out, perr, oerr = entry(handle, target, pose, q0,
-                                                                   deadline)
+    q, success, attempts, iterations, code_out, perr, oerr, problem = entry(
+        handle, target, pose, q0, deadline)
+    if problem != TARGET_OK:
+        raise_for(problem, target if pose else target[:3, 3], q0)
     status, message = STATUS_OF_CODE[code_out], ''
     if not success:
         status, message = failure(chain, pose, status, perr, oerr, target[:3, 3], attempts,
