@@ -105,7 +105,7 @@ def test_wide_step_into_scratch_uses_the_rows_of_its_scratch(rng):
 @pytest.mark.parametrize('n, frozen', [(3, ()), (4, ()), (5, ()), (5, (1,)), (4, (0, 3))])
 def test_position_first_step_matches_numpy(rng, n, frozen):
     # The n < 6 step of run_attempt: DLS of the position rows, then the orientation rows
-    # in their null space, against numpy (pinv for the projector) and the allocating form.
+    # in their null space (in the joint weights' metric), against numpy.
     from ik_node.solvers.dls import _primary_step, _priority_step_into, METHOD_DLS
     Jw, e = rng.normal(size=(6, n)), rng.normal(size=6)
     w_inv = rng.uniform(0.5, 2.0, n)
@@ -118,11 +118,16 @@ def test_position_first_step_matches_numpy(rng, n, frozen):
     W = np.diag(w_inv)
     Jp, Jo = Jw[:3], Jw[3:]
     dq1 = W @ Jp.T @ np.linalg.solve(Jp @ W @ Jp.T + lam2 * np.eye(3), e[:3])
-    Np = np.eye(n) - np.linalg.pinv(Jp) @ Jp
+    Np = np.eye(n) - W @ Jp.T @ np.linalg.solve(Jp @ W @ Jp.T, Jp)
     H = Jo @ Np
     dq2 = W @ H.T @ np.linalg.solve(H @ W @ H.T + lam2 * np.eye(3), e[3:] - Jo @ dq1)
     assert_allclose(dq, dq1 + Np @ dq2, atol=1e-9)
-    assert_allclose(dq, _primary_step(METHOD_DLS, Jw, 6, e, w_inv, lam2)[0], atol=1e-12)
-    # The projector is unweighted (as in the allocating form): a frozen joint takes no part
-    # in either DLS step, but the projection can still move it; the clamp into the limits
-    # after the step holds it there.
+    # A frozen joint does not move; the null-space part leaves the position step as it is.
+    assert all(dq[i] == 0.0 for i in frozen)
+    assert_allclose(Jp @ dq, Jp @ dq1, atol=1e-9)
+    # With unit weights it is the allocating form's step.
+    ones = np.ones(n)
+    status = _priority_step_into(Jw, e, ones, lam2, np.zeros((3, 3)), np.zeros(3),
+                                 np.zeros((n, n)), np.zeros((3, n)), np.zeros(n), dq)
+    assert status == 1
+    assert_allclose(dq, _primary_step(METHOD_DLS, Jw, 6, e, ones, lam2)[0], atol=1e-12)
