@@ -30,8 +30,8 @@ import time
 import numpy as np
 
 __all__ = ['njit', 'njit_inline', 'njit_nogil', 'njit_guarded', 'readonly', 'monotonic_clock',
-           'JIT_ENABLED', 'JIT_UNAVAILABLE', 'compiled', 'mark_compiled', 'use_pure_python',
-           'compile_in_background', 'COMPILE_LOG']
+           'compiled_entry', 'JIT_ENABLED', 'JIT_UNAVAILABLE', 'compiled', 'mark_compiled',
+           'use_pure_python', 'compile_in_background', 'COMPILE_LOG']
 
 JIT_ENABLED = False
 # Why numba is off in this install or environment ('' when it is available).
@@ -192,6 +192,21 @@ def njit_guarded(func):
     if JIT_ENABLED:
         return numba.njit(cache=True, fastmath=False, error_model='numpy')(func)
     return func
+
+
+def compiled_entry(kernel, args: tuple):
+    """
+    Return the compiled code ``kernel`` runs for arguments of the types of ``args``.
+
+    numba's dispatcher works out the type of every argument on each call (tens of µs for
+    nested records, holding the GIL); a caller that calls a kernel many times with
+    arguments of the same types calls this code directly. The kernel must have been called
+    with such arguments already (it compiles or loads the code then). Without numba:
+    ``kernel`` itself.
+    """
+    if not JIT_ENABLED:
+        return kernel
+    return kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in args))
 
 
 def monotonic_clock():

@@ -17,7 +17,7 @@ import os
 import threading
 from typing import NamedTuple, Optional
 
-from ik_node._jit import JIT_ENABLED
+from ik_node._jit import compiled_entry
 from ik_node.errors import IKInputError
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
@@ -179,10 +179,8 @@ def _run_threads(args: tuple, m: int, threads: Optional[int]) -> None:
         return
     # numba's dispatcher types every argument on each call (about 20 µs for these records,
     # holding the GIL): the threads call the compiled code it found for the first.
-    kernel = bk.solve_targets
-    kernel(*args, 0, 0)
-    entry = (kernel.get_overload(tuple(kernel.typeof_pyval(a) for a in (*args, 0, 0)))
-             if JIT_ENABLED else kernel)
+    bk.solve_targets(*args, 0, 0)
+    entry = compiled_entry(bk.solve_targets, (*args, 0, 0))
     # Guided self-scheduling: each thread takes a share of the rows left (at least _CHUNK),
     # so the chunks are large at first (few calls) and small at the end, where hard targets
     # (many restarts) would otherwise leave one thread working alone. On Panda poses,

@@ -11,6 +11,7 @@ from ik_node._jit import njit, readonly
 from ik_node.collision import checker
 from ik_node.errors import IKInputError, URDFError
 from ik_node.solvers.records import Limits
+from ik_node.target_checks import not_finite_error
 from ik_node.urdf import ChainSpec, load_urdf_text, read_chain
 import numpy as np
 from numpy.typing import ArrayLike
@@ -224,7 +225,7 @@ class Chain:
         """Return ``q`` as a new float (n,) array; IKInputError for a bad shape or NaN/Inf."""
         a = self.q_array(q, name)
         if not _all_finite(a):
-            raise self.not_finite(a, name)
+            raise not_finite_error(a, name)
         return a
 
     def q_array(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
@@ -237,11 +238,6 @@ class Chain:
             raise IKInputError(f'{name} must have shape ({self.n},) for joints '
                                f'{list(self.joint_names)}, got {a.shape}')
         return a
-
-    @staticmethod
-    def not_finite(q: np.ndarray, name: str = 'q') -> IKInputError:
-        """Return the error of joint values ``q`` with a NaN or Inf."""
-        return IKInputError(f'{name} is not finite: {q.tolist()}')
 
     def fk(self, q: ArrayLike) -> np.ndarray:
         """Return the (4, 4) pose of tip_link in the base_link frame at joint values ``q``."""

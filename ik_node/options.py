@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional, Sequence
 from ik_node.errors import IKInputError
 import numpy as np
 
-__all__ = ['SolveOptions', 'COMMON_OPTIONS', 'DEFAULT_POSITION_TOLERANCE',
+__all__ = ['SolveOptions', 'COMMON_OPTIONS', 'kwargs_key', 'DEFAULT_POSITION_TOLERANCE',
            'DEFAULT_ORIENTATION_TOLERANCE']
 
 _MAX_OPTION = 1e6
@@ -106,11 +106,7 @@ class SolveOptions:
         base = _DEFAULTS if defaults is None else defaults
         if not kwargs:
             return base
-        # Options already built for these arguments in this order (another order is another
-        # entry: sorting would cost more than the lookup saves); the types keep True apart
-        # from 1 and 1.0.
-        key: Optional[tuple] = (id(base), used, method, tuple(kwargs.items()),
-                                tuple(map(type, kwargs.values())))
+        key: Optional[tuple] = (id(base), used, method, *kwargs_key(kwargs))
         try:
             hit = _BUILT.get(key)   # type: ignore[arg-type]
         except TypeError:       # a value that cannot be hashed (a list of joint weights)
@@ -252,6 +248,17 @@ CLEARANCE_OPTIONS = frozenset({'collision_margin', 'collision_weight'})
 # that cannot be hashed (a list of joint weights) are validated on every call.
 _BUILT: dict[tuple, tuple['SolveOptions', 'SolveOptions']] = {}
 _BUILT_SIZE = 256
+
+
+def kwargs_key(kwargs: dict) -> tuple:
+    """
+    Return the part of a cache key that stands for keyword options as given.
+
+    In the caller's order (another order is another entry: sorting would cost more than the
+    lookup saves); the types keep True apart from 1 and 1.0. Hashing it raises TypeError for
+    a value that cannot be hashed (a list of joint weights).
+    """
+    return tuple(kwargs.items()), tuple(map(type, kwargs.values()))
 
 
 # Validated once: the default options are immutable and shared by every plain solve() call.

@@ -6,14 +6,14 @@ from typing import Callable, Optional, Sequence
 
 from ik_node._jit import JIT_ENABLED
 from ik_node.errors import IKInputError
-from ik_node.options import COMMON_OPTIONS, SolveOptions
+from ik_node.options import COMMON_OPTIONS, kwargs_key, SolveOptions
 from ik_node.result import IKResult
 from ik_node.solvers import compiled_driver
 from ik_node.solvers.dls import METHOD_CODES
 from ik_node.solvers.driver import run_restarts
 from ik_node.solvers.reach import stretched_reach
 from ik_node.solvers.table import Method, METHODS
-from ik_node.target_checks import check_target, target_and_seed, target_array
+from ik_node.target_checks import check_target, target_and_seed, target_and_seed_arrays
 from numpy.typing import ArrayLike
 
 __all__ = ['solve', 'register_method', 'methods', 'check_target', 'warm_up']
@@ -68,15 +68,13 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     Raises IKInputError for a bad target, seed, method or option.
     """
     try:
-        key: Optional[tuple] = (id(chain), method, tuple(options.items()),
-                                tuple(map(type, options.values())))
+        key: Optional[tuple] = (id(chain), method, *kwargs_key(options))
         fast = _FAST.get(key)
     except TypeError:       # an option that cannot be hashed (a list of joint weights)
         key = fast = None
     if fast is not None and fast[0] is chain:
         # The kernel checks the target and seed (and clamps the seed) before it solves.
-        t = target_array(target)
-        seed = chain.mid.copy() if q0 is None else chain.q_array(q0, 'q0')
+        t, seed = target_and_seed_arrays(chain, target, q0)
         return compiled_driver.solve_kept(fast[1] if t.shape == (4, 4) else fast[2], t, seed,
                                           method)
     spec = METHODS.get(method) if isinstance(method, str) else None

@@ -17,8 +17,9 @@ from ik_node.errors import IKInputError
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['check_target', 'target_array', 'target_and_seed', 'raise_for', 'inputs_problem',
-           'MAX_TARGET_DISTANCE', 'TARGET_OK']
+__all__ = ['check_target', 'target_array', 'target_and_seed', 'target_and_seed_arrays',
+           'pose_matrix', 'raise_for', 'not_finite_error', 'inputs_problem', 'MAX_TARGET_DISTANCE',
+           'TARGET_OK']
 
 # Coordinates beyond this [m] are refused: no arm reaches them, and squares of such numbers
 # overflow in the solvers' error norms.
@@ -65,7 +66,7 @@ def raise_for(problem: int, t: np.ndarray, q: Optional[np.ndarray] = None) -> No
     t: the target as :func:`target_array` returns it; q: the seed (named ``q0``).
     """
     if problem == _SEED_NOT_FINITE:
-        raise IKInputError(f'q0 is not finite: {np.asarray(q).tolist()}')
+        raise not_finite_error(np.asarray(q), 'q0')
     if problem == _NOT_FINITE:
         raise IKInputError('target contains NaN or Inf')
     if problem == _BAD_LAST_ROW:
@@ -79,22 +80,40 @@ def raise_for(problem: int, t: np.ndarray, q: Optional[np.ndarray] = None) -> No
                            'from the base: not a target for an arm (units or frame mix-up?)')
 
 
+def not_finite_error(q: np.ndarray, name: str = 'q') -> IKInputError:
+    """Return the error of joint values ``q`` with a NaN or Inf (``name``: the argument)."""
+    return IKInputError(f'{name} is not finite: {q.tolist()}')
+
+
 def target_and_seed(chain, target: ArrayLike, q0: Optional[ArrayLike]) -> tuple:
     """
     Return (target, seed) checked: the target as :func:`check_target` does, q0 finite.
 
     The seed is clamped into the limits (chain.mid for None); both are new arrays.
     """
-    t = target_array(target)
-    seed = chain.mid.copy() if q0 is None else chain.q_array(q0, 'q0')
-    if t.shape == (4, 4):
-        problem = inputs_problem(t, True, seed, chain.lower, chain.upper)
-    else:
-        point = np.eye(4)
-        point[:3, 3] = t
-        problem = inputs_problem(point, False, seed, chain.lower, chain.upper)
-    raise_for(problem, t, seed)
+    t, seed = target_and_seed_arrays(chain, target, q0)
+    T, pose = pose_matrix(t)
+    raise_for(inputs_problem(T, pose, seed, chain.lower, chain.upper), t, seed)
     return t, seed
+
+
+def target_and_seed_arrays(chain, target: ArrayLike, q0: Optional[ArrayLike]) -> tuple:
+    """
+    Return (target, seed) as new float arrays of the right shapes, not yet checked.
+
+    :func:`inputs_problem` checks them (the compiled solve runs it in its kernel).
+    """
+    t = target_array(target)
+    return t, (chain.mid.copy() if q0 is None else chain.q_array(q0, 'q0'))
+
+
+def pose_matrix(t: np.ndarray) -> tuple:
+    """Return (T (4, 4), pose) of a target array: a position goes in T[:3, 3] (pose False)."""
+    if t.shape == (4, 4):
+        return t, True
+    T = np.eye(4)
+    T[:3, 3] = t
+    return T, False
 
 
 @njit

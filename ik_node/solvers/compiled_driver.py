@@ -16,7 +16,7 @@ the parameter records and the table of random starts, kept for the same chain an
 import time
 from typing import Callable, Optional
 
-from ik_node._jit import JIT_ENABLED
+from ik_node._jit import compiled_entry
 from ik_node.options import SolveOptions
 from ik_node.result import (IKResult, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_REACHED)
@@ -26,7 +26,7 @@ from ik_node.solvers.jacobian import attempt_records
 from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.records import make_target
 from ik_node.solvers.solve_records import make_solve_records
-from ik_node.target_checks import raise_for, TARGET_OK
+from ik_node.target_checks import pose_matrix, raise_for, TARGET_OK
 import numpy as np
 
 __all__ = ['applies', 'batch_params', 'start_table', 'failure', 'solve_one', 'kept_for',
@@ -204,29 +204,22 @@ def solve_kept(kept: _Kept, target: np.ndarray, q0: np.ndarray, method: str) -> 
     # The dispatcher loads or compiles the code for these types on the first call; that
     # code is called directly afterwards (every argument has the same types then).
     result = _solve(kept.chain, kept.opts, method, bk.solve_target, kept.handle, target, q0)
-    if JIT_ENABLED:
-        types = tuple(bk.solve_target.typeof_pyval(a) for a in (
-            kept.handle, np.eye(4), True, q0, 0.0))
-        kept.entry = bk.solve_target.get_overload(types)
+    kept.entry = compiled_entry(bk.solve_target, (kept.handle, np.eye(4), True, q0, 0.0))
     return result
 
 
 def _solve(chain, opts: SolveOptions, method: str, entry, handle, target: np.ndarray,
            q0: np.ndarray) -> IKResult:
     """Run the kernel ``entry`` (bk.solve_target or its compiled code) on one target."""
-    pose = target.shape == (4, 4)
-    if not pose:
-        point = np.eye(4)
-        point[:3, 3] = target
-        target = point
+    T, pose = pose_matrix(target)
     deadline = time.perf_counter() + opts.timeout
     q, success, attempts, iterations, code_out, perr, oerr, problem = entry(
-        handle, target, pose, q0, deadline)
+        handle, T, pose, q0, deadline)
     if problem != TARGET_OK:
-        raise_for(problem, target if pose else target[:3, 3], q0)
+        raise_for(problem, target, q0)
     status, message = STATUS_OF_CODE[code_out], ''
     if not success:
-        status, message = failure(chain, pose, status, perr, oerr, target[:3, 3], attempts,
+        status, message = failure(chain, pose, status, perr, oerr, T[:3, 3], attempts,
                                   opts.position_tolerance)
     return IKResult.of_solver(q, bool(success), perr, oerr if pose else float('nan'),
                               iterations, method, attempts, message, status)

@@ -308,15 +308,9 @@ def _priority_step_into(Jw, e, w_inv, lam2, S, y, N, H, dq2, dq):
         y[i] = e[i]
     ldl_substitute_in_place(S, y)
     step_from_multipliers(Jw, y, w_inv, dq)
-    # N_p = I - J_pᵀ (J_p J_pᵀ + εI)⁻¹ J_p, ε = 1e-12 of the trace (_regularised_gram).
-    trace = 0.0
-    for i in range(3):
-        for j in range(i + 1):
-            t = 0.0
-            for c in range(n):
-                t += Jw[i, c] * w_inv[c] * Jw[j, c]
-            S[i, j] = t
-        trace += S[i, i]
+    # N = I - W J_pᵀ (J_p W J_pᵀ + εI)⁻¹ J_p, ε = 1e-12 of the trace (_regularised_gram).
+    weighted_gram_into(Jw, w_inv, S)
+    trace = S[0, 0] + S[1, 1] + S[2, 2]
     shifted_into(S, 1e-12 * max(trace, 1e-300), S)
     if not ldl_in_place(S)[0]:
         return -1

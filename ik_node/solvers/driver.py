@@ -39,7 +39,7 @@ from ik_node._jit import njit
 from ik_node.collision import solver_hook
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_POSITION_ONLY, STATUS_REACHED, STATUS_TOO_FAR)
-from ik_node.rotations import rotation_vector_of_entries
+from ik_node.solvers.dls import _tip_error
 from ik_node.solvers.reach import beyond_stretched_reach
 from ik_node.solvers.records import make_target
 import numpy as np
@@ -178,24 +178,9 @@ def target_errors_into(model, target, q, R, p, z):
     driver checks every attempt with the same scratch).
     """
     kinematics.forward_kinematics(model, q, R, p, z)
-    m = z.shape[0]
-    tp = target.position
-    perr = math.sqrt((p[m, 0] - tp[0]) ** 2 + (p[m, 1] - tp[1]) ** 2 + (p[m, 2] - tp[2]) ** 2)
-    if not target.pose:
-        return perr, 0.0
-    tR = target.rotation
-    # R* Rᵀ, entry (i, j) = row i of R* times row j of the tip's R.
-    w0, w1, w2 = rotation_vector_of_entries(
-        _rows_dot(tR, 0, R, m, 0), _rows_dot(tR, 0, R, m, 1), _rows_dot(tR, 0, R, m, 2),
-        _rows_dot(tR, 1, R, m, 0), _rows_dot(tR, 1, R, m, 1), _rows_dot(tR, 1, R, m, 2),
-        _rows_dot(tR, 2, R, m, 0), _rows_dot(tR, 2, R, m, 1), _rows_dot(tR, 2, R, m, 2))
-    return perr, math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-
-
-@njit
-def _rows_dot(A, i, R, k, j):
-    """Return row i of A (3, 3) times row j of R[k]."""
-    return A[i, 0] * R[k, j, 0] + A[i, 1] * R[k, j, 1] + A[i, 2] * R[k, j, 2]
+    d0, d1, d2, r0, r1, r2 = _tip_error(p, R, z.shape[0], target.position, target.rotation,
+                                        target.pose)
+    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2), math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
 
 
 def rank(check: Check, opts) -> tuple:
