@@ -815,44 +815,75 @@ def path_contact(F, K, qa, qb, obstacles, lever, step, resolution):
     for j in range(n):
         span = max(span, abs(dq[j]))
     pieces = max(1, int(math.ceil(span / step)))
-    stack_lo = np.empty(64 + pieces)
-    stack_hi = np.empty(64 + pieces)
+    # Each stack entry: an interval [s0, s1] and the clearances (self, obstacles) at both
+    # ends, so that every configuration is checked once (a split checks only its middle).
+    stack = np.empty((64 + pieces, 6))
+    q = np.empty(n)
     ms0, mo0 = _min_clearance(F, K, qa, obstacles)
     if ms0 <= SLACK or mo0 <= SLACK:
         return 0.0
-    # Intervals are pushed last-first so the path is checked from qa onwards.
+    # The first pieces' ends, checked in order; intervals are pushed last-first so the path
+    # is examined from qa onwards.
+    ends = np.empty((pieces + 1, 2))
+    ends[0, 0] = ms0
+    ends[0, 1] = mo0
+    for k in range(1, pieces + 1):
+        s = k / pieces
+        for j in range(n):
+            q[j] = qa[j] + s * dq[j]
+        ms, mo = _min_clearance(F, K, q, obstacles)
+        if ms <= SLACK or mo <= SLACK:
+            # Contact at a sample; an earlier one is still possible in the pieces before it.
+            pieces = k
+            ends[k, 0] = ms
+            ends[k, 1] = mo
+            break
+        ends[k, 0] = ms
+        ends[k, 1] = mo
     top = 0
     for k in range(pieces - 1, -1, -1):
-        stack_lo[top] = k / pieces
-        stack_hi[top] = (k + 1) / pieces
+        stack[top, 0] = k / pieces
+        stack[top, 1] = (k + 1) / pieces
+        stack[top, 2] = ends[k, 0]
+        stack[top, 3] = ends[k, 1]
+        stack[top, 4] = ends[k + 1, 0]
+        stack[top, 5] = ends[k + 1, 1]
         top += 1
-    q0 = np.empty(n)
-    q1 = np.empty(n)
     while top > 0:
         top -= 1
-        s0 = stack_lo[top]
-        s1 = stack_hi[top]
-        for j in range(n):
-            q0[j] = qa[j] + s0 * dq[j]
-            q1[j] = qa[j] + s1 * dq[j]
-        ms0, mo0 = _min_clearance(F, K, q0, obstacles)
-        ms1, mo1 = _min_clearance(F, K, q1, obstacles)
+        s0 = stack[top, 0]
+        s1 = stack[top, 1]
+        ms0 = stack[top, 2]
+        mo0 = stack[top, 3]
+        ms1 = stack[top, 4]
+        mo1 = stack[top, 5]
         if ms1 <= SLACK or mo1 <= SLACK:
             return s1
         sweep = 0.0
         for j in range(n):
-            sweep += abs(q1[j] - q0[j]) * lever[j]
+            sweep += abs((s1 - s0) * dq[j]) * lever[j]
         if ms0 + ms1 > 2.0 * sweep and mo0 + mo1 > sweep:
             continue
         if (s1 - s0) * span <= resolution:
             return s0
-        if top + 2 > stack_lo.shape[0]:
+        if top + 2 > stack.shape[0]:
             return s0
         mid = 0.5 * (s0 + s1)
-        stack_lo[top] = mid
-        stack_hi[top] = s1
+        for j in range(n):
+            q[j] = qa[j] + mid * dq[j]
+        msm, mom = _min_clearance(F, K, q, obstacles)
+        stack[top, 0] = mid
+        stack[top, 1] = s1
+        stack[top, 2] = msm
+        stack[top, 3] = mom
+        stack[top, 4] = ms1
+        stack[top, 5] = mo1
         top += 1
-        stack_lo[top] = s0
-        stack_hi[top] = mid
+        stack[top, 0] = s0
+        stack[top, 1] = mid
+        stack[top, 2] = ms0
+        stack[top, 3] = mo0
+        stack[top, 4] = msm
+        stack[top, 5] = mom
         top += 1
     return -1.0

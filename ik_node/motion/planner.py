@@ -1,0 +1,292 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Collision-free joint paths: OMPL's RRT-Connect on the chain's collision model.
+
+:func:`plan_path` asks OMPL (PyPI ``ompl``) for a path from a start to a goal joint vector in
+the joint-limit box, with :meth:`ik_node.Chain.collisions` as the state check and
+:meth:`ik_node.Chain.path_collides` (certified: no contact between samples is missed) as the
+edge check, then lets OMPL shortcut it. Every edge of the answer is checked again here, so a
+path returned is free by the library's own model. An arm that starts in contact first backs
+out along the direction that raises its clearance (:func:`escape_contact`): it may always
+move away from a contact, never deeper into one.
+
+OMPL objects live only inside one call and are released before it returns: nothing of them
+is left for the interpreter's exit (nanobind reports objects alive then), and OMPL's log is
+kept to warnings and errors.
+"""
+
+from dataclasses import dataclass
+import math
+import time
+from typing import Any, Sequence
+
+from ik_node.chain import Chain
+from ik_node.collision import checker
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ['PlannedPath', 'plan_path', 'escape_contact', 'path_free', 'EDGE_STEP']
+
+# Edge checks sample at most this far apart [rad or m] before the certified refinement.
+EDGE_STEP = 0.05
+# An escape moves in steps of this size [rad or m], at most this many.
+_ESCAPE_STEP = 0.01
+_ESCAPE_STEPS = 200
+# ... until every pair is this far [m] apart (a pose just out of contact leaves no edge that
+# the certified check can clear).
+_ESCAPE_MARGIN = 0.005
+# Continuous joints are planned within this far [rad] around the start and the goal.
+_CONTINUOUS_SLACK = math.pi
+# RRT-Connect's longest edge [rad or m]: OMPL's default (a fifth of the box's diagonal, about
+# 6 rad for a 6-joint arm with +-2 pi limits) makes each edge check cost milliseconds.
+_RANGE = 0.8
+# While planning, the certified edge check refines intervals no finer than this [rad or m]
+# (a stretch it cannot clear then counts as blocked: conservative, and cheaper near contacts).
+_PLAN_RESOLUTION = 0.01
+_PLAN_TRIES = 2
+# Shortcut tries after a path is found (each an edge check).
+_SHORTCUT_STEPS = 40
+# OMPL's random generators are process-wide and take a seed only before their first use.
+_SEEDED: list = []
+
+
+@dataclass(frozen=True)
+class PlannedPath:
+    """
+    The outcome of :func:`plan_path`.
+
+    waypoints: (m, n) joint vectors from the start to the goal (both included), every edge
+    free; None when no path was found. reason: why not ('' when found). time: the wall time
+    spent [s]; checks: state and edge checks made.
+    """
+
+    waypoints: np.ndarray | None
+    reason: str
+    time: float
+    checks: int
+
+    @property
+    def found(self) -> bool:
+        """Return True when a path was found."""
+        return self.waypoints is not None
+
+
+def _in_contact(chain: Chain, q: np.ndarray, obstacles: Sequence) -> list:
+    return chain.collisions(q, obstacles)
+
+
+def path_free(chain: Chain, waypoints: ArrayLike, obstacles: Sequence = ()) -> str:
+    """
+    Return why the polyline ``waypoints`` (m, n) may touch something, or '' if it is free.
+
+    Edges that start in contact are allowed while each lowers the summed overlap of the pairs
+    in contact (an arm trapped at the margin may back out, never go deeper); once an edge
+    starts clear, every later edge must be free by the certified check.
+    """
+    w = np.asarray(waypoints, dtype=float)
+    for i in range(w.shape[0] - 1):
+        start = _in_contact(chain, w[i], obstacles)
+        if start:
+            if _overlap(chain, w[i + 1], obstacles) >= _overlap(chain, w[i], obstacles):
+                return f'{start[0][0]} would stay in contact with {start[0][1]}'
+            continue
+        if chain.path_collides(w[i], w[i + 1], EDGE_STEP, obstacles):
+            hit = _first_contact(chain, w[i], w[i + 1], obstacles)
+            return f'{hit[0]} would touch {hit[1]}' if hit else 'a contact is possible'
+    return ''
+
+
+def _first_contact(chain: Chain, a: np.ndarray, b: np.ndarray, obstacles: Sequence):
+    """Return the first pair in contact on the segment a -> b, sampled finely, or None."""
+    steps = max(2, int(math.ceil(np.max(np.abs(b - a)) / 0.005)) + 1)
+    for s in np.linspace(0.0, 1.0, steps):
+        pairs = _in_contact(chain, a + s * (b - a), obstacles)
+        if pairs:
+            return pairs[0]
+    return None
+
+
+def _overlap(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float = 0.0) -> float:
+    """Return how far [m] (>= 0, summed) the checked pairs at ``q`` are within the margin."""
+    from ik_node.collision import kernels
+    setup = chain.collision_setup
+    rows = setup.packed(obstacles).rows
+    d_self, d_obs, _ = kernels.distances(*setup.model.flat, chain.clip(q), rows, margin)
+    return float(-np.sum(np.minimum(d_self - margin, 0.0))
+                 - np.sum(np.minimum(d_obs - margin, 0.0)))
+
+
+def _descend(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float
+             ) -> tuple[np.ndarray, float] | None:
+    """Return one step that lowers :func:`_overlap` (and its value), or None."""
+    d = _overlap(chain, q, obstacles, margin)
+    n, h = chain.n, 1e-5
+    grad = np.array([(_overlap(chain, q + h * e, obstacles, margin) - d) / h
+                     for e in np.eye(n)])
+    norm = float(np.max(np.abs(grad)))
+    directions = [-grad / norm] if norm > 0.0 and math.isfinite(norm) else []
+    directions += list(np.eye(n)) + list(-np.eye(n))
+    best = None
+    for size in _ESCAPE_STEP * 0.5 ** np.arange(4):
+        for u in directions:
+            step = chain.clip(q + size * u)
+            d_new = _overlap(chain, step, obstacles, margin)
+            if d_new < d and (best is None or d_new < best[1]):
+                best = (step, d_new)
+        if best is not None:
+            return best
+    return None
+
+
+def escape_contact(chain: Chain, q: ArrayLike, obstacles: Sequence = ()) -> np.ndarray | None:
+    """
+    Return a short polyline (m, n) from ``q`` (in contact) to a clear pose, or None.
+
+    Each step (inside the joint limits) is the best of the finite-difference descent of the
+    summed overlap of the pairs in contact and a move of each joint alone either way, halved
+    while none lowers the overlap (the closest pairs may change along a step): every step
+    lowers it, so the arm never goes deeper into a contact. Once clear, a few more steps
+    go on the same way while the clearance rises, up to 5 mm.
+    """
+    q = chain.clip(q)
+    path = [q]
+    for _ in range(_ESCAPE_STEPS):
+        if not _in_contact(chain, q, obstacles):
+            break
+        step = _descend(chain, q, obstacles, 0.0)
+        if step is None:
+            return None
+        q = step[0]
+        path.append(q)
+    else:
+        return None
+    # Clear, but barely: go on the way the last step went while the clearance rises.
+    clearance = chain.min_distance(q, obstacles).distance
+    way = path[-1] - path[-2] if len(path) > 1 else np.zeros(chain.n)
+    for _ in range(_ESCAPE_STEPS // 4):
+        if clearance >= _ESCAPE_MARGIN or not np.any(way):
+            break
+        nxt = chain.clip(q + way)
+        d = chain.min_distance(nxt, obstacles).distance
+        if d <= clearance:
+            break
+        q, clearance = nxt, d
+        path.append(q)
+    return np.array(path)
+
+
+def _bounds(chain: Chain, q_start: np.ndarray, q_goal: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = np.array(chain.lower, dtype=float), np.array(chain.upper, dtype=float)
+    cont = np.asarray(chain.continuous)
+    lo[cont] = np.minimum(q_start, q_goal)[cont] - _CONTINUOUS_SLACK
+    hi[cont] = np.maximum(q_start, q_goal)[cont] + _CONTINUOUS_SLACK
+    return lo, hi
+
+
+def plan_path(chain: Chain, q_start: ArrayLike, q_goal: ArrayLike, obstacles: Sequence = (),
+              timeout: float = 0.2, seed: int | None = 0) -> PlannedPath:
+    """
+    Plan a collision-free joint path from ``q_start`` to ``q_goal`` within ``timeout`` [s].
+
+    Both are (n,) joint vectors inside the limits (continuous joints unwrapped as they are
+    meant to be travelled); ``q_goal`` must be clear. A start in contact backs out first
+    (:func:`escape_contact`). seed: OMPL's random seed (None: OMPL's own), so that one
+    problem gives one answer.
+    """
+    t0 = time.perf_counter()
+    q_start = chain.check_q(q_start, 'q_start')
+    q_goal = chain.check_q(q_goal, 'q_goal')
+    checks = [0]
+    goal_pairs = _in_contact(chain, q_goal, obstacles)
+    if goal_pairs:
+        return PlannedPath(None, f'the goal is in contact ({goal_pairs[0][0]} with '
+                                 f'{goal_pairs[0][1]})', time.perf_counter() - t0, 1)
+    head = q_start[None, :]
+    if _in_contact(chain, q_start, obstacles):
+        escape = escape_contact(chain, q_start, obstacles)
+        if escape is None:
+            return PlannedPath(None, 'the arm is in contact and no motion raises its '
+                                     'clearance', time.perf_counter() - t0, 1)
+        head = escape
+    start = head[-1]
+    if not chain.path_collides(start, q_goal, EDGE_STEP, obstacles):
+        return PlannedPath(np.vstack([head, q_goal[None, :]]), '', time.perf_counter() - t0, 1)
+    reason = f'no collision-free path found in {timeout * 1e3:.0f} ms'
+    for attempt in range(_PLAN_TRIES):
+        remaining = timeout - (time.perf_counter() - t0)
+        if remaining <= 0.0:
+            break
+        middle = _ompl_path(chain, start, q_goal, obstacles, remaining,
+                            None if seed is None else seed + attempt, checks)
+        if middle is None:
+            break
+        waypoints = np.vstack([head[:-1], middle])
+        failed = path_free(chain, waypoints, obstacles)
+        if not failed:
+            return PlannedPath(waypoints, '', time.perf_counter() - t0, checks[0])
+        reason = f'the planned paths failed the certified check ({failed})'
+    return PlannedPath(None, reason, time.perf_counter() - t0, checks[0])
+
+
+def _ompl_path(chain: Chain, start: np.ndarray, goal: np.ndarray, obstacles: Sequence,
+               timeout: float, seed: int | None, checks: list) -> np.ndarray | None:
+    """Return OMPL's simplified path (m, n) start -> goal, or None (objects released)."""
+    from ompl import base as ob, geometric as og, util as ou
+    ou.setLogLevel(ou.LOG_WARN)
+    if seed is not None and not _SEEDED:
+        # OMPL seeds its generators once per process (a later setSeed only logs an error).
+        ou.RNG.setSeed(int(seed) + 1)
+        _SEEDED.append(True)
+    n = chain.n
+    lo, hi = _bounds(chain, start, goal)
+    space = ob.RealVectorStateSpace(n)
+    bounds = ob.RealVectorBounds(n)
+    for i in range(n):
+        bounds.setLow(i, float(lo[i]))
+        bounds.setHigh(i, float(hi[i]))
+    space.setBounds(bounds)
+    setup = og.SimpleSetup(space)
+    info = setup.getSpaceInformation()
+
+    def as_array(state: Any) -> np.ndarray:
+        return np.array([state[i] for i in range(n)])
+
+    def state_free(state: Any) -> bool:
+        checks[0] += 1
+        return not _in_contact(chain, as_array(state), obstacles)
+
+    class _Edges(ob.MotionValidator):
+        """The certified edge check, refining no finer than _PLAN_RESOLUTION (cheaper)."""
+
+        def checkMotion(self, a: Any, b: Any, *rest: Any) -> bool:  # noqa: N802 (OMPL's)
+            checks[0] += 1
+            return not checker.path_collides(chain, as_array(a), as_array(b), EDGE_STEP,
+                                             obstacles, _PLAN_RESOLUTION)
+
+    setup.setStateValidityChecker(state_free)
+    edges = _Edges(info)
+    info.setMotionValidator(edges)
+    s, g = space.allocState(), space.allocState()
+    for i in range(n):
+        s[i], g[i] = float(start[i]), float(goal[i])
+    setup.setStartAndGoalStates(s, g)
+    planner = og.RRTConnect(info)
+    planner.setRange(_RANGE)
+    setup.setPlanner(planner)
+    status = setup.solve(max(timeout, 1e-3))
+    path = None
+    if setup.haveExactSolutionPath():
+        # Shortcuts with a bounded number of edge checks (OMPL's timed simplification runs
+        # over its time when each check costs a fraction of a millisecond).
+        p = setup.getSolutionPath()
+        simplifier = og.PathSimplifier(info)
+        simplifier.reduceVertices(p, _SHORTCUT_STEPS, _SHORTCUT_STEPS // 2)
+        simplifier.ropeShortcutPath(p)
+        del simplifier
+        path = np.array([[p.getState(k)[i] for i in range(n)]
+                         for k in range(p.getStateCount())])
+        path[0], path[-1] = start, goal     # exactly, not as OMPL's doubles round-trip
+    del status, setup, planner, info, edges, space, bounds, s, g
+    return path

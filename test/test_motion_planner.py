@@ -1,0 +1,97 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""ik_node.motion.planner and goal_search: free paths around obstacles, refusals with reasons."""
+
+from conftest import URDF_DIR
+import ik_node
+from ik_node.motion.goal_search import DIRECT, plan_goal, PLANNED, REFUSED
+from ik_node.motion.planner import escape_contact, path_free, plan_path
+import numpy as np
+from numpy.testing import assert_allclose
+import pytest
+
+FLOOR = ik_node.HalfSpace(normal=(0, 0, 1), offset=0.0, name='floor')
+# Start and goal of the 4-joint collision test arm, and a box on the straight joint path
+# between them (at the tool of the joint-space midpoint).
+Q_A = np.array([2.35, 0.426, -0.161, 1.093])
+Q_B = np.array([-2.818, 1.035, -0.704, -1.637])
+
+
+@pytest.fixture(scope='module')
+def arm() -> ik_node.Chain:
+    return ik_node.Chain.from_urdf(URDF_DIR / 'collision_arm.urdf', 'base_link', 'tip')
+
+
+@pytest.fixture(scope='module')
+def world(arm) -> list:
+    T = np.eye(4)
+    T[:3, 3] = arm.fk(0.5 * (Q_A + Q_B))[:3, 3]
+    return [FLOOR, ik_node.Box(pose=T, size=(0.08, 0.08, 0.08), name='box')]
+
+
+def test_a_blocked_straight_path_is_planned_around_and_every_edge_is_free(arm, world):
+    assert not arm.collisions(Q_A, world) and not arm.collisions(Q_B, world)
+    assert arm.path_collides(Q_A, Q_B, 0.05, world)
+    path = plan_path(arm, Q_A, Q_B, world, timeout=2.0)
+    assert path.found, path.reason
+    assert_allclose(path.waypoints[0], Q_A)
+    assert_allclose(path.waypoints[-1], Q_B)
+    assert path_free(arm, path.waypoints, world) == ''
+    for a, b in zip(path.waypoints[:-1], path.waypoints[1:]):
+        assert not arm.path_collides(a, b, 0.05, world)
+    assert np.all(path.waypoints >= arm.lower) and np.all(path.waypoints <= arm.upper)
+
+
+def test_a_free_straight_path_is_returned_as_it_is(arm):
+    path = plan_path(arm, Q_A, Q_B, [FLOOR], timeout=0.5)
+    assert path.found and path.waypoints.shape == (2, 4) and path.checks == 1
+
+
+def test_a_goal_in_contact_or_unreachable_in_time_is_refused_with_the_reason(arm, world):
+    inside = Q_A.copy()
+    inside[1] = 2.4     # folded down into the floor
+    assert arm.collisions(inside, world)
+    refused = plan_path(arm, Q_A, inside, world, timeout=0.2)
+    assert not refused.found and 'the goal is in contact' in refused.reason
+    # A path exists (see above), but not without time to look for it.
+    hurried = plan_path(arm, Q_A, Q_B, world, timeout=0.0)
+    assert not hurried.found and 'no collision-free path found in 0 ms' in hurried.reason
+
+
+def test_an_arm_in_contact_backs_out_along_rising_clearance(arm):
+    tool = arm.fk(Q_A)[:3, 3]
+    world = [FLOOR, ik_node.Sphere(center=tool + [0.0, 0.0, 0.03], radius=0.04, name='ball')]
+    assert arm.collisions(Q_A, world)
+    out = escape_contact(arm, Q_A, world)
+    assert out is not None and not arm.collisions(out[-1], world)
+    depth = [-min(arm.min_distance(w, world).distance, 0.0) for w in out]
+    assert depth[-1] == 0.0 and depth[0] > 0.0
+    assert max(depth[1:]) <= depth[0]
+    # A path that starts in contact may leave it (first edge), never go back into it.
+    assert path_free(arm, out[[0, -1]], world) == ''
+    assert 'would touch ball' in path_free(arm, out[[-1, 0]], world)
+    assert 'would stay in contact' in path_free(arm, out[[1, 0]], world) \
+        or 'would touch' in path_free(arm, out[[1, 0]], world)
+    planned = plan_path(arm, Q_A, Q_B, world, timeout=1.0)
+    assert planned.found and path_free(arm, planned.waypoints, world) == ''
+
+
+def test_plan_goal_takes_the_nearest_free_answer_and_plans_when_blocked(arm, world):
+    direct = plan_goal(arm, arm.fk(Q_B), Q_A, 'dls', {}, [FLOOR], 0.05, 0.5)
+    assert direct.kind == DIRECT and direct.reason == ''
+    assert not arm.path_collides(direct.waypoints[0], direct.waypoints[-1], 0.05, [FLOOR])
+    reached = arm.fk(direct.result.q)
+    assert np.linalg.norm(reached[:3, 3] - arm.fk(Q_B)[:3, 3]) < 1e-4
+    around = plan_goal(arm, arm.fk(Q_B), Q_A, 'dls', {}, world, 0.05, 2.0)
+    assert around.kind in (DIRECT, PLANNED), around.reason
+    assert path_free(arm, around.waypoints, world) == ''
+    assert not arm.collisions(around.result.q, world)
+
+
+def test_plan_goal_refuses_a_target_no_collision_free_answer_reaches(arm, world):
+    far = plan_goal(arm, [5.0, 0.0, 1.0], Q_A, 'dls', {}, world, 0.02, 0.1)
+    assert far.kind == REFUSED and 'out of reach' in far.reason and far.waypoints is None
+    tool = arm.fk(Q_B)[:3, 3]
+    blocker = world + [ik_node.Sphere(center=tool, radius=0.15, name='blocker')]
+    blocked = plan_goal(arm, tool, Q_A, 'dls', {}, blocker, 0.02, 0.1)
+    assert blocked.kind == REFUSED and 'no collision-free answer' in blocked.reason
