@@ -29,7 +29,9 @@ setup(
     # np.linalg support needs SciPy's LAPACK bindings.
     # trimesh reads the URDF's collision meshes (ik_node.collision), on first collision query.
     install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'numba>=0.57',
-                      'urdfdom-py>=1.2', 'trimesh>=4'],
+                      'urdfdom-py>=1.2', 'trimesh>=4',
+                      # exact contact of the URDF geometry for the default pair matrix
+                      'python-fcl>=0.7'],
     extras_require={
         'test': ['pytest', 'hypothesis'],
         # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and
