@@ -4,13 +4,17 @@
 
 import warnings
 
-from ik_node import Chain
+from ik_node import Chain, share_path
 from ik_node.collision.exact import exact_links
 from ik_node.collision.model import build_model, link_capsules, link_groups
-from ik_node.collision.pairs import adjacent_pairs, bound_always_pairs, sample_configurations
+from ik_node.collision.pairs import (adjacent_pairs, bound_always_pairs, exact_parting,
+                                     sample_configurations)
 from ik_node.errors import CollisionModelWarning
 import numpy as np
 import pytest
+import yaml
+
+DEMO_START = share_path('config/sim_arm.yaml')
 
 
 def _exact(chain):
@@ -32,6 +36,62 @@ def _unmerged_bound_always(chain):
     trial = build_model(setup.robot, chain, link_capsules(setup.geometry), adjacent,
                         setup.model.held)
     return bound_always_pairs(chain, trial, sample_configurations(chain))
+
+
+@pytest.fixture(scope='module')
+def demo():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', CollisionModelWarning)
+        chain = Chain.from_urdf(share_path(), 'base_link', 'tool0')
+        chain.collision_setup
+    return chain
+
+
+def test_demo_arm_disables_adjacent_pairs_only(demo):
+    setup = demo.collision_setup
+    assert set(setup.disabled.values()) == {'Adjacent'}
+    assert setup.bound_always == {}
+    assert ('base_link', 'upper_arm_link') in setup.model.checked_pairs
+    # Every pair of links in two groups is checked unless a joint joins them.
+    assert len(setup.model.checked_pairs) == 15
+
+
+def test_demo_arm_geometry_touches_itself_only_at_the_hubs(demo):
+    """Exactly: no non-adjacent pair always touches; adjacent ones only at shared joints."""
+    setup = demo.collision_setup
+    everything = build_model(setup.robot, demo, setup.capsules_by_link, frozenset(),
+                             setup.model.held)
+    pairs = [frozenset(p) for p in everything.checked_pairs]
+    qs = sample_configurations(demo)
+    first_parting = exact_parting(_exact(demo), pairs, qs)
+    hubs = {frozenset(('shoulder_link', 'upper_arm_link')),
+            frozenset(('forearm_link', 'upper_arm_link'))}
+    assert {p for p, i in first_parting.items() if i is None} == hubs
+    # The runtime bounds see the stacked housings part too.
+    assert bound_always_pairs(demo, everything, qs) == hubs
+
+
+def test_demo_arm_rest_poses_are_collision_free(demo):
+    params = yaml.safe_load(DEMO_START.read_text())['/**']['ros__parameters']
+    start = dict(zip(params['initial_joint_names'], params['initial_positions']))
+    poses = {'zero': np.zeros(demo.n),
+             'mid-range': 0.5 * (demo.lower + demo.upper),
+             'sim_arm start': np.array([start[j] for j in demo.joint_names])}
+    for name, q in poses.items():
+        assert demo.collisions(q) == [], name
+        assert demo.min_distance(q).distance > 0.0, name
+        assert _touching_exactly(demo, q) == [], name
+
+
+def test_upper_arm_driven_into_the_base_is_reported(demo):
+    down = np.array([0.0, 0.5 * np.pi, 0.0, 0.0, 0.0, 0.0])   # upper arm straight down
+    assert demo.frames(down)[2][2, 3] < 0.0                    # the elbow under the pedestal
+    assert ('base_link', 'upper_arm_link') in demo.collisions(down)
+    assert ('base_link', 'upper_arm_link') in _touching_exactly(demo, down)
+    assert demo.path_collides(np.zeros(demo.n), down)
+    # Lifting the arm clear of the pedestal frees the pair again.
+    up = np.array([0.0, -0.5 * np.pi, 0.0, 0.0, 0.0, 0.0])
+    assert demo.collisions(up) == []
 
 
 # Two small prongs on the base, a bar turning between them: the prongs' capsules merge into
