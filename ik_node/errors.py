@@ -1,8 +1,12 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Exception tree of ik_node: every error the package raises derives from IKError."""
+"""
+Exception tree of ik_node: every error the package raises derives from IKError.
 
-__all__ = ['IKError', 'URDFError', 'IKInputError']
+Warnings (something the caller should review, nothing was refused) derive from IKWarning.
+"""
+
+__all__ = ['IKError', 'URDFError', 'IKInputError', 'IKWarning', 'CollisionModelWarning']
 
 
 class IKError(Exception):
@@ -15,3 +19,11 @@ class URDFError(IKError, ValueError):
 
 class IKInputError(IKError, ValueError):
     """A call was misused: wrong shape, NaN or Inf, an unknown method or an invalid option."""
+
+
+class IKWarning(UserWarning):
+    """Root of all ik_node warnings."""
+
+
+class CollisionModelWarning(IKWarning):
+    """The collision model has a checked pair that its bounds put in contact at every sample."""
