@@ -6,7 +6,8 @@ Exception tree of ik_node: every error the package raises derives from IKError.
 Warnings (something the caller should review, nothing was refused) derive from IKWarning.
 """
 
-__all__ = ['IKError', 'URDFError', 'IKInputError', 'IKWarning', 'CollisionModelWarning']
+__all__ = ['IKError', 'URDFError', 'IKInputError', 'IKWarning', 'CollisionModelWarning',
+           'JointLimitsError']
 
 
 class IKError(Exception):
@@ -19,6 +20,15 @@ class URDFError(IKError, ValueError):
 
 class IKInputError(IKError, ValueError):
     """A call was misused: wrong shape, NaN or Inf, an unknown method or an invalid option."""
+
+
+class JointLimitsError(IKInputError):
+    """
+    Joint limits are not usable: a bad joint_limits file, value, default or scale.
+
+    The message names the joint and the field at fault (``max_acceleration of joint
+    'elbow_joint' ...``), or the file when it cannot be read at all.
+    """
 
 
 class IKWarning(UserWarning):
