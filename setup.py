@@ -28,8 +28,10 @@ setup(
     # numba compiles the solver kernels (they also run, ~100x slower, without it); its
     # np.linalg support needs SciPy's LAPACK bindings.
     # trimesh reads the URDF's collision meshes (ik_node.collision), on first collision query.
+    # PyYAML reads joint_limits.yaml files (ik_node.motion.limits); urdfdom-py and rclpy
+    # depend on it too.
     install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'numba>=0.57',
-                      'urdfdom-py>=1.2', 'trimesh>=4'],
+                      'urdfdom-py>=1.2', 'trimesh>=4', 'PyYAML>=5.1'],
     extras_require={
         'test': ['pytest', 'hypothesis'],
         # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and
