@@ -29,9 +29,11 @@ setup(
     # np.linalg support needs SciPy's LAPACK bindings.
     # trimesh reads the URDF's collision meshes (ik_node.collision), on first collision query.
     # The motion layer (ik_node.motion): ruckig computes the jerk-limited profiles the
-    # commands follow, ompl plans the collision-free joint paths around obstacles.
+    # commands follow, ompl plans the collision-free joint paths around obstacles, PyYAML
+    # reads joint_limits.yaml files (urdfdom-py and rclpy depend on it too).
     install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'numba>=0.57',
-                      'urdfdom-py>=1.2', 'trimesh>=4', 'ruckig>=0.12', 'ompl>=2.0'],
+                      'urdfdom-py>=1.2', 'trimesh>=4', 'ruckig>=0.12', 'ompl>=2.0',
+                      'PyYAML>=5.1'],
     extras_require={
         'test': ['pytest', 'hypothesis'],
         # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ik_node.chain import Chain
     from ik_node.collision import Box, Cylinder, HalfSpace, Sphere
     from ik_node.collision.clearance import CollisionClearance
-    from ik_node.errors import IKError, IKInputError, URDFError
+    from ik_node.errors import IKError, IKInputError, JointLimitsError, URDFError
     from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
                                     RestPosture)
     from ik_node.options import SolveOptions
@@ -40,7 +40,7 @@ _HOMES = {
     'ik_node.chain': ('Chain',),
     'ik_node.collision': ('Box', 'Cylinder', 'HalfSpace', 'Sphere'),
     'ik_node.collision.clearance': ('CollisionClearance',),
-    'ik_node.errors': ('IKError', 'IKInputError', 'URDFError'),
+    'ik_node.errors': ('IKError', 'IKInputError', 'JointLimitsError', 'URDFError'),
     'ik_node.objectives': ('JointLimitAvoidance', 'Manipulability', 'ObstacleClearance',
                            'RestPosture'),
     'ik_node.options': ('SolveOptions',),
@@ -57,7 +57,8 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
-    'Chain', 'IKError', 'IKInputError', 'URDFError', 'IKResult', 'SolveOptions',
+    'Chain', 'IKError', 'IKInputError', 'JointLimitsError', 'URDFError', 'IKResult',
+    'SolveOptions',
     'solve', 'methods', 'register_method', 'warm_up', 'solve_batch', 'BatchResult',
     'reachability', 'ReachMap',
     'JointLimitAvoidance', 'Manipulability', 'ObstacleClearance', 'RestPosture',

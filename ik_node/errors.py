@@ -2,7 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """Exception tree of ik_node: every error the package raises derives from IKError."""
 
-__all__ = ['IKError', 'URDFError', 'IKInputError']
+__all__ = ['IKError', 'URDFError', 'IKInputError', 'JointLimitsError']
 
 
 class IKError(Exception):
@@ -15,3 +15,12 @@ class URDFError(IKError, ValueError):
 
 class IKInputError(IKError, ValueError):
     """A call was misused: wrong shape, NaN or Inf, an unknown method or an invalid option."""
+
+
+class JointLimitsError(IKInputError):
+    """
+    Joint limits are not usable: a bad joint_limits file, value, default or scale.
+
+    The message names the joint and the field at fault (``max_acceleration of joint
+    'elbow_joint' ...``), or the file when it cannot be read at all.
+    """

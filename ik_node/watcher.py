@@ -17,7 +17,36 @@ and positions) and counts what a real arm must never receive:
 ``speed``      (only when receive times are given) a joint moved farther than
                ``v_max * (t - t_ref + speed_slack)`` since a command received at ``t_ref``
                within the last ``speed_window`` seconds; this catches many small steps
-               published too often, which the per-message ``step`` check cannot see.
+               published too often, which the per-message ``step`` check cannot see;
+``acceleration``, ``jerk``  (only with stamps, and limits ``a_max`` / ``j_max``) the
+               acceleration or jerk of a joint's commands at their stamps exceeds
+               ``tolerance`` x its limit (see below).
+
+Acceleration and jerk are measured by divided differences of the commands at their stamps:
+over the last three commands t0 < t1 < t2, 2 q[t0, t1, t2]; over the last four, 6 q[t0, ..,
+t3] (q[..] the divided difference, computed right for uneven stamps). For commands sampled
+from a trajectory whose acceleration is continuous, 2 q[t0, t1, t2] is a weighted mean of the
+trajectory's acceleration over [t0, t2] and 6 q[t0, .., t3] one of its jerk over [t0, t3] (the
+weights are a B-spline: positive, summing to 1), so the estimates never exceed the true
+maxima, whatever the stamp jitter: a jerk-limited trajectory passes exactly, a velocity step
+(acceleration step) between two commands shows as acceleration ~ dv / dt (jerk ~ da / dt).
+What remains is noise from the stamps: a command sampled up to ``stamp_resolution`` (1 ns, the
+resolution of a header stamp) away from its stamp is off by up to v_max x that, which the
+k-th difference multiplies by k! sum_i 1 / prod_j |t_i - t_j|; at 1 kHz and 3 rad/s that is
+0.01 rad/s^2 and 25 rad/s^3. It is added to the allowed bound (and shown in the record).
+Stamps must be integer nanoseconds (``stamp_ns``), not float seconds since the epoch, whose
+resolution (~240 ns) would add thousands of rad/s^3 at 1 kHz. A command sampled at another
+time than its stamp (e.g. stamped after it was computed) breaks the contract the check
+relies on and shows up as jerk.
+
+With stamps, a late message may move a joint farther than one period's worth: by ``v_max *
+max(period, dt)``, dt the time since its previous command, if dt <= ``max_gap``. A
+position-controlled arm holds its last command, so over a longer pause the watcher takes the
+joint as held at the earlier command (virtual samples at ``max_gap`` after it and one period
+before the next): a stream that stops while moving shows as the abrupt stop the arm sees, and
+the first command after the pause may move the joint by one period's worth from where it was
+held. After a jump (``step``, a ``resync``, or a :meth:`~CommandWatcher.reset`), differences
+start afresh.
 
 A command may legitimately leave the previous one behind when the arm is not where the
 previous command was (restarted elsewhere, moved by hand): the node then restarts its
@@ -31,7 +60,8 @@ sample): the arm is never asked to move faster than v_max. Without
 Messages from different processes may reach a subscriber out of order. :class:`StampedLog`
 collects commands and arm readings as they arrive and replays them into a watcher in the order
 of their header stamps (the node stamps its commands with strictly increasing times of the
-clock they were computed at), so a stream is judged in publish order, never arrival order.
+clock they were computed at), so a stream is judged in publish order, never arrival order;
+it gives the watcher the stamps as integer nanoseconds.
 
 It is independent of :mod:`ik_node.safety` on purpose: it re-derives the bounds from the
 chain, so a bug in the filter shows up here. Nothing here imports rclpy; the tests and
@@ -50,6 +80,8 @@ __all__ = ['Violation', 'CommandWatcher', 'StampedLog']
 
 _KEPT = 100     # violations kept in full; the counts cover all of them
 _PENDING_ARM_MESSAGES = 5   # arm readings a jump may wait for its explanation
+_HISTORY = 4    # commands per joint kept for the divided differences (jerk needs four)
+_EPS = float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -58,12 +90,19 @@ class Violation:
     One failed check.
 
     index: 0-based number of the command message; kind: 'names', 'nonfinite', 'limits',
-    'step' or 'speed'; detail: what was wrong, with the joint names and values.
+    'step', 'speed', 'acceleration', 'jerk' or 'stamp'; detail: what was wrong, with the
+    joint names and values. For 'acceleration' and 'jerk' also the worst joint of the
+    message: joint, stamp_ns (the stamp of the command that completed the estimate), value
+    (the estimate, signed) and limit (the joint's limit, before ``tolerance``).
     """
 
     index: int
     kind: str
     detail: str
+    joint: str = ''
+    stamp_ns: int | None = None
+    value: float = math.nan
+    limit: float = math.nan
 
 
 class CommandWatcher:
@@ -79,14 +118,22 @@ class CommandWatcher:
     step_margin, limit_margin: absolute tolerances [rad or m] for rounding. arm_slack: age
     difference [s] allowed between the node's and the watcher's arm readings. speed_slack:
     delivery jitter [s] allowed in the receive-time ``speed`` check; speed_window: how far
-    back [s] that check looks.
+    back [s] that check looks. a_max, j_max: (n,) acceleration [rad/s^2 or m/s^2] and jerk
+    [rad/s^3 or m/s^3] limits, finite and > 0, or None (not checked); tolerance: factor on
+    them (1.05: 5 % over a limit is a violation); stamp_resolution: how far [s] a command may
+    have been sampled from its stamp (see the module docstring); max_gap: the longest pause
+    [s] between two commands of a joint before the arm counts as holding the earlier one
+    (default 5 periods).
     """
 
     def __init__(self, names: Sequence[str], lower: ArrayLike, upper: ArrayLike,
                  v_max: ArrayLike, period: float, continuous: ArrayLike | None = None,
                  require_all: bool = True, step_margin: float = 1e-9,
                  limit_margin: float = 1e-9, arm_slack: float = 0.02,
-                 speed_slack: float = 0.1, speed_window: float = 1.0):
+                 speed_slack: float = 0.1, speed_window: float = 1.0,
+                 a_max: ArrayLike | None = None, j_max: ArrayLike | None = None,
+                 tolerance: float = 1.05, stamp_resolution: float = 1e-9,
+                 max_gap: float | None = None):
         self.names = tuple(names)
         n = len(self.names)
         if len(set(self.names)) != n:
@@ -110,6 +157,27 @@ class CommandWatcher:
         self.arm_slack = float(arm_slack)
         self.speed_slack = float(speed_slack)
         self.speed_window = float(speed_window)
+        self.a_max = self._optional_limits('a_max', a_max, n)
+        self.j_max = self._optional_limits('j_max', j_max, n)
+        for name, value in (('tolerance', tolerance), ('stamp_resolution', stamp_resolution)):
+            if not (math.isfinite(value) and value >= 0.0):
+                raise ValueError(f'{name} must be finite and >= 0, got {value}')
+        self.tolerance = float(tolerance)
+        self.stamp_resolution = float(stamp_resolution)
+        gap = 5.0 * self.period if max_gap is None else float(max_gap)
+        if not (math.isfinite(gap) and gap >= self.period):
+            raise ValueError(f'max_gap must be finite and >= period ({self.period}), got {gap}')
+        self.max_gap = gap
+        self._gap_ns = int(round(gap * 1e9))
+        # Largest |estimate| / limit seen (velocity from commands at their stamps).
+        self.max_velocity_ratio = 0.0
+        self.max_acceleration_ratio = 0.0
+        self.max_jerk_ratio = 0.0
+        # The last commands of each joint, newest last: stamps [ns] and positions (continuous
+        # joints unwrapped); _count[i] of the _HISTORY columns are valid.
+        self._stamps = np.zeros((n, _HISTORY), dtype=np.int64)
+        self._values = np.zeros((n, _HISTORY))
+        self._count = np.zeros(n, dtype=np.int64)
         self.messages = 0
         self.counts: Counter = Counter()
         self.violations: list[Violation] = []
@@ -128,6 +196,30 @@ class CommandWatcher:
         return cls(chain.joint_names, chain.lower, chain.upper, v_max, period,
                    continuous=chain.continuous, **kwargs)
 
+    @classmethod
+    def for_limits(cls, chain: Any, limits: Any, period: float,
+                   **kwargs) -> 'CommandWatcher':
+        """
+        Return a watcher for ``chain`` with the velocity, acceleration and jerk ``limits``.
+
+        limits: an :class:`ik_node.motion.limits.JointLimits` naming every chain joint (in
+        any order), e.g. the node's scaled command limits.
+        """
+        own = limits.select(chain.joint_names)
+        return cls.for_chain(chain, own.velocity, period, a_max=own.acceleration,
+                             j_max=own.jerk, **kwargs)
+
+    @staticmethod
+    def _optional_limits(name: str, values: ArrayLike | None, n: int) -> np.ndarray | None:
+        if values is None:
+            return None
+        a = np.array(values, dtype=float).reshape(-1)
+        if a.shape != (n,):
+            raise ValueError(f'{name} must have {n} values, one per name')
+        if not np.all(np.isfinite(a)) or np.any(a <= 0.0):
+            raise ValueError(f'{name} must be finite and > 0, got {a.tolist()}')
+        return a
+
     @property
     def total_violations(self) -> int:
         """Return the number of failed checks so far (a message can fail several)."""
@@ -144,6 +236,7 @@ class CommandWatcher:
         n = len(self.names)
         self.last = np.full(n, math.nan) if q is None else np.array(q, dtype=float).reshape(n)
         self._anchors.clear()
+        self._count[:] = 0
 
     def observe_arm(self, names: Sequence[str], positions: Sequence[float]) -> None:
         """Record the arm's measured positions (from joint_states); non-finite ones are skipped."""
@@ -172,12 +265,17 @@ class CommandWatcher:
         self._pending, self._pending_left = pending, left
 
     def check(self, names: Sequence[str], positions: Sequence[float],
-              t: float | None = None) -> list[Violation]:
+              t: float | None = None, stamp_ns: int | None = None) -> list[Violation]:
         """
         Check one command message; return its violations (also counted and kept).
 
         names, positions: the message's joint names and positions. t: receive time [s] of a
-        monotonic clock, for the ``speed`` check (None skips it).
+        monotonic clock, for the ``speed`` check (None skips it). stamp_ns: the message's
+        header stamp [ns] (an int), for the stamp-based checks (``step`` over the time since
+        the previous command, ``acceleration``, ``jerk``); None skips them (``step`` then
+        allows one period's worth). Stamps of one joint must increase: a command at or
+        before the previous one starts its differences afresh (:class:`StampedLog` orders
+        commands by stamp and flags repeats).
         """
         index = self.messages
         self.messages += 1
@@ -197,9 +295,10 @@ class CommandWatcher:
             found.append(Violation(index, 'limits', self._joints(idx, outside, q)))
         prev = self.last[idx]
         known = np.isfinite(prev)
+        jump = np.zeros(len(idx), dtype=bool)
         if np.any(known):
             dq = np.where(known, np.abs(self._diff(idx, q, np.where(known, prev, q))), 0.0)
-            bound = self.v_max[idx] * self.period
+            bound = self.v_max[idx] * self._step_time(idx, stamp_ns)
             jump = dq > bound + self.step_margin
             arm = self.arm[idx]
             near_arm = np.isfinite(arm) & (np.abs(self._diff(
@@ -222,6 +321,12 @@ class CommandWatcher:
                     found.append(Violation(index, 'step',
                                            self._joints(idx, jump, dq, 'moved by')))
         self.last[idx] = q
+        if stamp_ns is None:
+            self._count[idx] = 0
+        else:
+            if np.any(jump):
+                self._count[idx] = 0    # the commands start over: so do their differences
+            found.extend(self._check_derivatives(index, idx, q, int(stamp_ns)))
         if t is not None:
             found.extend(self._check_speed(index, float(t)))
         return self._record(found)
@@ -245,6 +350,9 @@ class CommandWatcher:
         """Return messages, violation counts by kind and the largest step ratio, as plain data."""
         return {'messages': self.messages, 'violations': self.total_violations,
                 'by_kind': dict(self.counts), 'max_step_ratio': self.max_step_ratio,
+                'max_velocity_ratio': self.max_velocity_ratio,
+                'max_acceleration_ratio': self.max_acceleration_ratio,
+                'max_jerk_ratio': self.max_jerk_ratio,
                 'resyncs': self.resyncs,
                 'first': [f'#{v.index} {v.kind}: {v.detail}' for v in self.violations[:5]]}
 
@@ -259,6 +367,117 @@ class CommandWatcher:
         if self.require_all and len(names) != len(self.names):
             return f'joints missing: {sorted(set(self.names) - set(names))}'
         return ''
+
+    def _step_time(self, idx: np.ndarray, stamp_ns: int | None) -> np.ndarray:
+        """
+        Return (len(idx),) the time [s] over which each joint's step is judged.
+
+        One period without stamps. With them, the time since the joint's previous command
+        but at least one period, if that is at most max_gap (else the arm held the previous
+        command: one period); plus the stamps' sampling noise (two stamps).
+        """
+        span = np.full(len(idx), self.period)
+        if stamp_ns is None:
+            return span
+        have = self._count[idx] > 0
+        if not np.any(have):
+            return span
+        dt = (stamp_ns - self._stamps[idx, -1]).astype(float) * 1e-9
+        late = have & (dt > self.period) & (dt <= self.max_gap)
+        return np.where(late, dt, span) + 2.0 * self.stamp_resolution
+
+    def _check_derivatives(self, index: int, idx: np.ndarray, q: np.ndarray,
+                           stamp: int) -> list[Violation]:
+        """Add this command to each joint's history; judge acceleration and jerk."""
+        count = self._count[idx]
+        last_stamp = self._stamps[idx, -1]
+        last_value = self._values[idx, -1]
+        # Stamps must increase; a repeat or a step back starts afresh.
+        count = np.where((count > 0) & (stamp <= last_stamp), 0, count)
+        self._count[idx] = count
+        # Continuous joints: the history is unwrapped, so differences never see a 2 pi jump.
+        q = np.where((count > 0) & self.continuous[idx], last_value + self._diff(
+            idx, q, last_value), q)
+        found: list[Violation] = []
+        held = (count > 0) & (stamp - last_stamp > self._gap_ns)
+        if np.any(held):
+            # The arm held the previous command from max_gap after it until one period
+            # before this one.
+            note = f'the arm holding the previous command through a pause over {self.max_gap:g} s'
+            start = last_stamp[held] + self._gap_ns
+            found.extend(self._push(index, idx[held], start, last_value[held], note))
+            end = np.int64(stamp - int(round(self.period * 1e9)))
+            more = held & (end > last_stamp + self._gap_ns)
+            if np.any(more):
+                found.extend(self._push(index, idx[more], np.full(int(np.sum(more)), end),
+                                        last_value[more], note))
+        found.extend(self._push(index, idx, np.full(len(idx), stamp, dtype=np.int64), q, ''))
+        return found
+
+    def _push(self, index: int, rows: np.ndarray, stamps: np.ndarray, values: np.ndarray,
+              note: str) -> list[Violation]:
+        """Append one sample per joint of ``rows``; judge the estimates it completes."""
+        self._stamps[rows, :-1] = self._stamps[rows, 1:]
+        self._values[rows, :-1] = self._values[rows, 1:]
+        self._stamps[rows, -1] = stamps
+        self._values[rows, -1] = values
+        self._count[rows] = np.minimum(self._count[rows] + 1, _HISTORY)
+        count = self._count[rows]
+        if not np.any(count >= 2):
+            return []
+        s = self._stamps[rows]
+        x = self._values[rows]
+        # Gaps between the four samples [s], from exact integer differences.
+        h = np.diff(s, axis=1).astype(float) * 1e-9
+        h = np.where(h > 0.0, h, np.inf)            # unused columns of a short history
+        a, b, c = h[:, 0], h[:, 1], h[:, 2]
+        f = np.diff(x, axis=1) / h                   # first divided differences
+        f2 = np.diff(f, axis=1) / (h[:, :-1] + h[:, 1:])
+        f3 = (f2[:, 1] - f2[:, 0]) / (a + b + c)
+        # Position noise of one sample: stamp sampling, and rounding of the values.
+        eps = (self.v_max[rows] * self.stamp_resolution
+               + 4.0 * _EPS * (1.0 + np.max(np.abs(np.where(np.isfinite(x), x, 0.0)), axis=1)))
+        velocity = f[:, 2]
+        ok2 = count >= 2
+        self.max_velocity_ratio = max(self.max_velocity_ratio, float(np.max(
+            np.where(ok2, np.abs(velocity) / self.v_max[rows], 0.0))))
+        found = []
+        if self.a_max is not None and np.any(count >= 3):
+            acc = 2.0 * f2[:, 1]
+            noise = 2.0 * eps * (1.0 / (b * (b + c)) + 1.0 / (b * c) + 1.0 / ((b + c) * c))
+            found.extend(self._judge(index, 'acceleration', rows, count >= 3, acc,
+                                     self.a_max[rows], noise, stamps, '/s^2', note))
+        if self.j_max is not None and np.any(count >= 4):
+            jerk = 6.0 * f3
+            noise = 6.0 * eps * (1.0 / (a * (a + b) * (a + b + c)) + 1.0 / (a * b * (b + c))
+                                 + 1.0 / ((a + b) * b * c) + 1.0 / ((a + b + c) * (b + c) * c))
+            found.extend(self._judge(index, 'jerk', rows, count >= 4, jerk, self.j_max[rows],
+                                     noise, stamps, '/s^3', note))
+        return found
+
+    def _judge(self, index: int, kind: str, rows: np.ndarray, valid: np.ndarray,
+               value: np.ndarray, limit: np.ndarray, noise: np.ndarray, stamps: np.ndarray,
+               unit: str, note: str) -> list[Violation]:
+        """Return one violation of ``kind`` naming the worst joint, if any is over."""
+        ratio = np.where(valid, np.abs(value) / limit, 0.0)
+        worst = float(np.max(ratio))
+        if kind == 'acceleration':
+            self.max_acceleration_ratio = max(self.max_acceleration_ratio, worst)
+        else:
+            self.max_jerk_ratio = max(self.max_jerk_ratio, worst)
+        over = valid & (np.abs(value) > self.tolerance * limit + noise)
+        if not np.any(over):
+            return []
+        k = int(np.argmax(np.where(over, ratio, -1.0)))
+        parts = ', '.join(
+            f'{self.names[i]} {v:.6g}{unit} (limit {lim:.6g}, x{r:.3g}; allowed '
+            f'{self.tolerance * lim + e:.6g})'
+            for i, o, v, lim, r, e in zip(rows, over, value, limit, ratio, noise) if o)
+        stamp = int(stamps[k])
+        where = f' at stamp {stamp // 10**9}.{stamp % 10**9:09d} s'
+        return [Violation(index, kind, parts + where + (f' ({note})' if note else ''),
+                          joint=self.names[int(rows[k])], stamp_ns=stamp,
+                          value=float(value[k]), limit=float(limit[k]))]
 
     def _check_speed(self, index: int, t: float) -> list[Violation]:
         anchors = self._anchors
@@ -346,6 +565,6 @@ class StampedLog:
                 if stamp == last_command:
                     watcher.flag('stamp', f'two commands stamped {stamp} ns')
                 last_command = stamp
-                watcher.check(a, b, t=stamp * 1e-9)
+                watcher.check(a, b, t=stamp * 1e-9, stamp_ns=stamp)
         watcher.finish()
         return watcher
