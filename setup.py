@@ -33,7 +33,9 @@ setup(
     # reads joint_limits.yaml files (urdfdom-py and rclpy depend on it too).
     install_requires=['setuptools', 'numpy>=1.22', 'scipy>=1.8', 'numba>=0.57',
                       'urdfdom-py>=1.2', 'trimesh>=4', 'ruckig>=0.12', 'ompl>=2.0',
-                      'PyYAML>=5.1'],
+                      'PyYAML>=5.1',
+                      # exact contact of the URDF geometry for the default pair matrix
+                      'python-fcl>=0.7'],
     extras_require={
         'test': ['pytest', 'hypothesis'],
         # ik-web, the live browser view (ik_node.web): viser serves the page, yourdfpy and

@@ -1,8 +1,13 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Exception tree of ik_node: every error the package raises derives from IKError."""
+"""
+Exception tree of ik_node: every error the package raises derives from IKError.
 
-__all__ = ['IKError', 'URDFError', 'IKInputError', 'JointLimitsError']
+Warnings (something the caller should review, nothing was refused) derive from IKWarning.
+"""
+
+__all__ = ['IKError', 'URDFError', 'IKInputError', 'IKWarning', 'CollisionModelWarning',
+           'JointLimitsError']
 
 
 class IKError(Exception):
@@ -24,3 +29,11 @@ class JointLimitsError(IKInputError):
     The message names the joint and the field at fault (``max_acceleration of joint
     'elbow_joint' ...``), or the file when it cannot be read at all.
     """
+
+
+class IKWarning(UserWarning):
+    """Root of all ik_node warnings."""
+
+
+class CollisionModelWarning(IKWarning):
+    """The collision model has a checked pair that its bounds put in contact at every sample."""

@@ -200,9 +200,10 @@ def test_obstacles_floor_and_avoidance_reach_the_solver_and_contacts_turn_red(ar
     T_free = chain.fk(q_free)
     assert T_free[2, 3] > 0.2
     # A pose with the arm under the floor plane (z = 0 of the base), the shoulder turned
-    # down: with avoidance off it is drawn, and the contact is named and shown red.
+    # down to just above level (further down, the upper arm enters the pedestal): with
+    # avoidance off it is drawn, and the contact is named and shown red.
     q_low = q_free.copy()
-    q_low[1] += 1.0
+    q_low[1] += 0.5
     T_low = chain.fk(q_low)
     assert T_low[2, 3] < -0.05
     col.floor.value = True

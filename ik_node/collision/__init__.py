@@ -5,7 +5,8 @@ Collision checking for chains read from a URDF: self-collision, floor and obstac
 
 - :mod:`~ik_node.collision.shapes`: obstacles (HalfSpace, Sphere, Box, Cylinder).
 - :mod:`~ik_node.collision.geometry`: the URDF's ``<collision>`` elements, meshes via trimesh.
-- :mod:`~ik_node.collision.srdf`, :mod:`~ik_node.collision.pairs`: disabled pairs.
+- :mod:`~ik_node.collision.srdf`, :mod:`~ik_node.collision.pairs`: disabled pairs, the
+  default matrix decided on the exact geometry (:mod:`~ik_node.collision.exact`, FCL).
 - :mod:`~ik_node.collision.bounds`, :mod:`~ik_node.collision.model`: the capsules bounding
   each link, grouped by the joint that moves them.
 - :mod:`~ik_node.collision.kernels`: compiled distances, clearance cost, path check.

@@ -14,14 +14,17 @@ import math
 import os
 from pathlib import Path
 from typing import Mapping, NamedTuple, Optional, Sequence
+import warnings
 
 from ik_node.collision import kernels
+from ik_node.collision.exact import exact_links
 from ik_node.collision.geometry import read_link_geometry
-from ik_node.collision.model import build_model, held_values, link_capsules
-from ik_node.collision.pairs import adjacent_pairs, always_touching_pairs
+from ik_node.collision.model import build_model, held_values, link_capsules, link_groups
+from ik_node.collision.pairs import (adjacent_pairs, bound_always_pairs, exact_parting,
+                                     sample_configurations)
 from ik_node.collision.shapes import obstacle_names, pack_obstacles, Shape
 from ik_node.collision.srdf import read_disabled_pairs, srdf_text, SrdfSource
-from ik_node.errors import IKInputError
+from ik_node.errors import CollisionModelWarning, IKInputError
 import numpy as np
 
 __all__ = ['CollisionSource', 'CollisionSetup', 'Clearance', 'collisions', 'min_distance',
@@ -60,7 +63,13 @@ _PACKED_KEEP = 8
 
 
 class CollisionSetup:
-    """The loaded geometry and the current CollisionModel of one chain."""
+    """
+    The loaded geometry and the current CollisionModel of one chain.
+
+    ``disabled`` is the matrix in force {pair: reason}; ``bound_always`` holds the checked
+    pairs whose bounds touch at every sample of the default matrix although their exact
+    geometry parts somewhere {pair: why}, each also warned about (CollisionModelWarning).
+    """
 
     def __init__(self, chain, source: CollisionSource):
         """Read the URDF's collision geometry and decide the checked pairs."""
@@ -68,8 +77,9 @@ class CollisionSetup:
         self.source = source
         self.robot = read_robot(source.urdf_text)
         parsed = _parse(source.urdf_text)
-        geometry = read_link_geometry(parsed, source.urdf_dir, source.package_dirs)
-        self.capsules_by_link = link_capsules(geometry)
+        self.geometry = read_link_geometry(parsed, source.urdf_dir, source.package_dirs)
+        self.capsules_by_link = link_capsules(self.geometry)
+        self.bound_always: dict[frozenset, str] = {}
         held = held_values(self.robot, chain, source.held)
         if source.srdf is not None:
             self.disabled = read_disabled_pairs(source.srdf)
@@ -80,13 +90,60 @@ class CollisionSetup:
         self._packed: dict[tuple, PackedObstacles] = {}
 
     def default_disabled(self, chain, held: dict) -> dict:
-        """Return the default matrix {pair: reason} (see :mod:`ik_node.collision.pairs`)."""
+        """
+        Return the default matrix {pair: reason} (see :mod:`ik_node.collision.pairs`).
+
+        Pairs whose bounds touch at every sample are candidates; the exact geometry disables
+        those that touch at every sample too. The links of the others get tighter bounds
+        (``self.capsules_by_link``), and a pair whose tighter bounds still touch everywhere
+        goes to ``self.bound_always`` with a warning: it stays checked.
+        """
         disabled = dict.fromkeys(adjacent_pairs(self.robot, set(self.capsules_by_link)),
                                  'Adjacent')
         trial = build_model(self.robot, chain, self.capsules_by_link, frozenset(disabled),
                             held)
-        for p in always_touching_pairs(chain, trial, seed=self.source.sample_seed):
-            disabled[p] = 'Always'
+        qs = sample_configurations(chain, seed=self.source.sample_seed)
+        candidates = bound_always_pairs(chain, trial, qs)
+        if not candidates:
+            return disabled
+        involved = frozenset().union(*candidates)
+        exact = exact_links(chain, {link: self.geometry[link] for link in involved},
+                            link_groups(self.robot, chain, held))
+        why: dict[frozenset, str] = {}
+        if exact is None:
+            why = dict.fromkeys(candidates, 'python-fcl is not installed, so contact at '
+                                'every sample cannot be confirmed on the exact geometry')
+        else:
+            untestable = {p for p in candidates if p & exact.untestable}
+            for p in untestable:
+                link = sorted(p & exact.untestable)[0]
+                why[p] = f'link {link!r} has a mesh without faces, which cannot be tested'
+            for p, parted in exact_parting(exact, candidates - untestable, qs).items():
+                if parted is None:
+                    disabled[p] = 'Always'
+                else:
+                    why[p] = (f'its geometry parts at {_q_text(qs[parted])} (sample {parted} '
+                              f'of {len(qs)})')
+        if not why:
+            return disabled
+        # Tighter bounds on the links of the pairs that stay checked; keep those that still
+        # touch everywhere for the warning.
+        self.capsules_by_link = link_capsules(self.geometry,
+                                              frozenset().union(*why))
+        trial = build_model(self.robot, chain, self.capsules_by_link, frozenset(disabled),
+                            held)
+        still = bound_always_pairs(chain, trial, qs) & set(why)
+        self.bound_always = {p: why[p] for p in sorted(still, key=sorted)}
+        if self.bound_always:
+            lines = '; '.join(f'{" / ".join(sorted(p))}: {r}'
+                              for p, r in self.bound_always.items())
+            warnings.warn(
+                f'robot {self.robot.name!r}: the collision bounds of {len(self.bound_always)} '
+                f'checked pair(s) touch in every sampled configuration, but their URDF '
+                f'geometry is not shown to, so they stay checked and are reported in contact '
+                f'wherever their bounds touch ({lines}). Disable them in an SRDF if that is '
+                f'what you want, or give the links geometry that parts.',
+                CollisionModelWarning, stacklevel=2)
         return disabled
 
     def hold(self, chain, values: Mapping[str, float]) -> None:
@@ -132,6 +189,10 @@ class CollisionSetup:
             self._packed.clear()
         self._packed[key] = packed
         return packed
+
+
+def _q_text(q: np.ndarray) -> str:
+    return 'q = [' + ', '.join(f'{v:.3f}' for v in q) + ']'
 
 
 def _fast_q(chain, q) -> np.ndarray:

@@ -30,6 +30,8 @@ __all__ = ['Capsules', 'CollisionModel', 'build_model', 'link_groups', 'pack_fla
 
 # A mesh is bounded by up to this many capsules (fewer when one is as tight).
 MESH_CAPSULES = 3
+# ... and by up to this many on a link given tighter bounds (see link_capsules' ``fine``).
+MESH_CAPSULES_FINE = 8
 # A link's capsules merge into one when that adds less than this volume [m³] (20 cm³):
 # a finger made of four small boxes costs one capsule per pair, not four.
 MERGE_VOLUME = 2e-5
@@ -155,7 +157,7 @@ def link_groups(robot, chain, held: dict) -> dict:
     return out
 
 
-def _shape_capsules(shape: LinkShape) -> list:
+def _shape_capsules(shape: LinkShape, mesh_capsules: int = MESH_CAPSULES) -> list:
     if shape.kind == 'box':
         caps = [(capsule_of_box(shape.params), box_corners(shape.params))]
     elif shape.kind == 'cylinder':
@@ -165,7 +167,7 @@ def _shape_capsules(shape: LinkShape) -> list:
         caps = [((np.zeros(3), np.zeros(3), float(shape.params[0])), np.zeros((0, 3)))]
     else:
         assert shape.vertices is not None and shape.faces is not None   # kind 'mesh'
-        caps = capsules_of_mesh(shape.vertices, shape.faces, MESH_CAPSULES)
+        caps = capsules_of_mesh(shape.vertices, shape.faces, mesh_capsules)
     out = []
     R, t = shape.origin[:3, :3], shape.origin[:3, 3]
     for (a, b, r), points in caps:
@@ -173,17 +175,23 @@ def _shape_capsules(shape: LinkShape) -> list:
     return out
 
 
-def link_capsules(geometry: dict) -> dict:
+def link_capsules(geometry: dict, fine: frozenset = frozenset()) -> dict:
     """
     Return {link: [(a, b, r, points), ...]} in each link's frame.
 
     ``points`` (h, 3) span a convex hull that contains what the capsule bounds (empty for a
-    sphere, which its capsule is exactly).
+    sphere, which its capsule is exactly). A link's capsules merge into one when that costs
+    little volume (``MERGE_VOLUME``), except on the links in ``fine``: those keep one capsule
+    per shape and bound a mesh with up to ``MESH_CAPSULES_FINE`` capsules, tighter bounds for
+    a pair whose geometry parts where its merged bounds still touch (see
+    :mod:`ik_node.collision.pairs`).
     """
     out = {}
     for link, shapes in geometry.items():
-        caps = [c for s in shapes for c in _shape_capsules(s)]
-        if len(caps) > 1 and all(len(c[3]) for c in caps):
+        tight = link in fine
+        per_mesh = MESH_CAPSULES_FINE if tight else MESH_CAPSULES
+        caps = [c for s in shapes for c in _shape_capsules(s, per_mesh)]
+        if not tight and len(caps) > 1 and all(len(c[3]) for c in caps):
             points = np.vstack([c[3] for c in caps])
             a, b, r = capsule_of_points(points)
             if capsule_volume(a, b, r) - sum(capsule_volume(*c[:3]) for c in caps) \
