@@ -74,6 +74,9 @@ STREAM_ANGLE = 0.35
 # fraction after it.
 LAG_PAUSE = 1.0
 LAG_RESUME = 0.5
+# A step this many command periods after the one before (no command went out meanwhile: the
+# arm stood at the last one) starts the motion again from rest there.
+GAP_PERIODS = 5.0
 
 
 def default_acceleration(velocity: ArrayLike) -> np.ndarray:
@@ -772,6 +775,8 @@ class IKTracker:
         self.stall = ''
         dt = now - self._t_cmd
         self._t_cmd = now
+        if self._cmd.moving and dt > GAP_PERIODS * self._max_dt:
+            self._restart_after_gap(now)
         if self._replan and not self._cmd.moving:
             self._plan_again(now)
         self._lag_guard(now)
@@ -800,6 +805,26 @@ class IKTracker:
             self._first_step = now
         self._history.append((now, report.q.copy()))
         return report
+
+    def _restart_after_gap(self, now: float) -> None:
+        """
+        Start the motion again from rest at the last command after a gap in the commands.
+
+        No command went out for a while (feedback lost, nobody listening, a hold): the arm
+        stood at the last one, so the motion may not go on where its clock says. It starts
+        again from there, along the path that was left (checked again when it was a curve).
+        """
+        assert self._q_cmd is not None
+        left = [seg.end for seg in self._cmd.segments]
+        t0 = now - self._max_dt
+        self._cmd.reset(self._q_cmd, t0)
+        path = np.vstack([self._q_cmd[None, :], np.array(left)])
+        why = path_free(self.chain, path, self._obstacles) if self._obstacles else ''
+        if why:
+            self.stall = f'the path on after a pause is no longer free ({why}): holding'
+            self._goal = None
+            return
+        self._cmd.follow(path, t0)
 
     def _plan_again(self, now: float) -> None:
         """Plan again to the target after a stop for a changed world; report the answer."""

@@ -40,9 +40,9 @@ from ik_node.ros.interactive import MarkerTarget
 from ik_node.ros.obstacles import LiveObstacles, obstacles_in_force
 from ik_node.ros.outputs import answer_level, Outputs, trajectory_points
 from ik_node.ros.parameters import changed_values, declare_parameters
-from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
-                                solver_options, topic_conflict, TOPIC_PARAMETERS,
-                                velocity_limits)
+from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, limits_from_values,
+                                MODEL_PARAMETERS, solver_options, topic_conflict,
+                                TOPIC_PARAMETERS)
 from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
 from ik_node.ros.robot_setup import (build_tracker, check_carry_over, configure_guards,
                                      forward_order)
@@ -260,9 +260,11 @@ class IKNode(Node):
             elif self._tracker is not None:
                 chain = self._tracker.chain
                 forward_index = forward_order(chain, new)     # refused before any change
+                limits = limits_from_values(chain, new, self._tree)
                 self._tracker.configure(new['solver'], solver_options(new, chain),
-                                        velocity_limits(chain.velocity, new),
-                                        1.0 / new['output_rate'], new['joint_states_timeout'])
+                                        limits.velocity, 1.0 / new['output_rate'],
+                                        new['joint_states_timeout'], limits.acceleration,
+                                        limits.jerk, self._now())
                 configure_guards(self._tracker, new)
                 self._forward_index = forward_index
                 self._tracker.set_collision_guard(obstacles_in_force(new, self._live)

@@ -57,8 +57,8 @@ def trajectory_points(commander: MotionCommander, now: float, lead: float
     out = []
     for dt in rel:
         t = now + dt
-        seg = next((sg for sg in segments if t <= sg.t_end), None)
-        if seg is None:
+        seg = next((sg for sg in segments if t < sg.t_end), None)
+        if seg is None:     # the end: at rest
             rest = goal if goal is not None else commander.sample(now).q
             out.append((dt, rest, np.zeros_like(rest), np.zeros_like(rest)))
         else:
