@@ -39,7 +39,9 @@ class StepReport:
     q: (n,) command to publish [rad or m]. dt: time the step was sized for [s].
     The masks are (n,) bool: ``nonfinite`` goal entries held at the previous command,
     ``position_clamped`` goal entries clipped into the joint limits, ``velocity_clamped`` steps
-    cut to ``v_max * dt``. ``reached`` is True when ``q`` equals the clipped goal.
+    cut to ``v_max * dt``. ``reached`` is True when ``q`` equals the clipped goal. v, a: (n,)
+    commanded velocity [rad/s or m/s] and acceleration, where the command follows a
+    trajectory (the IK node's), else None.
     """
 
     q: np.ndarray
@@ -48,6 +50,8 @@ class StepReport:
     position_clamped: np.ndarray
     velocity_clamped: np.ndarray
     reached: bool
+    v: np.ndarray | None = None
+    a: np.ndarray | None = None
 
     def describe(self, names: tuple[str, ...]) -> str:
         """Return a short human-readable list of what was clamped ('' if nothing)."""

@@ -15,16 +15,21 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
+from ik_node.motion.commander import MotionCommander
+from ik_node.motion.goal_search import GoalPlan, plan_goal, REFUSED
+from ik_node.motion.planner import path_free
+from ik_node.motion.trajectory import KinematicLimits
 from ik_node.pose import pose_error
 from ik_node.reading_clock import DeliveryDelay
 from ik_node.result import IKResult, STATUS_BLOCKED
-from ik_node.safety import CommandStepper, StepReport, wrap_angle
+from ik_node.safety import StepReport, wrap_angle
 from ik_node.solve import solve
 import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS', 'RESYNC_LAG',
-           'JUMP_STEPS', 'ARM_LATENCY', 'STALL_START_GRACE']
+           'JUMP_STEPS', 'ARM_LATENCY', 'STALL_START_GRACE', 'STREAM_DISTANCE', 'STREAM_ANGLE',
+           'default_acceleration', 'default_jerk']
 
 # Feedback that comes back (after a gap longer than the timeout, or for the first time) more
 # than this many velocity-limited steps from the command means the arm is elsewhere: it was
@@ -58,6 +63,30 @@ START_READING_AGE = 0.1
 # like feedback that comes back after a gap. (The arm's limits, not the commands' scaled
 # ones: an arm may catch up with a command that ran ahead at its full speed.)
 JUMP_STEPS = 3.0
+# A target within this distance [m] and rotation [rad] of the last one taken is a step of a
+# stream (a dragged marker, a teleop stream, a scripted path): it is solved warm from the
+# arm with the node's own budget and blended into the motion. Any other target is a goal:
+# searched for collision-free answers, reached along a checked (or planned) path, or refused.
+STREAM_DISTANCE = 0.05
+STREAM_ANGLE = 0.35
+# A lead of the command over the measured arm beyond this fraction of the following-error
+# limit makes the motion stop smoothly on its path; it goes on once the lead is below the
+# fraction after it.
+LAG_PAUSE = 1.0
+LAG_RESUME = 0.5
+# A step this many command periods after the one before (no command went out meanwhile: the
+# arm stood at the last one) starts the motion again from rest there.
+GAP_PERIODS = 5.0
+
+
+def default_acceleration(velocity: ArrayLike) -> np.ndarray:
+    """Return (n,) acceleration limits for joints without any [rad/s^2]: full speed in 0.2 s."""
+    return 5.0 * np.asarray(velocity, dtype=float)
+
+
+def default_jerk(velocity: ArrayLike) -> np.ndarray:
+    """Return (n,) jerk limits for joints without any [rad/s^3]: full acceleration in 0.1 s."""
+    return 50.0 * np.asarray(velocity, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -74,12 +103,31 @@ class FeedbackProblem:
 
 @dataclass(frozen=True)
 class SolveOutcome:
-    """One solved target: the result, the seed it started from and the wall time it took."""
+    """
+    One answered target: the result, the seed it started from and the wall time it took.
+
+    path: 'streaming' (a small step of a stream, solved warm) or 'goal' (searched and
+    planned); motion: 'direct' (straight joint line or a blend), 'planned' (around obstacles)
+    or 'refused' (the arm does not move for it; ``reason`` says why). search_time and
+    plan_time [s]: the goal search's IK answers and path checks and planning (0 when
+    streaming).
+    """
 
     result: IKResult
     target: np.ndarray          # (4, 4) pose or (3,) position in the base frame
     seed_source: str            # 'joint_states', 'solution', 'command' or 'cold'
     solve_time: float           # [s]
+    path: str = 'streaming'
+    motion: str = 'direct'
+    reason: str = ''
+    search_time: float = 0.0
+    plan_time: float = 0.0
+    waypoints: int = 2
+
+    @property
+    def refused(self) -> bool:
+        """Return True when the arm does not move for this target."""
+        return self.motion == REFUSED
 
 
 class IKTracker:
@@ -87,18 +135,30 @@ class IKTracker:
     Seeded IK solves and velocity-limited commands for one chain.
 
     chain: the kinematic chain. method, options: passed to :func:`ik_node.solve`.
-    velocity: (n,) finite velocity limits [rad/s or m/s] for the commands. output_period: the
-    longest time one command step is sized for [s]. joint_states_timeout: feedback older than
-    this [s] no longer seeds the solver.
+    velocity: (n,) finite velocity limits [rad/s or m/s] for the commands; acceleration,
+    jerk: (n,) limits [rad/s^2, rad/s^3 or m] (None: :func:`default_acceleration`,
+    :func:`default_jerk`). output_period: the command period [s]. joint_states_timeout:
+    feedback older than this [s] no longer seeds the solver. Commands follow jerk-limited
+    trajectories (:class:`ik_node.motion.commander.MotionCommander`) sampled at their stamps.
+    goal_budget, plan_budget [s]: the time a goal's search for collision-free answers and its
+    path planning may take.
     """
 
     def __init__(self, chain: Chain, method: str, options: Mapping[str, Any],
-                 velocity: ArrayLike, output_period: float, joint_states_timeout: float):
+                 velocity: ArrayLike, output_period: float, joint_states_timeout: float,
+                 acceleration: ArrayLike | None = None, jerk: ArrayLike | None = None,
+                 goal_budget: float = 0.03, plan_budget: float = 0.5):
         self.chain = chain
         self.names = tuple(chain.joint_names)
-        self._stepper = CommandStepper(chain.lower, chain.upper, velocity,
-                                       continuous=chain.continuous, max_dt=output_period)
-        self.configure(method, options, velocity, output_period, joint_states_timeout)
+        v = np.array(velocity, dtype=float).reshape(-1)
+        self._v_max = v
+        self._max_dt = float(output_period)
+        self._cmd = MotionCommander(chain, self._kinematic_limits(v, acceleration, jerk))
+        self.goal_budget = float(goal_budget)
+        self.plan_budget = float(plan_budget)
+        self._q_cmd: np.ndarray | None = None       # the last command stepped
+        self.configure(method, options, velocity, output_period, joint_states_timeout,
+                       acceleration, jerk)
         self._q_meas: np.ndarray | None = None
         self._t_meas = -np.inf
         # Commands as stepped: (time [s], q); readings are judged against the one in force.
@@ -113,7 +173,6 @@ class IKTracker:
         self._resync_pending = True     # the next recent reading (re)starts the command
         self._goal: np.ndarray | None = None
         self._t_cmd = 0.0
-        self._reached = True
         self._index_cache: tuple[tuple[str, ...], np.ndarray] | None = None
         self.feedback_problem: FeedbackProblem | None = None
         self.resync_distance: float | None = None
@@ -128,6 +187,11 @@ class IKTracker:
         self._arrival_reported = True
         # Why the last step held the arm instead of moving it ('' when it did not).
         self.stall = ''
+        self._lag_paused: np.ndarray | None = None   # the path left when a lag paused it
+        self._replan = False       # the world changed under the motion: plan again at rest
+        # Answers the tracker gave on its own (a re-plan after the world changed), for the
+        # caller to report: drained by :meth:`take_events`.
+        self._events: list[SolveOutcome] = []
 
     def set_singularity_thresholds(self, slow: float, stop: float,
                                    min_scale: float = 0.0) -> None:
@@ -152,37 +216,49 @@ class IKTracker:
         s = np.linalg.svd(self.chain.jacobian(q), compute_uv=False)
         return float(s[0] / s[-1]) if s[-1] > 0.0 else np.inf
 
-    def _singularity_scale(self, q_prev: np.ndarray, q_new: np.ndarray) -> float:
-        """Return the factor in [0, 1] for the step q_prev -> q_new (see the thresholds)."""
-        if self._singularity is None or np.array_equal(q_prev, q_new):
+    def _singularity_scale(self, q: np.ndarray, v: np.ndarray, now: float) -> float:
+        """
+        Return the speed factor in [0, 1] at ``q`` moving at ``v`` (see the thresholds).
+
+        Judged where the arm would come to rest if it braked now: a jerk-limited arm needs
+        that far to slow down, so the slow-down starts that much earlier.
+        """
+        if self._singularity is None or not np.any(v):
             return 1.0
         slow, stop, min_scale = self._singularity
-        k_prev, k_new = self._condition(q_prev), self._condition(q_new)
-        self.condition = k_new
-        if k_new <= slow or k_new <= k_prev:
-            return 1.0
-        return float(np.clip((stop - k_new) / (stop - slow), min_scale, 1.0))
+        k_now = self._condition(q)
+        self.condition = k_now
+        k_ahead = self._condition(self.chain.clip(self._rest_point(now)))
+        if k_ahead <= slow or k_ahead <= k_now:
+            return 1.0      # clear of it, or moving away from it: full speed
+        return float(np.clip((stop - k_ahead) / (stop - slow), min_scale, 1.0))
 
-    def set_collision_guard(self, obstacles: Sequence[Any] | None) -> None:
+    def set_collision_guard(self, obstacles: Sequence[Any] | None,
+                            now: float | None = None) -> None:
         """
-        Refuse steps into contact: self-collision and ``obstacles`` (None: no guard).
+        Keep the motion out of contact: self-collision and ``obstacles`` (None: no guard).
 
-        A step that ends in contact (the conservative check of
-        :meth:`ik_node.Chain.collisions`, bounding capsules; one step is at most v_max * dt,
-        a few hundredths of a radian, so its end stands for the segment) is not taken when
-        the command is clear now: the command holds, the goal is dropped and :attr:`stall`
-        names the pair. (An arm already in contact may move, so that it can get out.) The
-        solver gets the same obstacles.
+        Goals are searched and planned with them, streamed blends are checked against them,
+        and each commanded state is checked too. Given ``now`` (the world changed: a new
+        obstacle), the motion left is checked at once: when it may touch the new world, the
+        arm brakes on its path within its limits, and at rest plans again to its target (or
+        refuses it: :meth:`take_events`). The solver gets the same obstacles.
         """
         self._obstacles = None if obstacles is None else tuple(obstacles)
         if self._obstacles is None:
             self.options.pop('avoid_collisions', None)
             self.options.pop('obstacles', None)
-        else:
-            self.options.update(avoid_collisions=True, obstacles=self._obstacles)
+            return
+        self.options.update(avoid_collisions=True, obstacles=self._obstacles)
+        if now is None or not self._cmd.moving:
+            return
+        ahead = self._cmd.remaining_path(now)
+        if path_free(self.chain, ahead, self._obstacles):
+            self._cmd.stop(now)
+            self._replan = self._target is not None
 
     def _step_blocked(self, q_prev: np.ndarray, q_new: np.ndarray) -> str:
-        """Return why the step q_prev -> q_new may not be taken ('' if it may)."""
+        """Return why the command q_prev -> q_new may not be sent ('' if it may)."""
         if self._obstacles is None or np.array_equal(q_prev, q_new):
             return ''
         obstacles = self._obstacles
@@ -211,8 +287,9 @@ class IKTracker:
         """
         Set the largest following error [rad or m] (n,) (inf: off).
 
-        Two guards use it. A step never takes the command farther than ``limit`` from the
-        arm's last measured position (it waits there instead: the arm lags, or its readings
+        Two guards use it. A command that leads the arm's last measured position by more than
+        ``limit`` stops smoothly on its path (within the acceleration and jerk limits) and
+        goes on once the arm is within half of it again (the arm lags, or its readings
         stopped). And each reading is compared with the command in force when it was taken
         (by its stamp): an arm that stood still for :data:`ARM_LATENCY` while a full ``limit``
         from every command of that time is not following (stalled, an e-stop, a fault; one
@@ -225,20 +302,41 @@ class IKTracker:
             raise ValueError(f'following error limits must be {self.chain.n} numbers > 0')
         self._following_error = limit
 
-    def configure(self, method: str, options: Mapping[str, Any], velocity: ArrayLike,
-                  output_period: float, joint_states_timeout: float) -> None:
-        """Change solver and limits at run time; the command and feedback state are kept."""
-        v = np.array(velocity, dtype=float).reshape(-1)
+    def _kinematic_limits(self, v: np.ndarray, acceleration: ArrayLike | None,
+                          jerk: ArrayLike | None) -> KinematicLimits:
         if v.shape != (self.chain.n,) or not np.all(np.isfinite(v)) or np.any(v <= 0.0):
             raise ValueError(f'velocity must be {self.chain.n} finite numbers > 0')
+        a = default_acceleration(v) if acceleration is None else acceleration
+        j = default_jerk(v) if jerk is None else jerk
+        limits = KinematicLimits.of(v, a, j)
+        if limits.velocity.shape != (self.chain.n,):
+            raise ValueError(f'acceleration and jerk limits must be {self.chain.n} numbers')
+        return limits
+
+    def configure(self, method: str, options: Mapping[str, Any], velocity: ArrayLike,
+                  output_period: float, joint_states_timeout: float,
+                  acceleration: ArrayLike | None = None, jerk: ArrayLike | None = None,
+                  now: float | None = None) -> None:
+        """Change solver and limits at run time; the command and feedback state are kept."""
+        v = np.array(velocity, dtype=float).reshape(-1)
+        limits = self._kinematic_limits(v, acceleration, jerk)
         self.method = method
         self.options = dict(options)
         obstacles = getattr(self, '_obstacles', None)
         if obstacles is not None:       # the collision guard outlives a solver change
             self.options.update(avoid_collisions=True, obstacles=obstacles)
-        self._stepper.v_max = v
-        self._stepper.max_dt = float(output_period)
+        self._v_max = v
+        self._max_dt = float(output_period)
+        if now is None:
+            self._cmd.limits = limits
+        else:
+            self._cmd.set_limits(limits, now)
         self.joint_states_timeout = float(joint_states_timeout)
+
+    @property
+    def limits(self) -> KinematicLimits:
+        """Return the velocity, acceleration and jerk limits the commands keep."""
+        return self._cmd.limits
 
     # Feedback ---------------------------------------------------------------------------
 
@@ -324,7 +422,7 @@ class IKTracker:
             self.resync_reason = 'jumped' if was_fresh else 'came back'
         if self._resync_pending and recent:
             self._resync_pending = False
-            if self._stepper.q is None:
+            if self._q_cmd is None:
                 self.start_at(q, now)
             else:
                 self._resync(q, now)
@@ -337,9 +435,9 @@ class IKTracker:
         t_prev, q_prev = self._readings[-1]
         diff = q - q_prev
         diff = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
-        dt = max(t - t_prev, self._stepper.max_dt)
-        speed = self._stepper.v_max if self._arm_speed is None else np.maximum(
-            self._arm_speed, self._stepper.v_max)
+        dt = max(t - t_prev, self._max_dt)
+        speed = self._v_max if self._arm_speed is None else np.maximum(
+            self._arm_speed, self._v_max)
         return bool(np.any(diff > JUMP_STEPS * speed * dt))
 
     def _stood_still(self, t: float) -> bool:
@@ -394,12 +492,12 @@ class IKTracker:
         Near: within :data:`RESYNC_STEPS` velocity-limited steps and :data:`RESYNC_LAG`
         seconds of motion on every joint.
         """
-        command = self._stepper.q
+        command = self._q_cmd
         if command is None:
             return 0.0
         diff = q - command
         diff = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
-        allowed = self._stepper.v_max * max(RESYNC_STEPS * self._stepper.max_dt, RESYNC_LAG)
+        allowed = self._v_max * max(RESYNC_STEPS * self._max_dt, RESYNC_LAG)
         return 0.0 if np.all(diff <= allowed) else float(np.max(diff))
 
     def _resync(self, q: np.ndarray, now: float) -> None:
@@ -420,7 +518,7 @@ class IKTracker:
         """
         q = np.asarray(q, dtype=float)
         if tolerance is None:
-            tolerance = self._stepper.v_max * self._stepper.max_dt
+            tolerance = self._v_max * self._max_dt
         clipped = np.clip(q, self.chain.lower, self.chain.upper)
         far = np.abs(clipped - q) > np.asarray(tolerance, dtype=float) + 1e-12
         return ', '.join(f'{name} at {v:.4g} outside [{lo:.4g}, {hi:.4g}]'
@@ -433,12 +531,18 @@ class IKTracker:
 
     def start_at(self, q: ArrayLike, now: float) -> None:
         """Assume the arm stands at ``q`` (n,) (clipped into the limits) at time ``now``."""
-        self._start_q = self._stepper.reset(q).copy()
+        q = np.array(q, dtype=float).reshape(-1)
+        if q.shape != (self.chain.n,) or not np.all(np.isfinite(q)):
+            raise ValueError(f'start position must be {self.chain.n} finite numbers, got '
+                             f'{q.tolist()}')
+        self._q_cmd = self._cmd.reset(q, now)
+        self._start_q = self._q_cmd.copy()
+        self._lag_paused = None
+        self._replan = False
         self._first_step = None
         self._arm_moved = False
         self._t_cmd = now
         self._goal = None
-        self._reached = True
         self._history.clear()
         self._lag = np.zeros(self.chain.n)
         self._target = None
@@ -447,28 +551,39 @@ class IKTracker:
     @property
     def ready(self) -> bool:
         """Return True once the arm position is known (feedback or :meth:`start_at`)."""
-        return self._stepper.q is not None
+        return self._q_cmd is not None
 
     @property
     def command(self) -> np.ndarray | None:
         """Return the last commanded positions (n,), or None before the arm position is known."""
-        return self._stepper.q
+        return None if self._q_cmd is None else self._q_cmd.copy()
 
     @property
     def velocity(self) -> np.ndarray:
         """Return the (n,) command velocity limits [rad/s or m/s]."""
-        return self._stepper.v_max.copy()
+        return self._v_max.copy()
 
-    def move_to(self, q_goal: ArrayLike) -> None:
+    @property
+    def commander(self) -> MotionCommander:
+        """Return the motion being commanded (its segments, for trajectory outputs)."""
+        return self._cmd
+
+    def move_to(self, q_goal: ArrayLike, now: float | None = None) -> None:
         """
         Make the joint positions ``q_goal`` (n,) the goal, without IK (a home pose, say).
 
-        Clipped into the limits; approached by :meth:`step` like a solved goal.
+        Clipped into the limits; approached along the straight joint line from where the
+        motion comes to rest (from ``now``; None: the last step's time), like a solved goal.
         """
-        q = self.chain.check_q(q_goal, 'q_goal')
-        self._goal = self.chain.clip(q)
-        self._reached = False
+        q = self.chain.clip(self.chain.check_q(q_goal, 'q_goal'))
+        if self._q_cmd is None:
+            raise RuntimeError('move_to before the arm position is known')
+        t = self._t_cmd if now is None else now
+        rest = self._rest_point(t)
+        self._cmd.follow(np.array([rest, q]), t)
+        self._goal = q
         self._target = None
+        self._lag_paused = None
 
     @property
     def goal(self) -> np.ndarray | None:
@@ -477,8 +592,8 @@ class IKTracker:
 
     @property
     def moving(self) -> bool:
-        """Return True while the command has not yet reached the goal."""
-        return self._goal is not None and not self._reached
+        """Return True while the command has not yet come to rest at the goal."""
+        return self._cmd.moving or self._lag_paused is not None
 
     def measured(self, now: float) -> np.ndarray | None:
         """Fresh measured positions (n,), or None if there are none younger than the timeout."""
@@ -530,25 +645,106 @@ class IKTracker:
 
     def solve(self, target: ArrayLike, now: float) -> SolveOutcome:
         """
-        Solve for ``target`` ((4, 4) pose or (3,) position, base frame); it becomes the goal.
+        Answer ``target`` ((4, 4) pose or (3,) position, base frame) and command the motion.
 
-        An unreachable target gives the best attempt as the goal (``result.success`` False).
-        Raises IKInputError for a malformed target (the goal is then unchanged).
+        A step of a stream (within :data:`STREAM_DISTANCE` and :data:`STREAM_ANGLE` of the
+        last target taken) is solved warm from the arm with the tracker's options and blended
+        into the motion from the current state; an unreachable one gives the best attempt.
+        Any other target is a goal (:func:`ik_node.motion.goal_search.plan_goal`): a
+        collision-free answer near the arm and a free (or planned) path to it, or a refusal
+        before the arm moves (``outcome.refused``, ``outcome.reason``). Raises IKInputError
+        for a malformed target (the motion is then unchanged).
         """
+        target = np.array(target, dtype=float)
+        if self._is_stream_step(target):
+            outcome = self._stream(target, now)
+            if not (outcome.refused and outcome.result.status != STATUS_BLOCKED):
+                return outcome
+        return self._goal_motion(target, now)
+
+    def _is_stream_step(self, target: np.ndarray) -> bool:
+        last = self._target
+        if last is None or last.shape != target.shape or self._q_cmd is None:
+            return False
+        if target.shape == (3,):
+            return bool(np.linalg.norm(target - last) <= STREAM_DISTANCE)
+        pe, oe = pose_error(last, target)
+        return pe <= STREAM_DISTANCE and oe <= STREAM_ANGLE
+
+    def _take(self, target: np.ndarray, q: np.ndarray) -> None:
+        self._goal = q.copy()
+        self._target = target.copy()
+        self._arrival_reported = False
+        self._lag_paused = None
+        self._replan = False
+
+    def _stream(self, target: np.ndarray, now: float) -> SolveOutcome:
+        """Solve a stream step warm and blend to it (see :meth:`solve`)."""
         q0, source = self.seed(now)
         t0 = time.perf_counter()
         result = solve(self.chain, target, q0=q0, method=self.method, **self.options)
         elapsed = time.perf_counter() - t0
         q = np.asarray(result.q, dtype=float)
-        if result.status == STATUS_BLOCKED:
-            pass        # every answer collides: the arm stays where it is going now
-        elif q.shape == (self.chain.n,) and np.all(np.isfinite(q)):
-            self._goal = self.chain.clip(q)
-            self._reached = False
-            self._target = np.array(target, dtype=float)
-            self._arrival_reported = False
-        return SolveOutcome(result=result, target=np.asarray(target, dtype=float),
-                            seed_source=source, solve_time=elapsed)
+        if result.status == STATUS_BLOCKED or not (q.shape == (self.chain.n,)
+                                                   and np.all(np.isfinite(q))):
+            return SolveOutcome(result, target, source, elapsed, motion=REFUSED,
+                                reason=result.message or result.status)
+        q = self.chain.clip(q)
+        why = self._cmd.blend(q, now, self._obstacles)
+        if why:
+            # Not a small step after all (another branch, or the curve touches something):
+            # handled as a goal.
+            return SolveOutcome(result, target, source, elapsed, motion=REFUSED, reason=why)
+        self._take(target, q)
+        return SolveOutcome(result, target, source, elapsed)
+
+    def _rest_point(self, now: float) -> np.ndarray:
+        """Return where the arm would come to rest if it braked at ``now``."""
+        segments = self._cmd.segments
+        if not segments:
+            assert self._q_cmd is not None
+            return self._cmd.sample(now).q
+        return segments[0].stopping(now).end
+
+    def _goal_motion(self, target: np.ndarray, now: float) -> SolveOutcome:
+        """Search, plan and start the motion to a goal (see :meth:`solve`)."""
+        seed, source = self.seed(now)
+        moving = self._cmd.moving
+        start = self._rest_point(now) if moving else (self._cmd.sample(now).q
+                                                        if self._q_cmd is not None else seed)
+        if start is None:
+            raise RuntimeError('a goal before the arm position is known')
+        obstacles = self._obstacles if self._obstacles is not None else ()
+        t0 = time.perf_counter()
+        options = {k: v for k, v in self.options.items()
+                   if k not in ('avoid_collisions', 'obstacles')}
+        plan = plan_goal(self.chain, target, start, self.method, options, obstacles,
+                         self.goal_budget, self.plan_budget)
+        elapsed = time.perf_counter() - t0
+        outcome = self._outcome(plan, target, source, elapsed)
+        if plan.kind == REFUSED or plan.waypoints is None:
+            return outcome
+        q = plan.waypoints[-1]
+        if moving and plan.waypoints.shape[0] == 2 and not self._cmd.blend(
+                q, now, self._obstacles if self._obstacles is not None else None):
+            pass        # blended from the motion in progress, no stop needed
+        else:
+            self._cmd.follow(plan.waypoints, now)
+        self._take(target, q)
+        return outcome
+
+    @staticmethod
+    def _outcome(plan: GoalPlan, target: np.ndarray, source: str, elapsed: float
+                 ) -> SolveOutcome:
+        return SolveOutcome(plan.result, target, source, elapsed, path='goal',
+                            motion=plan.kind, reason=plan.reason,
+                            search_time=plan.search_time, plan_time=plan.plan_time,
+                            waypoints=0 if plan.waypoints is None else plan.waypoints.shape[0])
+
+    def take_events(self) -> list[SolveOutcome]:
+        """Return (and forget) the answers the tracker gave on its own since the last call."""
+        events, self._events = self._events, []
+        return events
 
     def time_to_reach(self, q: ArrayLike, now: float) -> float:
         """
@@ -562,78 +758,134 @@ class IKTracker:
             return 0.0
         diff = np.asarray(q, dtype=float) - start
         diff = np.where(self.chain.continuous, wrap_angle(diff), diff)
-        return float(np.max(np.abs(diff) / self._stepper.v_max))
+        return float(np.max(np.abs(diff) / self._v_max))
 
     def step(self, now: float) -> StepReport | None:
         """
-        Advance the command toward the goal for the time since the last step.
+        Return the command for ``now``: the motion's state then, after the guards.
 
         Returns None while the arm position is unknown. Without a goal the command holds.
+        The guards (see :meth:`set_following_error`, :meth:`set_singularity_thresholds`,
+        :meth:`set_collision_guard`) slow the motion down or stop it on its path within the
+        limits; only a stalled arm is held at once where it was measured.
         """
-        command = self._stepper.q
+        command = self._q_cmd
         if command is None:
             return None
         self.stall = ''
-        goal = self._goal if self._goal is not None else command
-        report = self._stepper.step(goal, now - self._t_cmd)
+        dt = now - self._t_cmd
         self._t_cmd = now
-        self._reached = report.reached
-        scale = self._singularity_scale(command, report.q)
-        if scale < 1.0:
-            q = self._stepper.reset(command + scale * (report.q - command))
-            self.condition = self._condition(q)
-            self._reached = False
-            report = StepReport(q=q, dt=report.dt, nonfinite=report.nonfinite,
-                                position_clamped=report.position_clamped,
-                                velocity_clamped=report.velocity_clamped | (scale < 1.0),
-                                reached=False)
-        report = self._follow(command, report, now)
-        blocked = self._step_blocked(command, report.q)
-        if blocked:
-            self.stall = blocked
-            self.start_at(command, now)
-            report = StepReport(q=command, dt=report.dt, nonfinite=report.nonfinite,
-                                position_clamped=report.position_clamped,
-                                velocity_clamped=report.velocity_clamped, reached=True)
+        if self._cmd.moving and dt > GAP_PERIODS * self._max_dt:
+            self._restart_after_gap(now)
+        if self._replan and not self._cmd.moving:
+            self._plan_again(now)
+        self._lag_guard(now)
+        sample = self._cmd.sample(now)
+        scale = self._singularity_scale(sample.q, sample.v, now)
+        self._cmd.slow(now, scale)
+        hold = self._stalled(now)
+        if hold is not None:
+            sample_q, v, a = hold, np.zeros(self.chain.n), np.zeros(self.chain.n)
+        else:
+            sample_q, v, a = sample.q, sample.v, sample.a
+            blocked = self._step_blocked(command, sample_q)
+            if blocked:
+                # Not expected (goals are checked, blends too): a last net. The command
+                # holds where it was; the motion is dropped.
+                self.stall = blocked
+                self.start_at(command, now)
+                sample_q, v, a = command, np.zeros(self.chain.n), np.zeros(self.chain.n)
+        self._q_cmd = np.array(sample_q, dtype=float)
+        none = np.zeros(self.chain.n, dtype=bool)
+        slowed = np.full(self.chain.n, scale < 1.0)
+        report = StepReport(q=self._q_cmd.copy(), dt=max(dt, 0.0), nonfinite=none,
+                            position_clamped=none, velocity_clamped=slowed,
+                            reached=not self.moving, v=np.array(v), a=np.array(a))
         if self._first_step is None and not np.array_equal(report.q, command):
             self._first_step = now
         self._history.append((now, report.q.copy()))
         return report
 
-    def _follow(self, command: np.ndarray, report: StepReport, now: float) -> StepReport:
-        """Apply the following-error guards (see :meth:`set_following_error`) to a step."""
+    def _restart_after_gap(self, now: float) -> None:
+        """
+        Start the motion again from rest at the last command after a gap in the commands.
+
+        No command went out for a while (feedback lost, nobody listening, a hold): the arm
+        stood at the last one, so the motion may not go on where its clock says. It starts
+        again from there, along the path that was left (checked again when it was a curve).
+        """
+        assert self._q_cmd is not None
+        left = [seg.end for seg in self._cmd.segments]
+        t0 = now - self._max_dt
+        self._cmd.reset(self._q_cmd, t0)
+        path = np.vstack([self._q_cmd[None, :], np.array(left)])
+        why = path_free(self.chain, path, self._obstacles) if self._obstacles else ''
+        if why:
+            self.stall = f'the path on after a pause is no longer free ({why}): holding'
+            self._goal = None
+            return
+        self._cmd.follow(path, t0)
+
+    def _plan_again(self, now: float) -> None:
+        """Plan again to the target after a stop for a changed world; report the answer."""
+        self._replan = False
+        target = self._target
+        if target is None:
+            return
+        self._target = None
+        self._events.append(self._goal_motion(target, now))
+
+    def _lead(self) -> np.ndarray:
+        """Return how far (n,) the command is ahead of the last reading."""
+        assert self._q_cmd is not None and self._q_meas is not None
+        diff = self._q_cmd - self._q_meas
+        return np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
+
+    def _lag_guard(self, now: float) -> None:
+        """Stop on the path while the arm lags beyond the limit; go on once it caught up."""
         limit = self._following_error
         if self._q_meas is None or not np.any(np.isfinite(limit)):
-            return report
-        # A reading still a full limit from the command in force when it was taken: the
-        # command was already held at the limit ahead of the arm, and the arm did not follow.
+            return
+        lead = self._lead()
+        if self._lag_paused is None:
+            if self._cmd.moving and np.any(lead > LAG_PAUSE * limit):
+                left = [seg.end for seg in self._cmd.segments]
+                self._cmd.stop(now)
+                self._lag_paused = np.array(left)
+            return
+        if self._cmd.moving or np.any(lead > LAG_RESUME * limit):
+            return
+        path = np.vstack([self._cmd.sample(now).q[None, :], self._lag_paused])
+        self._lag_paused = None
+        why = path_free(self.chain, path, self._obstacles) if self._obstacles else ''
+        if why:
+            self.stall = f'the arm lagged and the path on is no longer free ({why}): holding'
+            self._goal = None
+            return
+        self._cmd.follow(path, now)
+
+    def _stalled(self, now: float) -> np.ndarray | None:
+        """
+        Return the measured position to hold at when the arm does not follow, else None.
+
+        A reading still a full limit from the commands in force when it was taken, while
+        the arm stood still (:meth:`set_following_error`): the arm is stalled, on an e-stop
+        or faulted. The command then holds where the arm was measured, at once, and the goal
+        is dropped.
+        """
+        limit = self._following_error
+        if self._q_meas is None or not np.any(np.isfinite(limit)):
+            return None
         over = self._lag >= limit * (1.0 - 1e-9)
-        if np.any(over):
-            # The arm does not follow: hold it where it was last measured, drop the goal.
-            self.stall = ('arm not following the commands: ' + ', '.join(
-                f'{name} {lag:.3g} from its command (limit {lim:.3g})' for name, lag, lim, o
-                in zip(self.names, self._lag, limit, over) if o)
-                + '; holding at the measured position, send a new target to go on')
-            q = self._stepper.reset(self._q_meas)
-            self.start_at(q, now)
-            return StepReport(q=q, dt=report.dt, nonfinite=report.nonfinite,
-                              position_clamped=report.position_clamped,
-                              velocity_clamped=report.velocity_clamped, reached=True)
-        # Never farther than the limit ahead of the last reading; never back either (a step
-        # that would go back toward an old reading waits instead).
-        meas = command + np.where(self.chain.continuous,
-                                  wrap_angle(self._q_meas - command), self._q_meas - command)
-        lo = np.minimum(command, meas - limit)
-        hi = np.maximum(command, meas + limit)
-        q = np.clip(report.q, lo, hi)
-        if np.array_equal(q, report.q):
-            return report
-        q = self._stepper.reset(q)
-        self._reached = False
-        return StepReport(q=q, dt=report.dt, nonfinite=report.nonfinite,
-                          position_clamped=report.position_clamped,
-                          velocity_clamped=report.velocity_clamped | (q != report.q),
-                          reached=False)
+        if not np.any(over):
+            return None
+        self.stall = ('arm not following the commands: ' + ', '.join(
+            f'{name} {lag:.3g} from its command (limit {lim:.3g})' for name, lag, lim, o
+            in zip(self.names, self._lag, limit, over) if o)
+            + '; holding at the measured position, send a new target to go on')
+        q = self.chain.clip(self._q_meas)
+        self.start_at(q, now)
+        return q
 
     def arrived(self, now: float, position_tolerance: float,
                 orientation_tolerance: float) -> bool:

@@ -78,12 +78,17 @@ def test_joint_messages_hold_the_names_and_values_in_order():
     js = conv.joint_state(names, q, stamp)
     assert list(js.name) == list(names) and list(js.position) == q.tolist()
     assert conv.stamp_ns(js.header.stamp) == 123
-    traj = conv.joint_trajectory(names, q, 0.25)
-    assert list(traj.joint_names) == list(names) and len(traj.points) == 1
+    v, a = 0.5 * q, -q
+    traj = conv.joint_trajectory(names, [(0.02, q, v, a), (1.25, q, 0 * q, 0 * q)], stamp)
+    assert list(traj.joint_names) == list(names) and len(traj.points) == 2
     point = traj.points[0]
-    assert list(point.positions) == q.tolist()
-    assert (point.time_from_start.sec, point.time_from_start.nanosec) == (0, 250_000_000)
-    assert conv.stamp_ns(traj.header.stamp) == 0    # start at once
+    assert list(point.positions) == q.tolist() and list(point.velocities) == v.tolist()
+    assert list(point.accelerations) == a.tolist()
+    assert (point.time_from_start.sec, point.time_from_start.nanosec) == (0, 20_000_000)
+    last = traj.points[1]
+    assert (last.time_from_start.sec, last.time_from_start.nanosec) == (1, 250_000_000)
+    assert list(last.velocities) == [0.0] * 3
+    assert conv.stamp_ns(traj.header.stamp) == 123
     assert list(conv.float64_array(q).data) == q.tolist()
 
 

@@ -450,11 +450,12 @@ def test_feedback_back_after_a_gap_far_from_the_command_restarts_it_at_the_arm()
     q = chain.mid.copy()
     assert tracker.update_feedback(chain.joint_names, q, now=0.0)
     tracker.solve(chain.fk(q + 0.5), now=0.0)
-    for k in range(1, 16):
-        tracker.step(0.01 * k)                      # the command moves 0.47 rad
+    for k in range(1, 40):
+        tracker.step(0.01 * k)                      # the command moves about 0.3 rad
     q_cmd = tracker.command
+    assert np.max(np.abs(q_cmd - q)) > 0.2
     # Fresh feedback near the command (the arm following): nothing changes.
-    assert tracker.update_feedback(chain.joint_names, q_cmd - 0.01, now=0.16)
+    assert tracker.update_feedback(chain.joint_names, q_cmd - 0.01, now=0.40)
     assert tracker.resync_distance is None and tracker.moving
     # After a gap, the arm is 0.47 rad away (restarted elsewhere): the command restarts
     # there, the goal is dropped, and the next command is one step from the arm at most.

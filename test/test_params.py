@@ -6,9 +6,11 @@ import math
 from pathlib import Path
 
 from conftest import load
-from ik_node import IKInputError
+from ik_node import Chain, IKInputError, JointLimitsError
+from ik_node.robot_tree import RobotTree
 from ik_node.ros.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
-                                SIM_ARM_PARAMETERS, solver_options, topic_conflict)
+                                limits_from_values, SIM_ARM_PARAMETERS, solver_options,
+                                topic_conflict)
 from ik_node.solve import methods, solve
 import numpy as np
 import pytest
@@ -42,6 +44,13 @@ def test_defaults_are_valid_and_documented(specs):
     ('output_rate', 5000.0, 'in [1, 2000]'),
     ('output_mode', 'sometimes', 'immediate, timer'),
     ('velocity_scale', 1.5, 'in [0.001, 1]'),
+    ('acceleration_scale', 0.0, 'in [0.001, 1]'),
+    ('acceleration_scale', math.nan, 'in [0.001, 1]'),
+    ('default_acceleration_limit', 0.0, '> 0'),
+    ('default_jerk_limit', -1.0, '> 0'),
+    ('default_jerk_limit', math.inf, '> 0'),
+    ('joint_limits_file', '/no/such/joint_limits.yaml', 'is not a file'),
+    ('joint_limits_file', str(CONFIG), 'is not a file'),
     ('initial_positions', [0.0, math.nan], 'finite'),
     ('target_topic', '', 'must not be empty'),
     ('target_topic', 'bad topic', 'not a valid ROS topic name'),
@@ -60,6 +69,8 @@ def test_invalid_values_are_refused_with_a_reason(name, value, words):
     ('solver', 'pinv'), ('position_tolerance', 1e-4), ('output_mode', 'timer'),
     ('marker_topic', ''), ('trajectory_topic', '/arm/joint_trajectory_controller/commands'),
     ('goal_pose_topic', '~/goal'), ('initial_positions', [0.1, -0.2]), ('velocity_scale', 0.5),
+    ('acceleration_scale', 0.001), ('joint_limits_file', ''),
+    ('joint_limits_file', str(CONFIG / 'joint_limits.yaml')),
 ])
 def test_valid_values_are_accepted(name, value):
     assert check_value(IK_NODE_PARAMETERS, name, value) is None
@@ -167,3 +178,42 @@ def test_two_topic_parameters_naming_one_topic_are_refused_after_resolving():
     def refuses(topic):
         raise ValueError(f'cannot resolve {topic}')
     assert topic_conflict(dict(values, target_topic='joint_commands'), refuses) is not None
+
+
+def demo_arm() -> Chain:
+    return Chain.from_urdf(CONFIG / 'urdf' / 'demo_arm.urdf', 'base_link', 'tool0')
+
+
+def test_command_limits_come_from_the_urdf_the_file_the_defaults_and_both_scales():
+    chain = demo_arm()
+    values = defaults(IK_NODE_PARAMETERS)
+    plain = limits_from_values(chain, values)
+    assert plain.names == chain.joint_names
+    np.testing.assert_array_equal(plain.velocity, chain.velocity)
+    np.testing.assert_array_equal(plain.acceleration, np.full(6, 5.0))
+    np.testing.assert_array_equal(plain.jerk, np.full(6, 1000.0))
+    values.update(joint_limits_file=str(CONFIG / 'joint_limits.yaml'), velocity_scale=0.5,
+                  acceleration_scale=0.2, default_acceleration_limit=1.0,
+                  default_jerk_limit=10.0)
+    limits = limits_from_values(chain, values, robot=RobotTree.from_urdf(
+        CONFIG / 'urdf' / 'demo_arm.urdf'))
+    np.testing.assert_allclose(limits.velocity, 0.5 * chain.velocity)
+    np.testing.assert_allclose(limits.acceleration, 0.2 * np.array([5, 5, 5, 10, 10, 10]))
+    np.testing.assert_allclose(limits.jerk, 0.2 * np.array([500, 500, 500, 1e3, 1e3, 1e3]))
+    # Joints the file leaves alone take the default limits.
+    values['joint_limits_file'] = ''
+    np.testing.assert_allclose(limits_from_values(chain, values).jerk, np.full(6, 2.0))
+
+
+def test_a_bad_joint_limits_file_is_refused_naming_the_joint_and_the_field(tmp_path):
+    bad = tmp_path / 'joint_limits.yaml'
+    bad.write_text('joint_limits:\n  wrist_2_joint:\n    has_acceleration_limits: true\n'
+                   '    max_acceleration: .nan\n')
+    values = dict(defaults(IK_NODE_PARAMETERS), joint_limits_file=str(bad))
+    assert check_values(IK_NODE_PARAMETERS, values) is None    # the content needs the robot
+    with pytest.raises(JointLimitsError, match="max_acceleration of joint 'wrist_2_joint' "
+                                               'must be finite'):
+        limits_from_values(demo_arm(), values)
+    bad.write_text('joint_limits:\n  gripper_joint: {}\n')
+    with pytest.raises(JointLimitsError, match="'gripper_joint', which is not a joint"):
+        limits_from_values(demo_arm(), values)

@@ -88,12 +88,24 @@ def test_trajectory_and_forward_outputs_keep_limits_and_joint_order(rig, chain):
     assert probe.answer_to(lambda: probe.publish_pose(T)).level == DiagnosticStatus.OK
     assert probe.spin_until(lambda: probe.arm_reached(T), 10.0)
     trajectories = outputs['trajectory'][n_traj:]
-    assert len(trajectories) > 10
+    assert trajectories
+    v_max = np.where(np.isfinite(chain.velocity), chain.velocity, 1.0)
     for traj in trajectories:
+        # What joint_trajectory_controller needs for a smooth blend: stamped, the first
+        # point two control periods ahead, positions, velocities and accelerations within
+        # the limits, the last point at rest.
         assert list(traj.joint_names) == list(chain.joint_names)
-        (point,) = traj.points
-        t = point.time_from_start.sec + 1e-9 * point.time_from_start.nanosec
-        assert t >= 0.01 - 1e-9
+        assert traj.header.stamp.sec > 0
+        times = [p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec for p in traj.points]
+        assert times[0] >= 0.02 - 1e-9 and all(b > a for a, b in zip(times, times[1:]))
+        q = np.array([p.positions for p in traj.points])
+        v = np.array([p.velocities for p in traj.points])
+        assert np.array([p.accelerations for p in traj.points]).shape == q.shape
+        assert chain.within_limits(q.T) if q.ndim == 1 else all(chain.within_limits(r)
+                                                                for r in q)
+        assert np.all(np.abs(v) <= v_max * (1 + 1e-9))
+        assert np.all(v[-1] == 0.0)
+    assert max(len(traj.points) for traj in trajectories) > 10
     # The forward command is the JointState command in the configured joint order.
     order = [chain.joint_names.index(name) for name in FORWARD_ORDER]
     q_last = probe.last_command(chain)
@@ -113,12 +125,13 @@ def test_a_trajectory_point_gives_a_lagging_arm_time_at_the_velocity_limit(rig, 
     n_traj = len(outputs['trajectory'])
     T = chain.fk(q_arm + np.array([-0.2, 0.1, -0.1, 0.1, 0.1, -0.2]))
     probe.answer_to(lambda: probe.publish_pose(T))
-    assert probe.spin_until(lambda: len(outputs['trajectory']) > n_traj + 5, 5.0)
+    assert probe.spin_until(lambda: len(outputs['trajectory']) > n_traj, 5.0)
     for traj in outputs['trajectory'][n_traj:]:
-        (point,) = traj.points
+        point = traj.points[0]
         t = point.time_from_start.sec + 1e-9 * point.time_from_start.nanosec
         speed = np.max(np.abs(np.array(point.positions) - q_arm)) / t
         assert speed <= V_MAX * (1 + 1e-6), speed
+        assert np.all(np.abs([p.velocities for p in traj.points]) <= V_MAX * (1 + 1e-9))
     (r,) = probe.set_parameters('sim_arm', stalled=False)
     assert r.successful
 
@@ -140,9 +153,10 @@ def test_a_stalled_arm_is_held_within_the_following_error_and_reported(rig, chai
     assert probe.spin_until(stall_reported, 10.0), procs.logs()
     stamps, qs = probe.commands_by_stamp(chain, n_cmd)
     lead = np.max(np.abs(qs - q_stalled), axis=1)
-    # Never more than the limit (0.25 rad) ahead of the measured arm, and the last command
-    # holds it where it stands.
-    assert lead.max() <= 0.25 + 1e-9, lead.max()
+    # Past the limit (0.25 rad) ahead of the measured arm the commands stop on their path
+    # within the acceleration and jerk limits (under 0.75 rad more at this UR5's speed),
+    # and the last command holds the arm where it stands.
+    assert 0.25 < lead.max() <= 1.0, lead.max()
     assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), q_stalled,
                                                 atol=1e-9), 5.0)
     # 'reached' is never said for a target the arm did not reach.

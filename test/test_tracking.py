@@ -86,7 +86,7 @@ def test_commands_approach_the_goal_within_velocity_limits(rng):
     assert_allclose(chain.fk(prev)[:3, 3], chain.fk(q_goal)[:3, 3], atol=2e-3)
 
 
-def test_unreachable_target_gives_the_best_pose_and_a_safe_goal():
+def test_an_unreachable_goal_is_refused_and_a_streamed_one_gives_the_best_pose():
     tracker = make_tracker()
     chain = tracker.chain
     q0 = chain.mid.copy()
@@ -94,12 +94,23 @@ def test_unreachable_target_gives_the_best_pose_and_a_safe_goal():
     tracker.start_at(q0, now=0.0)
     outcome = tracker.solve(np.array([3.0, 0.0, 0.5]), now=0.0)
     r = outcome.result
-    assert not r.success
+    assert outcome.path == 'goal' and outcome.refused and not r.success
+    assert 'out of reach' in outcome.reason
     assert r.position_error > 1.5          # the UR5 reaches about 0.95 m
+    assert tracker.goal is None and not tracker.moving
+    assert_allclose(tracker.step(0.5).q, q0)
+    # A stream that walks out of reach in small steps follows the best pose.
+    tip = chain.fk(q0)[:3, 3]
+    out = tip / np.linalg.norm(tip)
+    tracker.solve(tip, now=0.5)
+    for k in range(1, 40):
+        outcome = tracker.solve(tip + 0.02 * k * out, now=0.5 + 0.01 * k)
+        tracker.step(0.5 + 0.01 * k)
+    assert outcome.path == 'streaming' and not outcome.result.success
     goal = tracker.goal
     assert np.all(np.isfinite(goal)) and chain.within_limits(goal)
     # The best pose points at the target: the tip is farther out than at the start.
-    assert np.linalg.norm(chain.fk(goal)[:3, 3]) > np.linalg.norm(chain.fk(q0)[:3, 3])
+    assert np.linalg.norm(chain.fk(goal)[:3, 3]) > np.linalg.norm(tip)
 
 
 def test_malformed_target_raises_and_keeps_the_goal():
@@ -163,8 +174,11 @@ def test_a_stalled_arm_is_held_at_its_measured_position_once_the_lead_reaches_th
     held_after = t - t_start
     assert STALL_START_GRACE + delay <= held_after <= \
         STALL_START_GRACE + delay + ARM_LATENCY + 2 * PERIOD
-    # The lead never exceeded the limit by more than one step, and the hold is at the arm.
-    assert max(leads[:-1]) <= 0.25 + 1e-12
+    # Past the limit the command stopped on its path within its acceleration and jerk
+    # limits (about 0.6 rad from full speed at this UR5's limits): it was at rest before the
+    # hold, and the hold is at the arm.
+    assert 0.25 < max(leads[:-1]) <= 1.0
+    assert leads[-2] == leads[-3]
     assert_allclose(report.q, q_arm)
     assert not tracker.moving
     # Held from then on, without a new target.
@@ -189,7 +203,6 @@ def test_a_following_arm_never_trips_the_following_error():
         commands.append(tracker.step(t).q)
         assert not tracker.stall
         assert t < 5.0
-    assert tracker.arrived(t, 1e-3, 1e-2) is False     # the arm is still behind
     tracker.update_feedback(tracker.names, commands[-1], now=t + PERIOD)
     assert tracker.arrived(t + PERIOD, 1e-3, 1e-2)
     assert not tracker.arrived(t + 2 * PERIOD, 1e-3, 1e-2)   # said once per target
@@ -212,15 +225,20 @@ def test_steps_toward_a_wrist_singularity_slow_down_and_stop_short_of_it():
         speeds.append(abs(report.q[4] - prev[4]) / PERIOD)
         conds.append(tracker.condition)
     v = tracker.velocity[4]
-    assert speeds[0] == pytest.approx(v)                   # far from it: full speed
-    assert max(conds) < 30.0                               # never reaches the stop threshold
+    assert max(speeds) > 0.5 * v                           # far from it: fast
+    assert max(conds) < 35.0        # stops near the stop threshold (braking within limits)
     assert tracker.command[4] > 0.0                        # and never crosses the singularity
     slowed = [s for s, c in zip(speeds, conds) if c > 17.0]
     assert slowed and max(slowed) < v and slowed[-1] < 0.05 * v
-    # Moving away from it is never slowed.
-    tracker.move_to(q)
-    prev = tracker.command
-    assert abs(tracker.step(t + PERIOD).q[4] - prev[4]) == pytest.approx(v * PERIOD)
+    # Moving away from it is never slowed: the joint speeds up at its acceleration limit.
+    tracker.move_to(q, t)
+    away, scales = [], []
+    for _ in range(10):
+        prev = tracker.command
+        t += PERIOD
+        away.append(abs(tracker.step(t).q[4] - prev[4]) / PERIOD)
+        scales.append(tracker.commander.scale)
+    assert scales == [1.0] * 10 and all(b > a for a, b in zip(away, away[1:]))
 
 
 def test_a_step_into_an_obstacle_is_not_taken():
@@ -331,7 +349,7 @@ def test_an_arm_catching_up_at_its_own_speed_is_not_a_jump(arm_speed_known):
         lead = max(lead, float(np.max(np.abs(command - q))))
         tracker.update_feedback(names, q, now=t, stamp=t)
         jumps += tracker.resync_distance is not None
-    assert lead > 0.2                   # the command did run ahead of the arm
+    assert lead > 0.15                  # the command did run ahead of the arm
     if arm_speed_known:
         assert jumps == 0 and tracker.moving
     else:       # judged by the commands' own speed, the catching up looks like a jump

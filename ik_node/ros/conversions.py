@@ -25,7 +25,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 __all__ = ['pose_to_matrix', 'matrix_to_pose', 'transform_to_matrix', 'point_to_array',
            'stamp_ns', 'stamp_text', 'stamp_from_ns', 'duration', 'joint_state',
            'joint_trajectory', 'float64_array', 'status_array', 'answer_values', 'held_values',
-           'target_markers', 'marker_obstacle', 'LEVELS']
+           'motion_values', 'target_markers', 'marker_obstacle', 'LEVELS']
 
 # DiagnosticStatus levels by name (the message constants are bytes).
 LEVELS = {'OK': DiagnosticStatus.OK, 'WARN': DiagnosticStatus.WARN,
@@ -90,16 +90,21 @@ def joint_state(names: Sequence[str], q: ArrayLike, stamp: Time) -> JointState:
     return msg
 
 
-def joint_trajectory(names: Sequence[str], q: ArrayLike, time_from_start: float,
-                     stamp: Time | None = None) -> JointTrajectory:
+def joint_trajectory(names: Sequence[str], points: Sequence[tuple], stamp: Time | None = None
+                     ) -> JointTrajectory:
     """
-    Return a one-point trajectory_msgs/JointTrajectory reaching ``q`` after ``time_from_start``.
+    Return a trajectory_msgs/JointTrajectory through ``points`` (t [s], q, v, a), from ``stamp``.
 
-    A zero header stamp (the default) tells joint_trajectory_controller to start at once.
+    Each point carries positions, velocities and accelerations (joint_trajectory_controller
+    then interpolates with quintic splines); ``t`` is the time from the header stamp.
     """
-    point = JointTrajectoryPoint(positions=[float(v) for v in np.asarray(q).reshape(-1)],
-                                 time_from_start=duration(time_from_start))
-    msg = JointTrajectory(joint_names=list(names), points=[point])
+    def floats(a: ArrayLike) -> list[float]:
+        return [float(v) for v in np.asarray(a).reshape(-1)]
+
+    msg = JointTrajectory(joint_names=list(names), points=[
+        JointTrajectoryPoint(positions=floats(q), velocities=floats(v),
+                             accelerations=floats(a), time_from_start=duration(t))
+        for t, q, v, a in points])
     if stamp is not None:
         msg.header.stamp = stamp
     return msg
@@ -161,6 +166,17 @@ def answer_values(result: Any, seed_source: str, solve_time: float, header: Any,
         values['clamped'] = clamped or 'none'
     if command_stamp is not None:
         values['command_stamp'] = stamp_text(command_stamp)
+    return values
+
+
+def motion_values(outcome: Any) -> dict[str, Any]:
+    """Return the status values of how a target is reached (a SolveOutcome's motion)."""
+    values: dict[str, Any] = {'path': outcome.path, 'motion': outcome.motion}
+    if outcome.path == 'goal':
+        values.update(goal_search_ms=1e3 * outcome.search_time,
+                      planning_ms=1e3 * outcome.plan_time, waypoints=int(outcome.waypoints))
+    if outcome.reason:
+        values['reason'] = outcome.reason
     return values
 
 

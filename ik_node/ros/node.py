@@ -38,11 +38,11 @@ from ik_node.ros.feedback import JointStatesIntake
 from ik_node.ros.frames import current_positions, FrameRefused, TargetFrames
 from ik_node.ros.interactive import MarkerTarget
 from ik_node.ros.obstacles import LiveObstacles, obstacles_in_force
-from ik_node.ros.outputs import answer_level, Outputs
+from ik_node.ros.outputs import answer_level, Outputs, trajectory_points
 from ik_node.ros.parameters import changed_values, declare_parameters
-from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
-                                solver_options, topic_conflict, TOPIC_PARAMETERS,
-                                velocity_limits)
+from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, limits_from_values,
+                                MODEL_PARAMETERS, solver_options, topic_conflict,
+                                TOPIC_PARAMETERS)
 from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
 from ik_node.ros.robot_setup import (build_tracker, check_carry_over, configure_guards,
                                      forward_order)
@@ -116,6 +116,7 @@ class IKNode(Node):
         self._marker_pose: np.ndarray | None = None
         self._marker_state = 'ok'
         self._model_text: str | None = None     # the URDF of the model in use
+        self._trajectory_revision = -1          # the motion last sent as a JointTrajectory
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._setup_tf()
         self._make_io(self._values)
@@ -163,7 +164,10 @@ class IKNode(Node):
                                    f'{self._values["obstacles_topic"]}')
         tracker = self._tracker
         if tracker is not None and self._values['avoid_collisions']:
-            tracker.set_collision_guard(obstacles_in_force(self._values, self._live))
+            # The motion left is checked against the new world: the arm brakes on its path
+            # and plans again when it would touch it.
+            tracker.set_collision_guard(obstacles_in_force(self._values, self._live),
+                                        self._now())
 
     def _base_frame(self) -> str:
         return self._tracker.chain.base_link if self._tracker is not None else ''
@@ -256,9 +260,11 @@ class IKNode(Node):
             elif self._tracker is not None:
                 chain = self._tracker.chain
                 forward_index = forward_order(chain, new)     # refused before any change
+                limits = limits_from_values(chain, new, self._tree)
                 self._tracker.configure(new['solver'], solver_options(new, chain),
-                                        velocity_limits(chain.velocity, new),
-                                        1.0 / new['output_rate'], new['joint_states_timeout'])
+                                        limits.velocity, 1.0 / new['output_rate'],
+                                        new['joint_states_timeout'], limits.acceleration,
+                                        limits.jerk, self._now())
                 configure_guards(self._tracker, new)
                 self._forward_index = forward_index
                 self._tracker.set_collision_guard(obstacles_in_force(new, self._live)
@@ -482,7 +488,8 @@ class IKNode(Node):
         self._answer(outcome, report, header, command_stamp, now)
         # The marker shows where the arm is going, whichever input sent it there. While it
         # is being dragged it is left alone unless its state changes (RViz owns its pose).
-        state = 'ok' if outcome.result.success else 'unreachable'
+        state = ('refused' if outcome.refused else 'ok' if outcome.result.success
+                 else 'unreachable')
         if not from_marker or state != self._marker_state:
             self._show_marker(outcome.target, state)
 
@@ -547,12 +554,23 @@ class IKNode(Node):
         stamp = conv.stamp_from_ns(now_ns)
         names = tracker.names
         self._last_command.update(zip(names, (float(v) for v in report.q)))
-        # A trajectory point is sized so that no joint needs more than its velocity limit to
-        # get there from where the arm is measured (a lagging arm gets more time).
-        duration = (max(report.dt, 1.0 / self._values['output_rate'],
-                        tracker.time_to_reach(report.q, self._now()))
-                    if self._outputs.sends_trajectories else 0.0)
-        self._outputs.command(names, report.q, stamp, self._forward_index, duration)
+        # A trajectory goes out when the motion changes (a new goal, a slow-down, a stop):
+        # the rest of the motion from two periods ahead, stamped now.
+        points = None
+        revision = tracker.commander.revision
+        if self._outputs.sends_trajectories and revision != self._trajectory_revision:
+            self._trajectory_revision = revision
+            points = trajectory_points(tracker.commander, now_ns * 1e-9,
+                                       2.0 / self._values['output_rate'])
+            # A lagging arm gets the time its velocity limit needs to reach the first point
+            # (the controller blends from where the arm is): the whole trajectory is delayed.
+            late = tracker.time_to_reach(points[0][1], now_ns * 1e-9) - points[0][0]
+            if late > 0.0:
+                points = [(t + late, q, v, a) for t, q, v, a in points]
+        self._outputs.command(names, report.q, stamp, self._forward_index, points)
+        for outcome in tracker.take_events():
+            self._answer(outcome, None, Header(stamp=stamp, frame_id=tracker.chain.base_link),
+                         None, now_ns * 1e-9)
         if tracker.stall:
             self._error('stall', tracker.stall)
             self._send_status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
@@ -609,12 +627,13 @@ class IKNode(Node):
         r = outcome.result
         # Lost when the target came: a solve longer than joint_states_timeout holds up this
         # callback, and the readings that came meanwhile wait in the queue, not lost.
-        level, message, kind = answer_level(r, self._feedback_lost(t_target))
+        level, message, kind = answer_level(outcome, self._feedback_lost(t_target))
         if kind:
             self._warn(kind, message)
         values = conv.answer_values(r, outcome.seed_source, outcome.solve_time, header,
                                     report.describe(tracker.names) if report else None,
                                     command_stamp)
+        values.update(conv.motion_values(outcome))
         self._outputs.status(level, message, values, tracker.chain.robot_name)
         self._outputs.markers(tracker.chain, outcome.target, r.q, bool(r.success), t_target)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray
 from ik_node.chain import Chain
+from ik_node.motion.commander import MotionCommander
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY,
                             STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv
@@ -24,9 +25,46 @@ from std_msgs.msg import Float64MultiArray, Header
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
-__all__ = ['Outputs', 'answer_level', 'MARKER_PERIOD']
+__all__ = ['Outputs', 'answer_level', 'trajectory_points', 'MARKER_PERIOD',
+           'TRAJECTORY_SPACING', 'TRAJECTORY_POINTS']
 
 MARKER_PERIOD = 0.05       # [s] markers are throttled to 20 Hz
+# A JointTrajectory samples the motion this far apart [s], at most this many points (the last
+# one is always the end, at rest). joint_trajectory_controller interpolates between them with
+# quintic splines (positions, velocities, accelerations given).
+TRAJECTORY_SPACING = 0.02
+TRAJECTORY_POINTS = 500
+
+
+def trajectory_points(commander: MotionCommander, now: float, lead: float
+                      ) -> list[tuple[float, np.ndarray, np.ndarray, np.ndarray]]:
+    """
+    Return (time from ``now`` [s], q, v, a) samples of the motion left, the first ``lead`` ahead.
+
+    The first point lies ``lead`` [s] (two control periods) ahead, so that the controller
+    blends into it from its own state; the last is the end of the motion at rest.
+    """
+    segments = commander.segments
+    t_end = segments[-1].t_end if segments else now
+    # Sampled without moving the motion's clock: each segment answers for its own span.
+    # Times from now are built from the lead and the spacing, so the first is exactly it.
+    rel = [lead]
+    while now + rel[-1] + TRAJECTORY_SPACING < t_end and len(rel) < TRAJECTORY_POINTS - 1:
+        rel.append(rel[-1] + TRAJECTORY_SPACING)
+    if t_end - now > rel[-1]:
+        rel.append(t_end - now)
+    goal = commander.goal
+    out = []
+    for dt in rel:
+        t = now + dt
+        seg = next((sg for sg in segments if t < sg.t_end), None)
+        if seg is None:     # the end: at rest
+            rest = goal if goal is not None else commander.sample(now).q
+            out.append((dt, rest, np.zeros_like(rest), np.zeros_like(rest)))
+        else:
+            sample = seg.at(t)
+            out.append((dt, sample.q, sample.v, sample.a))
+    return out
 
 # key: (message type, topic parameter, depth)
 _PUBLISHERS = {
@@ -39,24 +77,31 @@ _PUBLISHERS = {
 _COMMANDS = ('command', 'forward', 'trajectory')
 
 
-def answer_level(result: IKResult, feedback_lost: bool) -> tuple[str, str, str]:
+def answer_level(outcome: Any, feedback_lost: bool) -> tuple[str, str, str]:
     """
-    Return (status level, message, log kind) for a solve's answer to a target.
+    Return (status level, message, log kind) for the answer to a target (a SolveOutcome).
 
     The log kind names the throttled warning the node also logs ('' for none).
     """
+    result: IKResult = outcome.result
+    if outcome.refused:
+        return ('ERROR', f'target refused before moving: {outcome.reason}; the arm stays on '
+                         'its way (or put)', 'refused')
+    how = {'planned': (f' around obstacles ({outcome.waypoints} waypoints, planned in '
+                       f'{outcome.plan_time * 1e3:.0f} ms)'),
+           'direct': ''}.get(outcome.motion, '')
     if result.success and feedback_lost:
         return ('WARN', 'target solved, but joint_states are lost: the arm is commanded there '
                         'once it is heard again', '')
     if result.success:
-        return 'OK', 'target solved: commanding the arm there', ''
+        return 'OK', f'target solved: commanding the arm there{how}', ''
     if result.status == STATUS_BLOCKED:
         return ('ERROR', f'target refused, every answer collides: {result.message}; the arm '
                          'stays put', 'blocked')
     if result.status == STATUS_POSITION_ONLY:
         return ('WARN', 'target position reached; this arm cannot take the orientation (it has '
                         f'fewer than 6 joints): moving there with the nearest orientation '
-                        f'found (orientation error {result.orientation_error:.3f} rad)', '')
+                        f'found (orientation error {result.orientation_error:.3f} rad){how}', '')
     if result.status == STATUS_OUT_OF_REACH:
         why = 'target out of reach'
     elif result.status == STATUS_TOO_FAR:
@@ -98,19 +143,20 @@ class Outputs:
         return ', '.join(topic for _, topic in outputs)
 
     def command(self, names: tuple[str, ...], q: np.ndarray, stamp: Any,
-                forward_index: np.ndarray | None, duration: float) -> None:
+                forward_index: np.ndarray | None, points: list | None) -> None:
         """
         Publish command ``q`` on every command topic in use.
 
         forward_index: the controller's joint order for Float64MultiArray (None: not sent);
-        duration: the trajectory point's time from start [s].
+        points: the JointTrajectory's (time from ``stamp``, q, v, a) samples, None: none sent
+        this time (the motion did not change).
         """
         if 'command' in self._pubs:
             self._pubs['command'][0].publish(conv.joint_state(names, q, stamp))
         if 'forward' in self._pubs and forward_index is not None:
             self._pubs['forward'][0].publish(conv.float64_array(q[forward_index]))
-        if 'trajectory' in self._pubs:
-            self._pubs['trajectory'][0].publish(conv.joint_trajectory(names, q, duration))
+        if 'trajectory' in self._pubs and points:
+            self._pubs['trajectory'][0].publish(conv.joint_trajectory(names, points, stamp))
 
     @property
     def sends_trajectories(self) -> bool:

@@ -12,8 +12,11 @@ shipped YAML files mirror it (a test checks that), and :func:`check_value` /
 
 from dataclasses import dataclass
 import math
+import os
 from typing import Any, Callable, Mapping
 
+from ik_node.motion import limits
+from ik_node.motion.limits import JointLimits
 from ik_node.ros import topics
 from ik_node.safety import command_velocity_limits
 import numpy as np
@@ -21,7 +24,8 @@ from numpy.typing import ArrayLike
 
 __all__ = ['ParamSpec', 'IK_NODE_PARAMETERS', 'SIM_ARM_PARAMETERS', 'OUTPUT_MODES',
            'MODEL_PARAMETERS', 'TOPIC_PARAMETERS', 'JACOBIAN_METHODS', 'check_value',
-           'check_values', 'defaults', 'solver_options', 'topic_conflict', 'velocity_limits']
+           'check_values', 'defaults', 'solver_options', 'topic_conflict', 'velocity_limits',
+           'limits_from_values']
 
 OUTPUT_MODES = ('immediate', 'timer')
 GOAL_POSE_MODES = ('planar', 'full')
@@ -92,6 +96,16 @@ def _positive_at_most(hi: float) -> Check:
             return f'must be a finite number > 0 and <= {hi:g}, got {value}'
         return None
     return check
+
+
+def _readable_file(value) -> str | None:
+    if value == '':
+        return None
+    if not os.path.isfile(value):
+        return f'is not a file: {value!r}'
+    if not os.access(value, os.R_OK):
+        return f'is not readable: {value!r}'
+    return None
 
 
 def _one_of(choices: tuple[str, ...]) -> Check:
@@ -232,6 +246,21 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               _in_range(1e-3, 1.0)),
     ParamSpec('default_velocity_limit', 1.0,
               'Velocity limit [rad/s or m/s] for joints whose URDF gives none.', _positive),
+    ParamSpec('joint_limits_file', '',
+              "Path of a joint_limits.yaml in MoveIt's format: acceleration and jerk limits "
+              'per joint (has_acceleration_limits, max_acceleration, has_jerk_limits, '
+              "max_jerk) and velocity limits below the URDF's (has_velocity_limits, "
+              "max_velocity). Empty: the URDF's velocities and the default limits below.",
+              _readable_file),
+    ParamSpec('acceleration_scale', 1.0,
+              'Fraction of the acceleration and jerk limits the commands may use.',
+              _in_range(1e-3, 1.0)),
+    ParamSpec('default_acceleration_limit', limits.DEFAULT_ACCELERATION,
+              'Acceleration limit [rad/s^2 or m/s^2] for joints the joint_limits_file does '
+              'not limit.', _positive_at_most(_MAX_OPTION)),
+    ParamSpec('default_jerk_limit', limits.DEFAULT_JERK,
+              'Jerk limit [rad/s^3 or m/s^3] for joints the joint_limits_file does not '
+              'limit.', _positive_at_most(_MAX_OPTION)),
     ParamSpec('require_joint_states', True,
               'Publish nothing before the arm position is known from joint_states. If false, '
               'the arm is assumed at initial_positions until joint_states arrive.'),
@@ -448,3 +477,23 @@ def velocity_limits(velocity: ArrayLike, values: Mapping[str, Any]) -> np.ndarra
     """
     return command_velocity_limits(velocity, values['default_velocity_limit'],
                                    values['velocity_scale'])
+
+
+def limits_from_values(chain, values: Mapping[str, Any], robot: Any = None) -> JointLimits:
+    """
+    Return the command limits of ``chain`` (an ik_node.Chain) for ik_node parameter values.
+
+    The URDF's velocities, the ``joint_limits_file`` (if set) and the
+    ``default_*_limit`` values for what neither gives (:func:`ik_node.motion.limits.
+    joint_limits`), scaled by ``velocity_scale`` and ``acceleration_scale``
+    (:meth:`~ik_node.motion.limits.JointLimits.scaled`). ``robot``: every joint of the URDF
+    (a RobotTree), which the file may name; by default read from the chain's URDF. Raises
+    JointLimitsError naming the joint and the field (or the file), so a bad file is refused
+    at start and on ``ros2 param set``.
+    """
+    source = values['joint_limits_file'] or None
+    full = limits.joint_limits(chain, source,
+                               default_acceleration=values['default_acceleration_limit'],
+                               default_jerk=values['default_jerk_limit'],
+                               default_velocity=values['default_velocity_limit'], robot=robot)
+    return full.scaled(values['velocity_scale'], values['acceleration_scale'])

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
 from ik_node.robot_tree import RobotTree
-from ik_node.ros.params import solver_options, velocity_limits
+from ik_node.ros.params import limits_from_values, solver_options
 from ik_node.safety import command_velocity_limits
 from ik_node.tracking import IKTracker
 import numpy as np
@@ -35,9 +35,11 @@ def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
         if not np.all(np.isfinite(chain.fk(q))):
             raise URDFError(f'robot {chain.robot_name!r}: the chain {base} -> {tip} gives '
                             'a non-finite pose (check the origins and mimic factors)')
+    limits = limits_from_values(chain, values, robot=tree)
     tracker = IKTracker(chain, values['solver'], solver_options(values, chain),
-                        velocity_limits(chain.velocity, values),
-                        1.0 / values['output_rate'], values['joint_states_timeout'])
+                        limits.velocity, 1.0 / values['output_rate'],
+                        values['joint_states_timeout'], acceleration=limits.acceleration,
+                        jerk=limits.jerk)
     configure_guards(tracker, values)
     forward_order(chain, values)
     if values['avoid_collisions']:
