@@ -126,6 +126,8 @@ def test_the_marker_follows_other_inputs_and_says_unreachable(marker_node, chain
     T_far = T.copy()
     T_far[:3, 3] = [2.5, 0.0, 0.5]
     n = len(client.markers(MARKER_NAME))
-    client.drag(MARKER_NAME, 'base_link', drag_path(T, T_far, 4), probe.spin_for)
+    # In steps under STREAM_DISTANCE: a stream the arm follows to the nearest pose (a jump
+    # that far at once would be a goal, refused before moving).
+    client.drag(MARKER_NAME, 'base_link', drag_path(T, T_far, 60), probe.spin_for)
     assert probe.spin_until(lambda: any(m.description == STATES['unreachable'][0]
                                         for m in client.markers(MARKER_NAME)[n:]), 10.0)

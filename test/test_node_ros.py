@@ -14,11 +14,13 @@ import subprocess
 import sys
 
 from ik_node.pose import orientation_error, pose_error
+from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.watcher import CommandWatcher
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
-from ros_harness import (fresh_domain, pose_msg, Probe, Q0, ros_rig, stamp_text, STARTUP_TIMEOUT,
-                         status_values, URDF, V_MAX)
+from ros_harness import (fresh_domain, pose_msg, Probe, Q0, ros_rig, stamp_ns, stamp_text,
+                         STARTUP_TIMEOUT, status_values, URDF, V_MAX)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -248,10 +250,18 @@ def test_commands_respect_the_velocity_limit_and_stay_finite(ros, chain):
     assert len(qs) > 50, 'a far goal must be approached in many steps'
     assert np.all(np.isfinite(qs))
     assert np.all(qs >= chain.lower) and np.all(qs <= chain.upper)
-    # The speed between any two commands, by their stamps (a command samples the motion at
-    # its stamp: a late tick moves farther, in proportion), stays within the scaled limit.
-    dt = np.diff(stamps)
-    assert np.all(np.abs(np.diff(qs, axis=0)) <= v * dt[:, None] + 1e-9)
+    # Velocity (scaled), acceleration and jerk (the defaults: 5 rad/s^2, 1000 rad/s^3) stay
+    # within the limits, by divided differences at the integer stamps (a command samples the
+    # motion at its stamp: a late tick moves farther, in proportion).
+    w = CommandWatcher.for_limits(chain, limits_from_values(chain, {
+        **defaults(IK_NODE_PARAMETERS), 'velocity_scale': 0.5}), 0.01, require_all=False)
+    msgs = sorted((m for _, m in probe.commands[n:]), key=lambda m: stamp_ns(m.header.stamp))
+    for m in msgs:
+        ns = stamp_ns(m.header.stamp)
+        w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
+    w.finish()
+    summary = w.summary()
+    assert w.total_violations == 0, (summary, [str(x) for x in w.violations[:5]])
 
 
 def test_an_unreachable_goal_is_refused_before_any_motion_and_says_why(ros, chain):

@@ -29,12 +29,14 @@ class JointStatesIntake:
     """Readings of the arm (see the module docstring)."""
 
     def __init__(self, joint_states_timeout: float, warn: Callable[[str, str], None],
-                 say: Callable[[str], object]):
+                 say: Callable[[str], object], epoch_ns: int = 0):
         """
         Start with no reading.
 
-        warn(kind, text): a throttled warning; say(text): a one-off log line.
+        warn(kind, text): a throttled warning; say(text): a one-off log line. epoch_ns: the
+        node clock's origin of the times [s] it works in (``now`` and the answers).
         """
+        self.epoch_ns = int(epoch_ns)
         self.newest: Reading | None = None
         self.history = JointHistory(window=2.0, slack=joint_states_timeout)
         self.timeout = joint_states_timeout
@@ -51,7 +53,8 @@ class JointStatesIntake:
         reading (stamp 0) counts from its arrival. A usable reading becomes :attr:`newest`.
         """
         stamp_ns = conv.stamp_ns(msg.header.stamp)
-        taken = self._judge(tuple(msg.name), stamp_ns * 1e-9, now) if stamp_ns else now
+        taken = (self._judge(tuple(msg.name), (stamp_ns - self.epoch_ns) * 1e-9, now)
+                 if stamp_ns else now)
         if taken is None:
             return None
         self.newest = (tuple(msg.name), tuple(msg.position), taken)

@@ -84,6 +84,10 @@ class IKNode(Node):
 
     def __init__(self, node_name: str = 'ik_node', background_compile: Any = None, **kwargs):
         super().__init__(node_name, **kwargs)
+        # Times are seconds since the node started, computed from integer nanoseconds: a
+        # command samples its trajectory at exactly its stamp (seconds since 1970 as a float
+        # carry only 0.24 us, which shows as jerk at a kHz).
+        self._epoch_ns = self.get_clock().now().nanoseconds
         self._loggers: dict[str, Any] = {}
         self._kernels = KernelWatch(self, background_compile)
         self._values = declare_parameters(self, IK_NODE_PARAMETERS)
@@ -98,7 +102,7 @@ class IKNode(Node):
         self._timer: Any = None
         # The arm's readings: when each was taken, the newest, recent positions by stamp.
         self._intake = JointStatesIntake(self._values['joint_states_timeout'], self._warn,
-                                         self.get_logger().warning)
+                                         self.get_logger().warning, self._epoch_ns)
         # Last published command per joint name, across model changes.
         self._last_command: dict[str, float] = {}
         self._last_stamp_ns = 0
@@ -132,7 +136,11 @@ class IKNode(Node):
 
     def _now(self) -> float:
         """Return the node clock's time [s] (ROS time: simulated with use_sim_time)."""
-        return self.get_clock().now().nanoseconds * 1e-9
+        return self._seconds(self.get_clock().now().nanoseconds)
+
+    def _seconds(self, ns: int) -> float:
+        """Return the node-clock time [s] of ``ns`` (see ``_epoch_ns``)."""
+        return (ns - self._epoch_ns) * 1e-9
 
     def _log_for(self, kind: str):
         # One child logger per kind: rclpy throttles per logger and call site, so each kind of
@@ -538,7 +546,8 @@ class IKNode(Node):
         tracker = self._tracker
         assert tracker is not None
         now_ns = max(self.get_clock().now().nanoseconds, self._last_stamp_ns + 1)
-        if self._feedback_lost(now_ns * 1e-9):
+        now = self._seconds(now_ns)
+        if self._feedback_lost(now):
             return None, None
         unheard = self._outputs.unheard()
         if unheard:
@@ -547,7 +556,7 @@ class IKNode(Node):
             self._warn('no command subscriber', f'nobody subscribes to {unheard}: the command '
                        'holds until the arm driver does')
             return None, None
-        report = tracker.step(now_ns * 1e-9)
+        report = tracker.step(now)
         if report is None:
             return None, None
         self._last_stamp_ns = now_ns
@@ -560,17 +569,17 @@ class IKNode(Node):
         revision = tracker.commander.revision
         if self._outputs.sends_trajectories and revision != self._trajectory_revision:
             self._trajectory_revision = revision
-            points = trajectory_points(tracker.commander, now_ns * 1e-9,
+            points = trajectory_points(tracker.commander, now,
                                        2.0 / self._values['output_rate'])
             # A lagging arm gets the time its velocity limit needs to reach the first point
             # (the controller blends from where the arm is): the whole trajectory is delayed.
-            late = tracker.time_to_reach(points[0][1], now_ns * 1e-9) - points[0][0]
+            late = tracker.time_to_reach(points[0][1], now) - points[0][0]
             if late > 0.0:
                 points = [(t + late, q, v, a) for t, q, v, a in points]
         self._outputs.command(names, report.q, stamp, self._forward_index, points)
         for outcome in tracker.take_events():
             self._answer(outcome, None, Header(stamp=stamp, frame_id=tracker.chain.base_link),
-                         None, now_ns * 1e-9)
+                         None, now)
         if tracker.stall:
             self._error('stall', tracker.stall)
             self._send_status('ERROR', tracker.stall, {'reached': False, 'stalled': True})

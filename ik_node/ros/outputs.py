@@ -66,6 +66,7 @@ def trajectory_points(commander: MotionCommander, now: float, lead: float
             out.append((dt, sample.q, sample.v, sample.a))
     return out
 
+
 # key: (message type, topic parameter, depth)
 _PUBLISHERS = {
     'command': (JointState, 'command_topic', 10),
