@@ -17,6 +17,10 @@ solver method). ``ik-compile`` (:mod:`ik_node.compile`) compiles them all and ma
 compiled (:func:`compiled`). A program that must answer at once (the ROS node) checks that
 mark before it imports any kernel; on a fresh install it calls :func:`use_pure_python` and
 starts the compile in the background (:func:`compile_in_background`).
+
+Loading is not solving: the first call of a kernel in a process loads it from the cache (about
+0.25 s) or compiles it, and a solve's ``timeout`` must not be spent on that. Budgets run on
+:func:`solving_clock`, which stands still while the calling thread loads or compiles a kernel.
 """
 
 import functools
@@ -25,13 +29,15 @@ import os
 from pathlib import Path
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
 
 __all__ = ['njit', 'njit_inline', 'njit_nogil', 'njit_guarded', 'readonly', 'monotonic_clock',
            'compiled_entry', 'JIT_ENABLED', 'JIT_UNAVAILABLE', 'compiled', 'mark_compiled',
-           'use_pure_python', 'compile_in_background', 'COMPILE_LOG']
+           'use_pure_python', 'compile_in_background', 'COMPILE_LOG', 'solving_clock',
+           'loading_seconds']
 
 JIT_ENABLED = False
 # Why numba is off in this install or environment ('' when it is available).
@@ -220,6 +226,73 @@ def monotonic_clock():
     if not JIT_ENABLED:
         return time.perf_counter
     return _compiled_clock()
+
+
+class _Loading(threading.local):
+    """What one thread spent in numba's compiler lock: loading or compiling kernels."""
+
+    seconds = 0.0       # in total [s]
+    depth = 0           # the lock is re-entrant: nested holds count once
+    since = 0.0         # perf_counter() when the outermost hold began
+
+
+# numba's dispatchers, and so what was loaded, belong to the process: so does this record,
+# filled by a listener that the first call of loading_seconds() registers.
+_LOADING = _Loading()
+_LISTENING = False
+
+
+def _listen() -> None:
+    global _LISTENING
+    from numba.core import event
+
+    class LoadingListener(event.Listener):
+        # numba announces the lock before it waits for it: waiting for another thread's
+        # compile counts as loading too.
+        def on_start(self, ev) -> None:
+            if _LOADING.depth == 0:
+                _LOADING.since = time.perf_counter()
+            _LOADING.depth += 1
+
+        def on_end(self, ev) -> None:
+            if _LOADING.depth == 0:     # a hold that began before the listener
+                return
+            _LOADING.depth -= 1
+            if _LOADING.depth == 0:
+                _LOADING.seconds += time.perf_counter() - _LOADING.since
+
+    event.register('numba:compiler_lock', LoadingListener())
+    _LISTENING = True
+
+
+def loading_seconds() -> float:
+    """
+    Return the seconds this thread spent loading or compiling kernels since the first call.
+
+    Every load from numba's disk cache and every compile holds numba's compiler lock; this is
+    the time spent waiting for and holding it (0.0 without numba). The first call starts the
+    count.
+    """
+    if not _LISTENING:
+        if not JIT_ENABLED:
+            return 0.0
+        _listen()
+    loading = _LOADING
+    if loading.depth:
+        return loading.seconds + time.perf_counter() - loading.since
+    return loading.seconds
+
+
+def solving_clock() -> float:
+    """
+    Return ``time.perf_counter()`` less :func:`loading_seconds` [s]: the clock of budgets.
+
+    It stands still while this thread loads or compiles a kernel, so a timeout measured on it
+    counts solving only: the first solve of a process, which loads the kernels it needs, gets
+    the same answer as the second. Compiled kernels load before they run and never during,
+    so a kernel that keeps a deadline gets it as a timeout and sets it when it starts.
+    """
+    return time.perf_counter() - loading_seconds()
 
 
 @functools.lru_cache(maxsize=1)
