@@ -192,7 +192,7 @@ def robots_table(count: int) -> str:
     from ik_node.solvers.fabrik_chain import arm_attempt, MODE_FABRIK
     import ik_node.solvers.hybrid  # noqa: F401
     from ik_node import Chain
-    from ik_node.solve import solve
+    from ik_node.solve_ik import solve
     import targets as bench_targets
 
     rows = [('fabrik', 'fabrik', {}), ('fabrik pure', 'fabrik', {'polish_iterations': 0}),

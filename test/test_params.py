@@ -9,7 +9,7 @@ from conftest import load
 from ik_node import IKInputError
 from ik_node.ros.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
                                 SIM_ARM_PARAMETERS, solver_options, topic_conflict)
-from ik_node.solve import methods, solve
+from ik_node.solve_ik import methods, solve
 import numpy as np
 import pytest
 
