@@ -58,7 +58,7 @@ setup(
             'ik-reach = ik_node.reach.cli:main',
             'ik-compile = ik_node.compile:main',
             'ik-web = ik_node.web.app:main',
-            'web_view = ik_node.web.ros_view:main',
+            'web_view = ik_node.ros.web_view:main',
             'ik_node = ik_node.ros.start:main',
             'sim_arm = ik_node.ros.sim_arm:main',
         ],

@@ -32,7 +32,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import add_common_arguments, check_kernels, new_result_path  # noqa: E402, I100
+from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
+                    publish)
 import ik_node  # noqa: E402
 from peers import TracIkPeer  # noqa: E402
 import robots  # noqa: E402
@@ -116,7 +117,7 @@ def scale_out() -> list:
 
 
 def main() -> None:
-    """Run the benchmark and write a new result file in bench/results."""
+    """Run the benchmark; write a new result file in bench/out (and the page: --publish)."""
     p = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     p.add_argument('--targets', type=int, default=2000)
     p.add_argument('--cluster', action='store_true', help='also the reach-map scale-out')
@@ -154,6 +155,8 @@ def main() -> None:
     path.write_text('\n'.join(lines) + '\n')
     print('\n'.join(lines))
     print(f'written: {path}')
+    if args.publish:
+        print(f"published: {publish('batch', path.read_text())}")
 
 
 if __name__ == '__main__':

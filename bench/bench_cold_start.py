@@ -14,8 +14,9 @@ the moment the process starts:
 - ``compiled``: the next start, once the background compile of ``fresh`` has finished.
 
 It also reports the node's own solve times (``solve_time_ms`` of its answers) for the next
-20 targets of each start. Writes bench/results/cold_start_<date>_<machine>.md (never
-overwriting). Usage (the test venv has rclpy and numba)::
+20 targets of each start. Writes bench/out/cold_start_<date>_<machine>.md (never
+overwriting; ``--publish`` also rewrites bench/results/cold_start.md). Usage (the test venv has
+rclpy and numba)::
 
     .venv-test/bin/python bench/bench_cold_start.py
 """
@@ -30,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from common import new_result_path, ros_domain
+from common import new_result_path, OUT, publish, ros_domain
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,7 +139,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--timeout', type=float, default=180.0,
                         help='longest wait for the first answer of one start [s]')
-    parser.add_argument('--out-dir', default=str(ROOT / 'bench' / 'results'))
+    parser.add_argument('--out-dir', default=str(OUT),
+                        help='folder for the raw result file (default: bench/out)')
+    parser.add_argument('--publish', action='store_true',
+                        help='also rewrite the curated page bench/results/cold_start.md')
     args = parser.parse_args(argv)
     from ik_node.ros.processes import ros_environment, start_node, stop_processes
     from ik_node import Chain
@@ -188,6 +192,8 @@ def main(argv=None) -> int:
     out = new_result_path('cold_start', 'md', args.out_dir)
     out.write_text(text)
     print(f'written to {out}; node logs in {logs}')
+    if args.publish:
+        print(f"published: {publish('cold_start', text)}")
     return 0
 
 

@@ -43,7 +43,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import add_common_arguments, check_kernels, new_result_path  # noqa: E402, I100
+from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
+                    publish)
 from exact_collision import ExactChecker  # noqa: E402
 import ik_node  # noqa: E402
 from ik_node import Box, Cylinder, HalfSpace, Sphere  # noqa: E402
@@ -306,6 +307,8 @@ def main(argv=None):
         raise SystemExit(f'{out} exists: results are never overwritten')
     out.write_text('\n'.join(lines) + '\n')
     print('\n'.join(lines))
+    if args.publish:
+        print(f"published: {publish('collision', out.read_text())}")
 
 
 if __name__ == '__main__':

@@ -41,7 +41,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from common import add_common_arguments, check_kernels  # noqa: E402, I100
+from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
+                    publish)
 from ik_node._jit import njit  # noqa: E402
 from ik_node.pointchain.ccd import ccd_points_kernel  # noqa: E402
 from ik_node.pointchain.fabrik import fabrik_free_kernel  # noqa: E402
@@ -192,7 +193,7 @@ def robots_table(count: int) -> str:
     from ik_node.solvers.fabrik_chain import arm_attempt, MODE_FABRIK
     import ik_node.solvers.hybrid  # noqa: F401
     from ik_node import Chain
-    from ik_node.solve import solve
+    from ik_node.solve_ik import solve
     import targets as bench_targets
 
     rows = [('fabrik', 'fabrik', {}), ('fabrik pure', 'fabrik', {'polish_iterations': 0}),
@@ -264,7 +265,13 @@ def main(argv=None) -> int:
         parts.append(convergence_table(args.targets, args.cap))
     if args.robots:
         parts.append(robots_table(args.arm_targets))
-    print('\n\n'.join(parts))
+    report = '\n\n'.join(parts) + '\n'
+    print(report)
+    out = new_result_path('fabrik_convergence', 'md', args.out_dir)
+    out.write_text(report)
+    print(f'written: {out}')
+    if args.publish:
+        print(f"published: {publish('fabrik_convergence', report)}")
     return 0
 
 

@@ -46,8 +46,8 @@ import subprocess
 import sys
 import time
 
-from common import (add_common_arguments, check_kernels, new_result_path, ros_domain,
-                    scratch_dir)
+from common import (add_common_arguments, check_kernels, new_result_path, publish,
+                    ros_domain, scratch_dir)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -523,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     json_path.with_suffix('.md').write_text(text)
     print(text)
     print(f'results written to {json_path} and .md')
+    if args.publish:
+        print(f'published: {publish(name, text)}')
     safe = (result['violations'] == 0 and result['node_alive_at_end']
             and not result['node_traceback'])
     return 0 if safe else 1

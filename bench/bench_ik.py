@@ -16,8 +16,9 @@ smooth joint trajectory resampled to equal tip arc length. Each update is seeded
 previous accepted answer; the time per update, the success rate and the largest joint step
 max_j |q_k - q_{k-1}| [rad] are reported.
 
-The markdown report goes to stdout and to ``bench/results/ik_<date>.md`` with the raw figures
-in ``.json``; failed targets (indices, joint samples, answers) go to ``--failures``. Progress
+The markdown report goes to stdout and to a new ``bench/out/ik_<date>_<machine>.md`` with the
+raw figures in ``.json`` (``--publish``: also to the page ``bench/results/ik.md``); failed
+targets (indices, joint samples, answers) go to ``--failures``. Progress
 goes to stderr. Run ``python bench/bench_ik.py --help`` for the options.
 """
 
@@ -45,7 +46,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
-                    scratch_dir)
+                    publish, scratch_dir)
 import ik_node  # noqa: E402
 from ik_node.errors import IKInputError  # noqa: E402
 import peers as peers_mod  # noqa: E402
@@ -705,10 +706,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='points of the tracking path (0: no tracking)')
     parser.add_argument('--out', default=None,
                         help='report path without extension (default: a new '
-                             'bench/results/ik[_quick]_<date>_<machine>)')
+                             'bench/out/ik[_quick]_<date>_<machine>)')
     parser.add_argument('--failures', default=None,
                         help='where failed and slowest targets are saved (default: in '
-                             'bench/results/scratch/)')
+                             'bench/out/scratch/)')
     add_common_arguments(parser)
     args = parser.parse_args(argv)
     check_kernels(args)
@@ -812,6 +813,8 @@ def main(argv=None) -> int:
                                                   'command': meta['command']},
                                          'robots': fail_log}, indent=1))
     _progress(f'wrote {out.with_suffix(".md")}, {out.with_suffix(".json")}, {failures_path}')
+    if args.publish:
+        _progress(f"published {publish('ik', report, commit=git_state)}")
     return 0
 
 

@@ -19,7 +19,7 @@ core] from /proc.
     .venv-test/bin/python bench/bench_latency.py --rates 1000 --duration 5
 
 Results go to a new file ``<out-dir>/latency_<date>_<machine>.json`` (bench/common.py), node
-logs to ``<out-dir>/scratch/``.
+logs to ``<out-dir>/scratch/``; ``--publish`` also rewrites the page bench/results/latency.md.
 """
 
 import argparse
@@ -32,8 +32,8 @@ import subprocess
 import sys
 import time
 
-from common import (add_common_arguments, check_kernels, new_result_path, ros_domain,
-                    scratch_dir)
+from common import (add_common_arguments, check_kernels, new_result_path, publish,
+                    ros_domain, scratch_dir)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     from ik_node import Chain
     from ik_node.ros.processes import stop_processes
     from ik_node.pose import quat_xyzw_from_matrix
-    from ik_node.solve import solve
+    from ik_node.solve_ik import solve
     chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
     q0 = np.array(Q0)
     solve(chain, chain.fk(q0 + 0.05), q0=q0, method=args.solver)   # fill the JIT cache
@@ -237,27 +237,37 @@ def main(argv: list[str] | None = None) -> int:
         node.destroy_node()
         rclpy.try_shutdown()
 
-    print(f'\nik_node end-to-end latency, solver {args.solver}, {args.duration:g} s per rate, '
-          f'{platform.processor() or platform.machine()}, {os.cpu_count()} cores')
-    print('| rate | what | median ms | p99 ms | max ms | answered | first/last fifth median ms '
-          '| last target ms | node CPU |')
-    print('|---|---|---|---|---|---|---|---|---|')
-    for r in results:
+    data = {'solver': args.solver, 'duration_s': args.duration,
+            'machine': platform.machine(), 'cores': os.cpu_count(),
+            'python': platform.python_version(), 'results': results}
+    report = markdown(data)
+    print('\n' + report)
+    out = new_result_path('latency', 'json', args.out_dir)
+    out.write_text(json.dumps(data, indent=2) + '\n')
+    print(f'results written to {out}')
+    if args.publish:
+        print(f'published: {publish("latency", report)}')
+    return 0
+
+
+def markdown(data: dict) -> str:
+    """Return the report of a run: its results (as saved in the JSON file) as a table."""
+    lines = [f"ik_node end-to-end latency, solver {data['solver']}, {data['duration_s']:g} s "
+             f"per rate, {data['machine']}, {data['cores']} cores", '',
+             '| rate | what | median ms | p99 ms | max ms | answered '
+             '| first/last fifth median ms | last target ms | node CPU |',
+             '|---|---|---|---|---|---|---|---|---|']
+    for r in data['results']:
         for what, s in (('target -> JointState', r['ik_node']),
                         ('DDS round trip (relay)', r['dds_round_trip'])):
             cpu = s['cpu_percent_of_one_core']
-            print(f"| {r['rate_hz']:g} Hz | {what} | {s['median_ms']:.3f} | {s['p99_ms']:.3f} | "
-                  f"{s['max_ms']:.2f} | {100 * s['answered']:.1f} % | "
-                  f"{s['median_first_fifth_ms']:.3f} / {s['median_last_fifth_ms']:.3f} | "
-                  f"{s['last_target_ms']:.3f} | "
-                  f"{'' if math.isnan(cpu) else f'{cpu:.0f} %'} |")
-    out = new_result_path('latency', 'json', args.out_dir)
-    out.write_text(json.dumps({'solver': args.solver, 'duration_s': args.duration,
-                               'machine': platform.machine(), 'cores': os.cpu_count(),
-                               'python': platform.python_version(), 'results': results},
-                              indent=2) + '\n')
-    print(f'results written to {out}')
-    return 0
+            lines.append(
+                f"| {r['rate_hz']:g} Hz | {what} | {s['median_ms']:.3f} | {s['p99_ms']:.3f} | "
+                f"{s['max_ms']:.2f} | {100 * s['answered']:.1f} % | "
+                f"{s['median_first_fifth_ms']:.3f} / {s['median_last_fifth_ms']:.3f} | "
+                f"{s['last_target_ms']:.3f} | "
+                f"{'' if math.isnan(cpu) else f'{cpu:.0f} %'} |")
+    return '\n'.join(lines) + '\n'
 
 
 if __name__ == '__main__':

@@ -21,7 +21,10 @@ Then unreachable targets: 1.15x the arm's reach (the farthest sample from the fi
 in the direction of a sample, with its orientation; most lie inside the arm's loose reach
 bound, so the bound cannot answer them. Timed for ik_node, with the status it reports.
 
-    .venv-bench/bin/python bench/bench_precision.py [--targets 1000] [--out FILE]
+    .venv-bench/bin/python bench/bench_precision.py [--targets 1000] [--out FILE] [--publish]
+
+Each run writes a new ``bench/out/precision_<date>_<time>.md`` and ``.json``; ``--publish``
+also rewrites the page ``bench/results/precision.md``.
 """
 
 import argparse
@@ -37,7 +40,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import add_common_arguments, check_kernels  # noqa: E402, I100
+from common import add_common_arguments, check_kernels, publish  # noqa: E402, I100
 import peers as peers_mod  # noqa: E402
 import robots  # noqa: E402
 import targets  # noqa: E402
@@ -329,8 +332,8 @@ def main(argv=None) -> int:
     ap.add_argument('--tracking', action='store_true', help='also run the tracking paths')
     ap.add_argument('--interleave', action='store_true',
                     help='alternate the solvers target by target (see the module doc)')
-    ap.add_argument('--out', default=None, help='markdown file (default bench/results/'
-                    'precision_<date>.md, never overwritten)')
+    ap.add_argument('--out', default=None, help='markdown file (default <out-dir>/'
+                    'precision_<date>_<time>.md, never overwritten)')
     add_common_arguments(ap)
     args = ap.parse_args(argv)
     check_kernels(args)
@@ -365,14 +368,16 @@ def main(argv=None) -> int:
             'protocol': 'interleaved' if args.interleave else 'one loop per solver',
             'tracking': tracking}
     text = render(meta, rows)
-    results = Path(__file__).resolve().parent / 'results'
-    out = Path(args.out) if args.out else results / (
+    out = Path(args.out) if args.out else Path(args.out_dir) / (
         f"precision_{datetime.now(timezone.utc).strftime('%Y-%m-%d_%H%M')}.md")
     if out.exists():
         raise SystemExit(f'{out} exists; results are never overwritten')
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     out.with_suffix('.json').write_text(json.dumps({'meta': meta, 'rows': rows}, indent=1))
     print(text)
+    if args.publish:
+        print(f"published: {publish('precision', text, command=meta['command'])}")
     return 0
 
 

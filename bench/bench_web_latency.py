@@ -33,7 +33,7 @@ import shutil
 import socket
 import time
 
-from common import add_common_arguments, check_kernels, new_result_path
+from common import add_common_arguments, check_kernels, new_result_path, publish
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,7 +103,7 @@ def main() -> int:
     ap.add_argument('--edge', action='store_true',
                     help='drag from the home pose out through the workspace boundary')
     ap.add_argument('--output', help='JSON file (default: a new '
-                    'bench/results/web_latency_<date>_<machine>.json)')
+                    '<out-dir>/web_latency_<date>_<machine>.json)')
     add_common_arguments(ap)
     args = ap.parse_args()
     check_kernels(args)
@@ -133,18 +133,31 @@ def main() -> int:
     path = Path(args.output) if args.output else new_result_path('web_latency', 'json',
                                                                  args.out_dir)
     path.write_text(json.dumps(out, indent=2) + '\n')
-    print(f'{"method":8} {"solved":>7} {"superseded":>10} {"within 1 frame":>14} '
-          f'{"lat. median":>11} {"p95":>6} {"p99":>6} {"max":>6} {"solve med.":>10} '
-          f'{"wait med.":>9} {"draw med.":>9} [ms] {"reached":>8}')
-    for r in runs:
-        L, S = r['latency_ms'], r['solve_ms']
-        print(f'{r["method"]:8} {r["solved"]:7d} {r["superseded"]:10d} '
-              f'{100 * r["within_one_frame"]:13.1f}% {L["median"]:11.2f} {L["p95"]:6.2f} '
-              f'{L["p99"]:6.2f} {L["max"]:6.2f} {S["median"]:10.2f} '
-              f'{r["wait_ms"]["median"]:9.2f} {r["draw_ms_median"]:9.2f}      '
-              f'{100 * r["reached_fraction"]:7.1f}%')
+    report = markdown(out)
+    print(report)
     print(f'written {path}')
+    if args.publish:
+        print(f"published: {publish('web_latency', report)}")
     return 0
+
+
+def markdown(data: dict) -> str:
+    """Return the report of a run: its results (as saved in the JSON file) as a table."""
+    lines = [f"ik-web latency while dragging at {data['rate_hz']:g} Hz, {data['date']}: "
+             f"circle {data.get('circle', 'inside')}, "
+             f"{'with' if data['browser'] else 'without'} a browser on the page; "
+             f"{data['machine']}", '',
+             '| method | solved | superseded | within 1 frame | latency median / p95 / p99 / '
+             'max [ms] | solve median [ms] | wait median [ms] | draw median [ms] | reached |',
+             '|---|---|---|---|---|---|---|---|---|']
+    for r in data['runs']:
+        L = r['latency_ms']
+        lines.append(f"| {r['method']} | {r['solved']} | {r['superseded']} | "
+                     f"{100 * r['within_one_frame']:.1f}% | {L['median']:.2f} / "
+                     f"{L['p95']:.2f} / {L['p99']:.2f} / {L['max']:.2f} | "
+                     f"{r['solve_ms']['median']:.2f} | {r['wait_ms']['median']:.2f} | "
+                     f"{r['draw_ms_median']:.2f} | {100 * r['reached_fraction']:.1f}% |")
+    return '\n'.join(lines) + '\n'
 
 
 if __name__ == '__main__':

@@ -27,7 +27,8 @@ from pathlib import Path
 import sys
 import time
 
-from common import add_common_arguments, check_kernels, new_result_path, ros_domain, scratch_dir
+from common import (add_common_arguments, check_kernels, new_result_path, publish, ros_domain,
+                    scratch_dir)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -198,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
     lines += [f'| {r[0]} | {r[1]:.1f} | {r[2]} | {r[3]:.3f} | {r[4]:.2f} |' for r in rows]
     out.write_text('\n'.join(lines) + '\n')
     print(f'{lost} of {len(rows)} releases lost; results in {out}')
+    if args.publish:
+        print(f"published: {publish('interactive_marker', out.read_text())}")
     return 0 if lost == 0 and rows else 1
 
 

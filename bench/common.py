@@ -3,8 +3,12 @@
 """
 What every benchmark shares: where results go, the compiled-kernel check, a ROS domain.
 
-- Results go to a new file ``<out_dir>/<name>_<date>_<machine>.<ext>`` (``_2``, ``_3``, ...
-  when that exists): a run never overwrites a committed result.
+- Every run writes its raw results to a new file ``<out_dir>/<name>_<date>_<machine>.<ext>``
+  (``_2``, ``_3``, ... when that exists); ``out_dir`` is ``bench/out`` (git-ignored) unless
+  ``--out-dir`` says otherwise.
+- The repository keeps one curated page per benchmark, ``bench/results/<name>.md``: the
+  machine, commit, command and date of a run, then its report. Only a run given
+  ``--publish`` rewrites it (:func:`publish`).
 - Scratch files (node logs, ROS_HOME) go to ``<out_dir>/scratch/<name>_<date>_<machine>/``,
   never to the system temp folder or elsewhere in the source tree.
 - A benchmark on the pure-Python kernels (no numba, or ``IK_NODE_DISABLE_JIT``) measures
@@ -21,12 +25,16 @@ import os
 from pathlib import Path
 import platform
 import random
+import subprocess
 import sys
 
-__all__ = ['RESULTS', 'add_common_arguments', 'check_kernels', 'new_result_path',
-           'scratch_dir', 'machine_tag', 'ros_domain']
+__all__ = ['OUT', 'RESULTS', 'add_common_arguments', 'check_kernels', 'new_result_path',
+           'scratch_dir', 'machine_tag', 'machine_description', 'git_state', 'publish',
+           'render_page', 'ros_domain']
 
-RESULTS = Path(__file__).resolve().parent / 'results'
+BENCH = Path(__file__).resolve().parent
+OUT = BENCH / 'out'             # raw results of every run (git-ignored)
+RESULTS = BENCH / 'results'     # one curated page per benchmark (committed)
 
 
 def machine_tag() -> str:
@@ -39,7 +47,7 @@ def _stem(name: str) -> str:
     return f'{name}_{datetime.date.today().isoformat()}_{machine_tag()}'
 
 
-def new_result_path(name: str, ext: str, out_dir: str | os.PathLike = RESULTS) -> Path:
+def new_result_path(name: str, ext: str, out_dir: str | os.PathLike = OUT) -> Path:
     """Return a path for a new result file that does not exist yet (``ext`` without dot)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -51,7 +59,7 @@ def new_result_path(name: str, ext: str, out_dir: str | os.PathLike = RESULTS) -
     return path
 
 
-def scratch_dir(name: str, out_dir: str | os.PathLike = RESULTS) -> Path:
+def scratch_dir(name: str, out_dir: str | os.PathLike = OUT) -> Path:
     """Return a fresh folder for a run's logs under ``<out_dir>/scratch`` (git-ignored)."""
     base = Path(out_dir) / 'scratch'
     path = base / _stem(name)
@@ -64,13 +72,77 @@ def scratch_dir(name: str, out_dir: str | os.PathLike = RESULTS) -> Path:
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add --out-dir and --allow-pure-python to a benchmark's arguments."""
-    parser.add_argument('--out-dir', default=str(RESULTS),
-                        help='folder for the result files and scratch logs (default: '
-                             'bench/results; files are new, named by date and machine)')
+    """Add --out-dir, --publish and --allow-pure-python to a benchmark's arguments."""
+    parser.add_argument('--out-dir', default=str(OUT),
+                        help='folder for the raw result files and scratch logs (default: '
+                             'bench/out, git-ignored; files are new, named by date and '
+                             'machine)')
+    parser.add_argument('--publish', action='store_true',
+                        help="also rewrite this benchmark's curated page in bench/results "
+                             'from this run (machine, commit, command, date, report)')
     parser.add_argument('--allow-pure-python', action='store_true',
                         help='run even without compiled kernels (numba missing or '
                              'IK_NODE_DISABLE_JIT set): ~100x slower, figures not comparable')
+
+
+def machine_description() -> str:
+    """Return cores, architecture and processor model of this machine (no host name)."""
+    model = ''
+    try:
+        with open('/proc/cpuinfo') as f:
+            model = next((line.split(':', 1)[1].strip() for line in f
+                          if line.startswith('model name')), '')
+    except OSError:
+        pass
+    return f'{os.cpu_count()} cores, {platform.machine()}' + (f', {model}' if model else '')
+
+
+def git_state() -> str:
+    """Return the short commit of the checkout, with '+dirty' if ik_node/ or bench/ differ."""
+    try:
+        head = subprocess.run(['git', '-C', str(BENCH), 'rev-parse', '--short', 'HEAD'],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(['git', '-C', str(BENCH.parent), 'status', '--porcelain', '--',
+                                'ik_node', 'bench'], capture_output=True, text=True,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return 'unknown'
+    return head + ('+dirty' if dirty else '')
+
+
+def publish(name: str, report: str, *, commit: str | None = None,
+            command: str | None = None) -> Path:
+    """
+    Rewrite the curated page ``bench/results/<name>.md`` with ``report`` (markdown); return it.
+
+    The page starts with the run's date, machine, commit (``commit``, default: the checkout's
+    now) and command (default: this process's), then the report with its headings one
+    level down.
+    """
+    command = command or ' '.join(['python', f'bench/{Path(sys.argv[0]).name}', *sys.argv[1:]])
+    date = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
+    page = render_page(name, report, date=date, machine=machine_description(),
+                       commit=commit or git_state(), command=command)
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f'{name}.md'
+    path.write_text(page)
+    return path
+
+
+def render_page(name: str, report: str, *, date: str, machine: str, commit: str,
+                command: str) -> str:
+    """Return the text of a curated page (see :func:`publish`)."""
+    body, fenced = [], False
+    for line in report.strip('\n').splitlines():
+        if line.startswith('```'):
+            fenced = not fenced
+        body.append('#' + line if line.startswith('#') and not fenced else line)
+    head = [f'# {name}: published results', '',
+            'The curated page of this benchmark, rewritten only by a run given `--publish`; '
+            'every run writes its raw results to `bench/out/` (git-ignored).', '',
+            f'- date: {date}', f'- machine: {machine}', f'- commit: {commit}',
+            f'- command: `{command}`', '']
+    return '\n'.join(head + body) + '\n'
 
 
 def check_kernels(args: argparse.Namespace) -> None:

@@ -17,7 +17,7 @@ import importlib.metadata
 from pathlib import Path
 import sys
 
-from common import add_common_arguments, check_kernels
+from common import add_common_arguments, check_kernels, publish
 
 
 def urdf_files() -> list:
@@ -76,12 +76,15 @@ def main(argv=None) -> int:
         lines.append(f"| {dist_name} | {name} | {'yes' if ours else 'no'} | "
                      f"{ {True: 'yes', False: 'no', None: '?'}[theirs]} | {why} |")
     text = '\n'.join(lines) + '\n'
-    out = Path(args.out) if args.out else (Path(__file__).resolve().parent / 'results' / (
-        f"urdf_sweep_{stamp.strftime('%Y-%m-%d_%H%M')}.md"))
+    out = Path(args.out) if args.out else Path(args.out_dir) / (
+        f"urdf_sweep_{stamp.strftime('%Y-%m-%d_%H%M')}.md")
     if out.exists():
         raise SystemExit(f'{out} exists; results are never overwritten')
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     print(text)
+    if args.publish:
+        print(f"published: {publish('urdf_sweep', text)}")
     return 1 if missing else 0
 
 

@@ -12,8 +12,6 @@ can choose how they run (:mod:`ik_node._jit`) before the first one is defined.
 """
 
 import importlib
-import sys
-import types
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,7 +31,7 @@ if TYPE_CHECKING:
     from ik_node.reach import reachability, ReachMap
     from ik_node.resources import share_path
     from ik_node.result import IKResult
-    from ik_node.solve import methods, register_method, solve, warm_up
+    from ik_node.solve_ik import methods, register_method, solve, warm_up
 
 _HOMES = {
     'ik_node.batch': ('BatchResult', 'solve_batch'),
@@ -52,7 +50,7 @@ _HOMES = {
     'ik_node.reach': ('reachability', 'ReachMap'),
     'ik_node.resources': ('share_path',),
     'ik_node.result': ('IKResult',),
-    'ik_node.solve': ('methods', 'register_method', 'solve', 'warm_up'),
+    'ik_node.solve_ik': ('methods', 'register_method', 'solve', 'warm_up'),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -68,25 +66,6 @@ __all__ = [
     'constraint_violation', 'share_path',
     'global_rotations', 'local_rotations', 'reference_offsets', 'retarget_rotations',
 ]
-
-
-class _Package(types.ModuleType):
-    """The package module: a submodule import does not hide the function of its name."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # Importing ik_node.solve sets the attribute 'solve' to that module; the name stays
-        # the function (the module is sys.modules['ik_node.solve']).
-        if name in _HOME_OF and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-    def __reduce__(self) -> tuple:
-        # Pickled by name, as pickle-by-reference libraries (cloudpickle: Dask, Ray) treat a
-        # plain module; without this a function that names ik_node could not be sent.
-        return importlib.import_module, (self.__name__,)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

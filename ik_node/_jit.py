@@ -9,14 +9,20 @@ force the pure-Python path (slow, identical results up to rounding).
 
 numba's disk cache checks only the source file of the function it compiled, not the kernels
 it inlined from other modules; after an edit or upgrade of one module, another module's
-cache could still hold the old code. So the cache files of this package are dropped whenever
-the package's sources differ from those they were compiled from.
+cache could still hold the old code. So the cache files of this package are dropped when the
+package's sources differ from those they were compiled from (:func:`drop_stale_cache`):
+by ``ik-compile`` before it compiles, and by every process right before its first load or
+compile of a kernel (numba announces both; importing the package touches no file).
 
 A fresh install has no cache: each kernel compiles on its first call (up to a minute per
 solver method). ``ik-compile`` (:mod:`ik_node.compile`) compiles them all and marks the cache
 compiled (:func:`compiled`). A program that must answer at once (the ROS node) checks that
 mark before it imports any kernel; on a fresh install it calls :func:`use_pure_python` and
 starts the compile in the background (:func:`compile_in_background`).
+
+Loading is not solving: the first call of a kernel in a process loads it from the cache (about
+0.25 s) or compiles it, and a solve's ``timeout`` must not be spent on that. Budgets run on
+:func:`solving_clock`, which stands still while the calling thread loads or compiles a kernel.
 """
 
 import functools
@@ -25,13 +31,15 @@ import os
 from pathlib import Path
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
 
 __all__ = ['njit', 'njit_inline', 'njit_nogil', 'njit_guarded', 'readonly', 'monotonic_clock',
            'compiled_entry', 'JIT_ENABLED', 'JIT_UNAVAILABLE', 'compiled', 'mark_compiled',
-           'use_pure_python', 'compile_in_background', 'COMPILE_LOG']
+           'use_pure_python', 'compile_in_background', 'COMPILE_LOG', 'solving_clock',
+           'loading_seconds', 'drop_stale_cache']
 
 JIT_ENABLED = False
 # Why numba is off in this install or environment ('' when it is available).
@@ -55,8 +63,8 @@ COMPILE_LOG = _PACKAGE / '__pycache__' / 'ik_node_compile.log'
 @functools.lru_cache(maxsize=1)
 def _sources_digest() -> str:
     # Only the modules that define kernels (and this one, which defines the kernels' clock):
-    # editing the ROS layer keeps the cache. Read once per process (at import, then by
-    # compiled() and mark_compiled()).
+    # editing the ROS layer keeps the cache. Read once per process (by the first of
+    # drop_stale_cache(), compiled() and mark_compiled()).
     h = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob('*.py')):
         text = path.read_bytes()
@@ -66,19 +74,26 @@ def _sources_digest() -> str:
     return h.hexdigest()
 
 
-def _drop_stale_cache() -> None:
+def drop_stale_cache() -> bool:
+    """
+    Drop this package's numba cache files unless they were compiled from its current sources.
+
+    Returns True when it dropped them (and the compiled mark). The sources' digest is stamped
+    next to the cache, so a second call finds it fresh. Nothing happens where the package
+    folder is read-only: numba then caches in the user's cache folder, and an upgrade
+    replaces every source file, which invalidates every entry anyway.
+    """
     try:
         digest = _sources_digest()
         if _STAMP.is_file() and _STAMP.read_text() == digest:
-            return
+            return False
         for cache_file in list(_PACKAGE.rglob('*.nbi')) + list(_PACKAGE.rglob('*.nbc')):
             cache_file.unlink(missing_ok=True)
         _COMPILED.unlink(missing_ok=True)
         _write(_STAMP, digest)
+        return True
     except OSError:
-        # A read-only install: numba then caches in the user's cache folder, and an upgrade
-        # replaces every source file, which invalidates every entry anyway.
-        pass
+        return False
 
 
 def _write(path: Path, text: str) -> None:
@@ -138,10 +153,19 @@ def compile_in_background() -> subprocess.Popen:
                                 start_new_session=True, preexec_fn=lambda: os.nice(10))
 
 
+def _dispatcher(func, **options):
+    """Return numba's dispatcher of ``func`` (cached on disk, no fastmath)."""
+    dispatcher = numba.njit(cache=True, fastmath=False, **options)(func)
+    # Registered after the first dispatcher is made, which sets numba's compiler up under its
+    # lock: the listener then hears of loads and compiles only, never of an import.
+    _listen()
+    return dispatcher
+
+
 def njit(func):
     """Return ``func`` compiled by numba (cached on disk) when available, else unchanged."""
     if JIT_ENABLED:
-        return numba.njit(cache=True, fastmath=False)(func)
+        return _dispatcher(func)
     return func
 
 
@@ -155,7 +179,7 @@ def njit_inline(func):
     costs nothing extra.
     """
     if JIT_ENABLED:
-        return numba.njit(cache=True, fastmath=False, inline='always')(func)
+        return _dispatcher(func, inline='always')
     return func
 
 
@@ -175,7 +199,7 @@ def readonly(a) -> np.ndarray:
 def njit_nogil(func):
     """Return ``func`` compiled by numba, releasing the GIL (threads run it side by side)."""
     if JIT_ENABLED:
-        return numba.njit(cache=True, fastmath=False, nogil=True)(func)
+        return _dispatcher(func, nogil=True)
     return func
 
 
@@ -190,7 +214,7 @@ def njit_guarded(func):
     call, which for a 6x6 solve cost as much as its arithmetic.
     """
     if JIT_ENABLED:
-        return numba.njit(cache=True, fastmath=False, error_model='numpy')(func)
+        return _dispatcher(func, error_model='numpy')
     return func
 
 
@@ -222,6 +246,99 @@ def monotonic_clock():
     return _compiled_clock()
 
 
+class _Loading(threading.local):
+    """What one thread spent in numba's compiler lock: loading or compiling kernels."""
+
+    seconds = 0.0       # in total [s]
+    depth = 0           # the lock is re-entrant: nested holds count once
+    since = 0.0         # perf_counter() when the outermost hold began
+
+
+class _Process:
+    """What this process's numba did: the listener, its loading record, the cache check."""
+
+    def __init__(self):
+        self.listening = False
+        self.loading = _Loading()
+        self.cache_checked = False
+        self.lock = threading.Lock()
+
+
+# numba's dispatchers, and so what was loaded, belong to the process: so does this record,
+# filled by a listener that the first kernel defined registers (in memory only).
+_PROCESS = _Process()
+
+
+def _listen() -> None:
+    """Register the listener of numba's compiler lock (once per process)."""
+    if _PROCESS.listening:
+        return
+    from numba.core import event
+
+    with _PROCESS.lock:
+        if _PROCESS.listening:
+            return
+        loading = _PROCESS.loading
+
+        class CompilerLockListener(event.Listener):
+            # numba announces the lock before it waits for it (waiting for another thread's
+            # compile counts as loading too) and before it reads any cache index.
+            def on_start(self, ev) -> None:
+                if not _PROCESS.cache_checked:
+                    _check_cache_once()
+                if loading.depth == 0:
+                    loading.since = time.perf_counter()
+                loading.depth += 1
+
+            def on_end(self, ev) -> None:
+                if loading.depth == 0:     # a hold that began before the listener
+                    return
+                loading.depth -= 1
+                if loading.depth == 0:
+                    loading.seconds += time.perf_counter() - loading.since
+
+        event.register('numba:compiler_lock', CompilerLockListener())
+        _PROCESS.listening = True
+
+
+def _check_cache_once() -> None:
+    """Run :func:`drop_stale_cache` before the process's first load or compile of a kernel."""
+    with _PROCESS.lock:
+        if not _PROCESS.cache_checked:
+            drop_stale_cache()
+            _PROCESS.cache_checked = True
+
+
+def loading_seconds() -> float:
+    """
+    Return the seconds this thread spent loading or compiling kernels.
+
+    Every load from numba's disk cache and every compile holds numba's compiler lock; this is
+    the time spent waiting for and holding it since the first kernel was defined (0.0 without
+    numba).
+    """
+    if not _PROCESS.listening:
+        if not JIT_ENABLED:
+            return 0.0
+        _listen()
+    loading = _PROCESS.loading
+    if loading.depth:
+        return loading.seconds + time.perf_counter() - loading.since
+    return loading.seconds
+
+
+def solving_clock() -> float:
+    """
+    Return ``time.perf_counter()`` less :func:`loading_seconds` [s]: the clock of budgets.
+
+    It stands still while this thread loads or compiles a kernel, so a timeout measured on it
+    counts solving only: the first solve of a process, which loads the kernels it needs, gets
+    the same answer as the second. Compiled kernels load before they run and never during,
+    so a kernel that keeps a deadline gets it as a timeout and sets it when it starts.
+    """
+    return time.perf_counter() - loading_seconds()
+
+
 @functools.lru_cache(maxsize=1)
 def _compiled_clock():
     from llvmlite import ir
@@ -246,7 +363,3 @@ def _compiled_clock():
         return ts[0] + ts[1] * 1e-9
 
     return now
-
-
-if JIT_ENABLED:
-    _drop_stale_cache()

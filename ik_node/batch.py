@@ -21,7 +21,7 @@ from ik_node._jit import compiled_entry
 from ik_node.errors import IKInputError
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
-from ik_node.solve import check_target, methods
+from ik_node.solve_ik import check_target, methods
 from ik_node.solvers import batch_kernel as bk
 from ik_node.solvers.compiled_driver import batch_params, failure, start_table, STATUS_OF_CODE
 from ik_node.solvers.dls import METHOD_CODES

@@ -76,6 +76,9 @@ def _compile_all(quiet: bool) -> int:
     lock_path.parent.mkdir(exist_ok=True)
     with open(lock_path, 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # one compile at a time; a second one waits
+        # A cache compiled from other sources goes first (the mark with it): numba would
+        # load a module's kernels with the old code of the kernels they inlined.
+        _jit.drop_stale_cache()
         if _jit.compiled():
             if not quiet:
                 print('ik-compile: the kernels are compiled already')

@@ -23,7 +23,7 @@ from ik_node.pose import pose_error
 from ik_node.reading_clock import DeliveryDelay
 from ik_node.result import IKResult, STATUS_BLOCKED
 from ik_node.safety import StepReport, wrap_angle
-from ik_node.solve import solve
+from ik_node.solve_ik import solve
 import numpy as np
 from numpy.typing import ArrayLike
 

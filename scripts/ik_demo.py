@@ -52,7 +52,7 @@ def warm_up(chain, q: np.ndarray, method: str) -> None:
     node loads the kernels from the cache instead of compiling them while targets arrive.
     """
     from ik_node.collision import HalfSpace
-    from ik_node.solve import solve
+    from ik_node.solve_ik import solve
     floor = [HalfSpace(normal=(0.0, 0.0, 1.0), offset=0.0, name='floor')]
     solve(chain, chain.fk(q + 0.05), q0=q, method=method)
     chain.collisions(q, obstacles=floor)

@@ -53,6 +53,27 @@ def test_the_compiled_mark_follows_the_sources(fresh):
     assert not _compiled(fresh)
 
 
+def test_a_stale_cache_is_dropped_at_the_first_load_not_at_import(fresh):
+    """A cache of other sources goes (numba misses the edits of kernels it inlined)."""
+    pycache = fresh / 'ik_node' / '__pycache__'
+    pycache.mkdir()
+    stale = pycache / 'kinematics.forward_kinematics-1.py311.nbi'
+    stale.write_text('compiled from other sources')
+    stamp = pycache / 'ik_node_jit_sources.sha256'
+    code = ('import sys, numba\n'
+            'import ik_node.kinematics, ik_node.solvers.driver\n'     # kernels defined
+            'from pathlib import Path\n'
+            f'files = Path({str(stale)!r}), Path({str(stamp)!r})\n'
+            'print(*(f.exists() for f in files))\n'
+            'numba.njit(lambda x: x + 1)(1)\n'                 # the process's first compile
+            'print(*(f.exists() for f in files))\n')
+    out = subprocess.run([sys.executable, '-c', code], cwd=fresh, capture_output=True,
+                         text=True, check=True).stdout.split()
+    # Importing touched no file; the first compile dropped the stale cache and stamped the
+    # sources it belongs to (the next process keeps what it compiles).
+    assert out == ['True', 'False', 'False', 'True']
+
+
 def test_a_fresh_install_answers_at_once_through_plain_python_kernels(fresh, tmp_path):
     rclpy = pytest.importorskip('rclpy')  # noqa: F841
     from diagnostic_msgs.msg import DiagnosticStatus

@@ -2,11 +2,16 @@
 # Licensed under the Apache License, Version 2.0
 """The restart driver, over every method: honest success, status, tracking, free joints."""
 
+import json
 import math
+import os
 import re
+import subprocess
+import sys
 
 from conftest import load, URDF_DIR
 from ik_node import Chain, IKInputError, methods, pose_error, solve, warm_up
+from ik_node._jit import JIT_ENABLED
 from ik_node.options import SolveOptions
 from ik_node.result import (STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED,
                             STATUS_TOO_FAR)
@@ -330,3 +335,52 @@ def test_the_timeout_bounds_a_compiled_solve():
     # An attempt takes tens of microseconds: a few fit in 0.1 ms, never 300.
     assert 1 <= cut.attempts < 300 and not cut.success
     assert cut.status == STATUS_NOT_CONVERGED
+
+
+# Every built-in method, in an order that compiles each kernel family once: the compiled
+# driver (dls, pinv, jt), the Python driver's Jacobian attempts and collision checks (dls
+# with avoid_collisions), FABRIK and CCD; hybrid runs kernels compiled by then.
+_COLD_METHODS = ('dls', 'pinv', 'jt', 'fabrik', 'ccd', 'hybrid')
+# Solves two targets twice per method, with and without collision avoidance, in a process
+# whose numba cache is empty: the first solve of a kernel family compiles its kernels
+# (seconds, against a 1 s timeout), the second finds them loaded. Target 9 comes first: dls
+# and fabrik need restarts for it, so a first solve that lost its budget to compiling stops
+# after one attempt (as did the compiled driver's and FABRIK's before the budget counted
+# solving only).
+_COLD_SCRIPT = r"""
+import json
+import numpy as np
+from ik_node import Chain, share_path, solve
+chain = Chain.from_urdf(share_path(), 'base_link', 'tool0')
+rng = np.random.default_rng(0)
+qs = [chain.random_q(rng) for _ in range(10)]
+out = []
+for method in {methods!r}:
+    for avoid in (False, True):
+        for k in (9, 1):
+            first, second = (solve(chain, chain.fk(qs[k]), method=method, timeout=1.0,
+                                   avoid_collisions=avoid) for _ in range(2))
+            out.append([method, avoid, k] + [[r.status, r.attempts, r.q.tolist()]
+                                             for r in (first, second)])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not JIT_ENABLED, reason='numba is off: no kernel to load')
+def test_a_first_solve_in_a_fresh_process_gives_the_answer_of_the_second(tmp_path):
+    """The timeout counts solving: compiling the kernels on the first call does not eat it."""
+    cache = tmp_path / 'numba_cache'
+    cache.mkdir()
+    proc = subprocess.run([sys.executable, '-c', _COLD_SCRIPT.format(methods=_COLD_METHODS)],
+                          env=dict(os.environ, NUMBA_CACHE_DIR=str(cache)),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert list(cache.rglob('*.nbi')), 'the kernels were not compiled into the empty cache'
+    restarted = set()
+    for method, avoid, k, first, second in json.loads(proc.stdout):
+        assert first == second, (method, avoid, k)      # status, attempts, q to the bit
+        if first[1] > 1:
+            restarted.add((method, avoid))
+    # Every method took restarts on one target at least: a first solve whose budget went to
+    # compiling would have stopped after one attempt.
+    assert restarted == {(m, a) for m in _COLD_METHODS for a in (False, True)}

@@ -6,7 +6,7 @@ import math
 
 from conftest import load
 from ik_node.pointchain.two_bone import two_bone_angles
-from ik_node.solve import solve
+from ik_node.solve_ik import solve
 from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_FABRIK
 from ik_node.solvers.records import make_target
 import numpy as np

@@ -12,6 +12,7 @@ import time
 from conftest import load
 from ik_node import solve
 import numpy as np
+import pytest
 
 SCRIPT = r"""
 import json, sys
@@ -58,3 +59,25 @@ def test_the_kernels_clock_is_the_clock_of_perf_counter():
         reading = now()
         after = time.perf_counter()
         assert before <= reading <= after
+
+
+def test_the_budgets_clock_stands_still_while_a_kernel_compiles():
+    from ik_node import _jit
+    if not _jit.JIT_ENABLED:
+        pytest.skip('numba is off: nothing compiles')
+    import numba
+
+    # A function of its own (not cached): its first call compiles it here, now.
+    @numba.njit
+    def double(x):
+        return 2.0 * x
+
+    loading0, clock0, wall0 = _jit.loading_seconds(), _jit.solving_clock(), time.perf_counter()
+    assert double(1.5) == 3.0
+    loading, clock, wall = _jit.loading_seconds(), _jit.solving_clock(), time.perf_counter()
+    compiling = loading - loading0
+    assert compiling > 0.0
+    assert clock - clock0 == pytest.approx(wall - wall0 - compiling, abs=1e-3)
+    # Compiled already: a call counts no loading.
+    double(2.5)
+    assert _jit.loading_seconds() == loading

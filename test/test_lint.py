@@ -7,6 +7,7 @@ They run here through the ros-ament-flake8 / ros-ament-pep257 wheels, so `colcon
 ROS install stays green too.
 """
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,27 @@ def test_copyright_header():
                if not p.read_text().startswith('# Copyright 2026 ik_node maintainers\n'
                                                '# Licensed under the Apache License')]
     assert not missing, f'files without the copyright header: {missing}'
+
+
+# The ROS client library and the message packages: imported only by the ROS layer.
+ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'std_msgs', 'geometry_msgs', 'sensor_msgs',
+                'trajectory_msgs', 'visualization_msgs', 'diagnostic_msgs', 'std_srvs',
+                'builtin_interfaces')
+
+
+def test_only_the_ros_layer_imports_rclpy():
+    package = ROOT / 'ik_node'
+    offenders = []
+    for path in sorted(package.rglob('*.py')):
+        if path.relative_to(package).parts[0] == 'ros':
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            offenders += [f'{path.relative_to(ROOT)}:{node.lineno} {name}' for name in names
+                          if name.split('.')[0] in ROS_PACKAGES]
+    assert not offenders, f'ROS imports outside ik_node/ros: {offenders}'

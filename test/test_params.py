@@ -11,7 +11,7 @@ from ik_node.robot_tree import RobotTree
 from ik_node.ros.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
                                 limits_from_values, SIM_ARM_PARAMETERS, solver_options,
                                 topic_conflict)
-from ik_node.solve import methods, solve
+from ik_node.solve_ik import methods, solve
 import numpy as np
 import pytest
 

@@ -109,11 +109,12 @@ def test_local_dask_cluster_gives_the_same_map(ur5_map):
 
 
 def test_a_function_naming_ik_node_can_be_sent_to_workers():
-    # What Dask and Ray do with a user's task: pickle it with cloudpickle, ik_node by name.
-    import pickle
+    # What Dask and Ray do with a user's task: pickle it with cloudpickle, ik_node by name
+    # (a plain module, which cloudpickle sends by reference).
+    import types
 
     import cloudpickle
     import ik_node
+    assert type(ik_node) is types.ModuleType
     task = cloudpickle.loads(cloudpickle.dumps(lambda: ik_node.solve_batch))
     assert task() is ik_node.solve_batch
-    assert pickle.loads(pickle.dumps(ik_node)) is ik_node

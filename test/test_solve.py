@@ -168,6 +168,19 @@ def test_joint_weights_shift_motion_to_the_light_joints(rng):
     assert abs(held.q[0] - q0[0]) < 0.1 * abs(free.q[0] - q0[0])
 
 
+def test_every_public_name_of_the_package_is_what_it_exports_not_a_module():
+    # A submodule import sets the package attribute of its name: no public name is one.
+    import importlib
+    import types
+
+    import ik_node
+    for module in ik_node._HOMES:
+        importlib.import_module(module)
+    for name in ik_node.__all__:
+        assert not isinstance(getattr(ik_node, name), types.ModuleType), name
+    assert ik_node.solve is importlib.import_module('ik_node.solve_ik').solve
+
+
 def test_warm_up_runs_every_method_and_then_solves_fast(rng):
     from ik_node import warm_up
     chain = load('ur5')
@@ -179,7 +192,7 @@ def test_warm_up_runs_every_method_and_then_solves_fast(rng):
 
 
 def test_a_registered_method_runs_through_the_driver_and_is_judged_by_fk(rng):
-    from ik_node.solve import register_method
+    from ik_node.solve_ik import register_method
     from ik_node.solvers.table import METHODS
     chain = load('planar3')
     q_true = chain.random_q(rng)
@@ -213,7 +226,7 @@ def test_options_given_again_solve_alike_and_a_new_method_of_that_name_is_taken(
 
     And a method registered under the name of a compiled one is the one that runs.
     """
-    from ik_node.solve import register_method
+    from ik_node.solve_ik import register_method
     from ik_node.solvers.table import METHODS
     chain = load('panda')
     opts = {'position_tolerance': 1e-5, 'orientation_tolerance': 1e-5}

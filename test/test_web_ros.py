@@ -36,7 +36,7 @@ def ros_world(tmp_path):
 
 def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
     import viser
-    from ik_node.web.ros_view import load_model, RosView, WebViewNode
+    from ik_node.ros.web_view import load_model, RosView, WebViewNode
     ctx = Context()
     rclpy.init(context=ctx, domain_id=ros_world)
     node = WebViewNode(context=ctx, parameter_overrides=[

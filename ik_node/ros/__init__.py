@@ -14,6 +14,8 @@ The ROS 2 layer of ik_node: everything that talks to rclpy lives here, nothing e
 - :mod:`ik_node.ros.parameters`, :mod:`ik_node.ros.description`, :mod:`ik_node.ros.runtime`:
   parameter declaration, the robot model source and the spin/shutdown loop;
 - :mod:`ik_node.ros.interactive`: the RViz interactive marker target;
+- :mod:`ik_node.ros.web_view`: the ``web_view`` executable, the browser view (drawn with
+  :mod:`ik_node.web`) driving a running node;
 - :mod:`ik_node.ros.processes`: start and stop nodes as processes without ``ros2 launch``.
 
 The math core (``ik_node`` outside this subpackage) never imports this package. Importing

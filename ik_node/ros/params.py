@@ -117,7 +117,7 @@ def _one_of(choices: tuple[str, ...]) -> Check:
 
 
 def _solver(value) -> str | None:
-    from ik_node.solve import methods
+    from ik_node.solve_ik import methods
     return _one_of(methods())(value)
 
 

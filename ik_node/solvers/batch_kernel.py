@@ -14,7 +14,7 @@ restoring and choice of the solution nearest the seed. It has no collision check
 that avoid collisions check the answer with the driver's final check. ``solve_batch`` gives
 no deadline (its budget is ``max_attempts``, so a result does not depend on the machine's
 load); ``solve`` runs its one target here with its timeout
-(:mod:`ik_node.solvers.compiled_driver`).
+(:mod:`ik_node.solvers.compiled_driver`), which starts when the kernel does.
 """
 
 import math
@@ -345,7 +345,7 @@ def solve_targets(model, limits, positions, rotations, pose, valid, q0, starts, 
 
 
 @njit
-def solve_target(records, T, pose, q0, deadline):
+def solve_target(records, T, pose, q0, timeout):
     """
     Check one target and seed, and solve it as :func:`solve_targets` solves a row.
 
@@ -353,12 +353,15 @@ def solve_target(records, T, pose, q0, deadline):
     (:func:`ik_node.solvers.solve_records.make_solve_records`: model, limits, starts, bp,
     obj_pose, obj_point as :func:`solve_targets` takes them). T (4, 4): the target pose (a
     point target: its position, with ``pose`` False); q0 (n,): the seed, clamped into the
-    limits here. Returns (q (n,), success, attempts, iterations, status, position error [m],
-    orientation error [rad], problem): problem is the code of
+    limits here. timeout [s]: no attempt but the first starts after it, counted from when this
+    kernel starts (its code is loaded by then: the loading is not counted). Returns (q (n,),
+    success, attempts, iterations, status, position error [m], orientation error [rad],
+    problem): problem is the code of
     :func:`ik_node.target_checks.inputs_problem`, and nothing is solved unless it is
     TARGET_OK. For ``solve``: the one target's arrays are made here, where making one costs
     tens of nanoseconds, not the microsecond numpy takes from Python.
     """
+    deadline = _now() + timeout
     model = records.model
     limits = records.limits
     n = q0.shape[0]

@@ -13,7 +13,6 @@ runs its rows through the same kernel. This module holds what both build for the
 the parameter records and the table of random starts, kept for the same chain and options.
 """
 
-import time
 from typing import Callable, Optional
 
 from ik_node._jit import compiled_entry
@@ -181,8 +180,8 @@ def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, cod
     arrays, as ``solve`` makes them (the kept compiled entry takes them without checking
     their types). The kernel checks them (and clamps q0 into the limits) first;
     IKInputError for a problem. code: the method's METHOD_* code. The timeout counts
-    from when the records are ready: the arm's stretched reach, estimated once per chain on
-    its first solve, does not eat it (nor does it in the driver).
+    from when the kernel starts: neither the arm's stretched reach, estimated once per chain
+    on its first solve, nor the loading of the kernel eats it (nor do they in the driver).
     """
     pose = target.shape == (4, 4)
     kept = kept_for(chain, code, opts, pose)
@@ -212,9 +211,8 @@ def _solve(chain, opts: SolveOptions, method: str, entry, handle, target: np.nda
            q0: np.ndarray) -> IKResult:
     """Run the kernel ``entry`` (bk.solve_target or its compiled code) on one target."""
     T, pose = pose_matrix(target)
-    deadline = time.perf_counter() + opts.timeout
     q, success, attempts, iterations, code_out, perr, oerr, problem = entry(
-        handle, T, pose, q0, deadline)
+        handle, T, pose, q0, float(opts.timeout))
     if problem != TARGET_OK:
         raise_for(problem, target, q0)
     status, message = STATUS_OF_CODE[code_out], ''

@@ -7,7 +7,8 @@ A method supplies only an *attempt*: ``attempt(start, budget) -> (q, iterations)
 of its kernel from one start configuration. Everything else is here, once:
 
 - budget: ``max_attempts`` and ``timeout`` over all attempts (:class:`Budget`); an attempt
-  that is long checks :meth:`Budget.expired` itself;
+  that is long checks :meth:`Budget.expired` itself; the timeout counts solving, not the
+  loading of kernels (:func:`ik_node._jit.solving_clock`);
 - starts: the seed first, then random draws within the limits (:class:`Starts`);
 - the final check: forward kinematics of the q an attempt returns against the tolerances
   (:func:`final_check`); a kernel's own claim is never trusted, so a method succeeds only
@@ -31,11 +32,10 @@ of its kernel from one start configuration. Everything else is here, once:
 """
 
 import math
-import time
 from typing import Callable, NamedTuple, Optional
 
 from ik_node import kinematics
-from ik_node._jit import njit
+from ik_node._jit import njit, solving_clock
 from ik_node.collision import solver_hook
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_POSITION_ONLY, STATUS_REACHED, STATUS_TOO_FAR)
@@ -77,24 +77,30 @@ RESCUE_NEAR = 0.02
 
 
 class Budget:
-    """Attempt and wall-clock budget of one solve."""
+    """
+    Attempt and time budget of one solve.
+
+    The time is that of :func:`ik_node._jit.solving_clock` [s]: wall-clock time less the time
+    spent loading or compiling kernels, so a first solve in a process that loads them gets
+    the attempts a later one gets.
+    """
 
     __slots__ = ('max_attempts', 'deadline', 'attempts')
 
     def __init__(self, max_attempts: int, timeout: float):
         """Start the clock now."""
         self.max_attempts = max_attempts
-        self.deadline = time.perf_counter() + timeout
+        self.deadline = solving_clock() + timeout
         self.attempts = 0
 
     def expired(self) -> bool:
-        """Return True once the wall-clock budget is spent."""
-        return time.perf_counter() >= self.deadline
+        """Return True once the time budget is spent."""
+        return solving_clock() >= self.deadline
 
     def take(self) -> bool:
         """Count one more attempt; False once the budget is spent (the first always runs)."""
         if self.attempts and (self.attempts >= self.max_attempts
-                              or time.perf_counter() >= self.deadline):
+                              or solving_clock() >= self.deadline):
             return False
         self.attempts += 1
         return True
@@ -473,9 +479,9 @@ def _near_seed(chain, q0: np.ndarray, position: np.ndarray) -> bool:
 
 def _beyond_stretched(chain, position: np.ndarray, tol_p: float, budget: Budget) -> bool:
     """Return True beyond the stretched reach; its one-off estimate does not eat the budget."""
-    t0 = time.perf_counter()
+    t0 = solving_clock()
     beyond = beyond_stretched_reach(chain, position, tol_p)
-    budget.deadline += time.perf_counter() - t0
+    budget.deadline += solving_clock() - t0
     return beyond
 
 

@@ -19,7 +19,7 @@ from typing import Any, Deque, Optional
 
 from ik_node.errors import IKError
 from ik_node.result import IKResult
-from ik_node.solve import solve, warm_up
+from ik_node.solve_ik import solve, warm_up
 from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.controls import Settings, SolverControls
 from ik_node.web.obstacles import ObstacleEditor

@@ -3,7 +3,7 @@
 """
 ``web_view``: the browser view driving a running ik_node node, without RViz.
 
-``ros2 run ik_node web_view`` (or ``python -m ik_node.web.ros_view``) asks the IK node
+``ros2 run ik_node web_view`` (or ``python -m ik_node.ros.web_view``) asks the IK node
 (parameter ``node_name``, default ``ik_node``, relative to this node's namespace) for its
 robot model and topic names through its parameter services, then serves a page that
 
@@ -16,7 +16,8 @@ robot model and topic names through its parameter services, then serves a page t
   from a published target to the status that answers it (matched by stamp).
 
 Parameters of this node: ``node_name``, ``host`` (default 127.0.0.1), ``port`` (8080),
-``model_timeout`` [s]. This is the only module of ik_node.web that imports rclpy.
+``model_timeout`` [s]. The page is drawn with :mod:`ik_node.web` (viser, no rclpy), from
+this node's topics and services.
 """
 
 from collections import deque
@@ -33,7 +34,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PoseStamped
 from ik_node.errors import IKError
 from ik_node.ros.runtime import BackgroundSpinner
-from ik_node.solve import methods
+from ik_node.solve_ik import methods
 from ik_node.web.app import show_error
 from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.robot import load_robot, RobotModel

@@ -101,8 +101,8 @@ def warm_up(chain, method_names: Optional[Sequence[str]] = None, *,
     Load (or compile) the kernels of ``method_names`` (default: all) for ``chain`` now.
 
     The first call of a compiled kernel in a process loads it from numba's disk cache (about
-    0.25 s; compiling on a fresh install takes longer). Call this before timing-sensitive
-    work, so that the first real solve's ``timeout`` is not spent on loading. ``reach``:
+    0.25 s; compiling on a fresh install takes longer). A solve's ``timeout`` does not count
+    that time, but the call takes it: call this before latency-sensitive work. ``reach``:
     also estimate the chain's stretched reach now (it runs the dls kernel whatever the
     methods; found on the first far target otherwise).
     """
