@@ -29,7 +29,6 @@ from numpy.typing import ArrayLike
 
 __all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS', 'RESYNC_LAG',
            'JUMP_STEPS', 'ARM_LATENCY', 'STALL_START_GRACE', 'STREAM_DISTANCE', 'STREAM_ANGLE',
-           'STREAM_PERIOD',
            'default_acceleration', 'default_jerk']
 
 # Feedback that comes back (after a gap longer than the timeout, or for the first time) more
@@ -70,9 +69,6 @@ JUMP_STEPS = 3.0
 # searched for collision-free answers, reached along a checked (or planned) path, or refused.
 STREAM_DISTANCE = 0.05
 STREAM_ANGLE = 0.35
-# ... and so is any target that comes within this long [s] of the one before (a stream of at
-# least 4 Hz, whose steps may be larger when a busy queue dropped some of them).
-STREAM_PERIOD = 0.25
 # A lead of the command over the measured arm beyond this fraction of the following-error
 # limit makes the motion stop smoothly on its path; it goes on once the lead is below the
 # fraction after it.
@@ -192,7 +188,6 @@ class IKTracker:
         # Why the last step held the arm instead of moving it ('' when it did not).
         self.stall = ''
         self._lag_paused: np.ndarray | None = None   # the path left when a lag paused it
-        self._last_target_time = -np.inf
         self._replan = False       # the world changed under the motion: plan again at rest
         # Answers the tracker gave on its own (a re-plan after the world changed), for the
         # caller to report: drained by :meth:`take_events`.
@@ -648,33 +643,33 @@ class IKTracker:
             return self.command, 'command'
         return None, 'cold'
 
-    def solve(self, target: ArrayLike, now: float) -> SolveOutcome:
+    def solve(self, target: ArrayLike, now: float, stream: bool = False) -> SolveOutcome:
         """
         Answer ``target`` ((4, 4) pose or (3,) position, base frame) and command the motion.
 
-        A step of a stream (within :data:`STREAM_DISTANCE` and :data:`STREAM_ANGLE` of the
-        last target taken, or within :data:`STREAM_PERIOD` of the target before) is solved warm from the arm with the tracker's options and blended
-        into the motion from the current state; an unreachable one gives the best attempt.
+        A step of a stream (``stream`` True: a dragged marker; else a target within
+        :data:`STREAM_DISTANCE` and :data:`STREAM_ANGLE` of the last one taken) is solved warm
+        from the arm with the tracker's options and blended into the motion from the current
+        state; an unreachable one gives the best attempt.
         Any other target is a goal (:func:`ik_node.motion.goal_search.plan_goal`): a
         collision-free answer near the arm and a free (or planned) path to it, or a refusal
         before the arm moves (``outcome.refused``, ``outcome.reason``). Raises IKInputError
         for a malformed target (the motion is then unchanged).
         """
         target = np.array(target, dtype=float)
-        streaming = self._is_stream_step(target, now)
-        self._last_target_time = now
+        streaming = self._is_stream_step(target, stream)
         if streaming:
             outcome = self._stream(target, now)
             if not (outcome.refused and outcome.result.status != STATUS_BLOCKED):
                 return outcome
         return self._goal_motion(target, now)
 
-    def _is_stream_step(self, target: np.ndarray, now: float) -> bool:
+    def _is_stream_step(self, target: np.ndarray, stream: bool) -> bool:
         last = self._target
         if last is None or last.shape != target.shape or self._q_cmd is None:
             return False
-        if now - self._last_target_time <= STREAM_PERIOD:
-            return True         # a stream: a dragged marker whose queue dropped some poses
+        if stream:
+            return True         # a dragged marker: its poses may be far apart on a busy queue
         if target.shape == (3,):
             return bool(np.linalg.norm(target - last) <= STREAM_DISTANCE)
         pe, oe = pose_error(last, target)

@@ -236,7 +236,6 @@ def test_commands_respect_the_velocity_limit_and_stay_finite(ros, chain):
     procs, probe = ros()
     procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_positions:={Q0.tolist()}')
     procs.start('ik_node', *ik_params('velocity_scale:=0.5', 'output_rate:=100.0'))
-    v = V_MAX * 0.5
     q_far = Q0 + np.array([1.2, -0.6, -0.9, 0.8, 1.0, -1.5])
     T = chain.fk(q_far)
     assert probe.answer_to(lambda: probe.publish_pose(chain.fk(Q0))) is not None, \

@@ -483,7 +483,7 @@ class IKNode(Node):
             target = solver_target(T_base_frame @ conv.pose_to_matrix(pose), T_tool,
                                    point_only=point_only, planar=planar,
                                    position_only=self._values['position_only'])
-            outcome = tracker.solve(target, now)
+            outcome = tracker.solve(target, now, stream=from_marker)
             self._goal_stamp = conv.stamp_text(header.stamp)
         except IKError as exc:
             self._refuse('target', f'target refused: {exc}', header)
