@@ -85,6 +85,7 @@ MOTION_EPS = 1e-3       # [rad] the arm moved / a settled arm's spread
 COMMAND_EPS = 1e-9      # [rad] a command differs from the one before
 HOLD_GAP = 2.5          # [output periods] a longer gap is a held command
 REFUSAL_GRACE = 0.5     # [s] no motion this long after a refusal: refused before moving
+ANSWER_WAIT = 1.0       # [s] the longest wait for a target's answer after its verdict
 STALL_WORDS = ('stall', 'step refused', 'not following')
 NODE_NAME = 'ik_node'
 OBSTACLE_POOL = 100     # goals drawn to place the obstacle
@@ -399,70 +400,110 @@ def _is_stall(status: dict) -> bool:
         status['values'].get('stalled') == 'True'
 
 
+class TargetWatch:
+    """
+    One target: what the arm, the commands and the statuses did since it was sent.
+
+    :meth:`update` takes the new messages, :meth:`verdict` says 'reached', 'refused',
+    'stopped' or None (not yet) by the rules in the module docstring.
+    """
+
+    def __init__(self, probe: Probe, chain, T: np.ndarray, frame: str, judge: Judge):
+        self.probe, self.chain, self.T, self.judge = probe, chain, T, judge
+        self.n_read = len(probe.readings)
+        self.read_i, self.cmd_i, self.status_i = (self.n_read, len(probe.commands),
+                                                  len(probe.statuses))
+        self.q_arm0 = probe.readings[-1][1].copy()
+        self.prev_reading = self.q_arm0
+        self.last_cmd = probe.commands[-1][1].copy() if probe.commands else None
+        self.t_pub = probe.publish_target(T, frame)
+        self.key = stamp_text_ns(self.t_pub)
+        self.moved = False
+        self.answers: list = []
+        self.refusal: Optional[dict] = None
+        self.stall: Optional[dict] = None
+        self.run_start: Optional[int] = None     # [ns] first reading of the run within tolerance
+        self.errors = (math.inf, math.inf)
+        self.last_change = self.t_pub            # [ns] last arm or command change
+
+    def update(self) -> None:
+        """Take the readings, commands and statuses that came since the last call."""
+        probe = self.probe
+        for stamp, q in probe.readings[self.read_i:]:
+            if np.max(np.abs(q - self.q_arm0)) > MOTION_EPS:
+                self.moved = True
+            if np.max(np.abs(q - self.prev_reading)) > 1e-6:
+                self.last_change = max(self.last_change, stamp)
+            self.prev_reading = q
+            self.errors = pose_error(self.T, self.chain.fk(q))
+            inside = (self.errors[0] <= POSITION_TOLERANCE
+                      and self.errors[1] <= ORIENTATION_TOLERANCE)
+            self.run_start = (stamp if self.run_start is None else self.run_start) \
+                if inside else None
+        self.read_i = len(probe.readings)
+        for stamp, q in probe.commands[self.cmd_i:]:
+            if stamp > self.t_pub and (self.last_cmd is None
+                                       or np.max(np.abs(q - self.last_cmd)) > COMMAND_EPS):
+                self.moved = True
+                self.last_change = max(self.last_change, stamp)
+            self.last_cmd = q
+        self.cmd_i = len(probe.commands)
+        for s in probe.statuses[self.status_i:]:
+            if s['values'].get('target_stamp') == self.key:
+                self.answers.append(s)
+                if self.refusal is None and s['level'] >= 1:
+                    self.refusal = s
+            if self.stall is None and s['stamp'] >= self.t_pub and _is_stall(s):
+                self.stall = s
+        self.status_i = len(probe.statuses)
+
+    def verdict(self) -> tuple[Optional[str], str]:
+        """Return (outcome or None, reason)."""
+        judge, readings = self.judge, self.probe.readings
+        latest = readings[-1][0]
+        now = self.probe.now_ns()
+        if self.run_start is not None and latest - self.run_start >= judge.settle * 1e9:
+            window = np.array([q for s, q in readings[self.n_read:]
+                               if s >= latest - judge.settle * 1e9])
+            if np.max(np.ptp(window, axis=0)) < MOTION_EPS:
+                return 'reached', ''
+            return None, ''
+        if (self.refusal is not None and not self.moved
+                and time.monotonic() - self.refusal['recv'] >= REFUSAL_GRACE):
+            return 'refused', self.refusal['message']
+        if self.stall is not None:
+            return 'stopped', self.stall['message']
+        if self.moved and now - self.last_change >= judge.still * 1e9:
+            return 'stopped', (f'came to rest {1e3 * self.errors[0]:.1f} mm, '
+                               f'{self.errors[1]:.3f} rad from the target')
+        if now - self.t_pub >= judge.deadline * 1e9:
+            still = '' if self.moved else ', no motion'
+            return 'stopped', f'deadline {judge.deadline:g} s{still}'
+        return None, ''
+
+
 def run_target(probe: Probe, chain, T: np.ndarray, frame: str, judge: Judge) -> dict:
     """Send target T, wait for its verdict; return the record (stamps in ns)."""
-    n_cmd, n_read, n_status = len(probe.commands), len(probe.readings), len(probe.statuses)
-    q_arm0 = probe.readings[-1][1].copy()
-    last_cmd = probe.commands[-1][1].copy() if probe.commands else None
-    t_pub = probe.publish_target(T, frame)
-    key = stamp_text_ns(t_pub)
-    moved, answers, refusal, stall = False, [], None, None
-    run_start, errors = None, (math.inf, math.inf)
-    last_change = t_pub          # [ns] stamp of the last arm or command change
-    read_i, cmd_i, status_i = n_read, n_cmd, n_status
-    prev_reading = q_arm0
+    watch = TargetWatch(probe, chain, T, frame, judge)
     outcome, reason = None, ''
     while outcome is None:
         probe.spin()
-        for stamp, q in probe.readings[read_i:]:
-            if np.max(np.abs(q - q_arm0)) > MOTION_EPS:
-                moved = True
-            if np.max(np.abs(q - prev_reading)) > 1e-6:
-                last_change = max(last_change, stamp)
-            prev_reading = q
-            errors = pose_error(T, chain.fk(q))
-            inside = errors[0] <= POSITION_TOLERANCE and errors[1] <= ORIENTATION_TOLERANCE
-            run_start = (run_start if run_start is not None else stamp) if inside else None
-        read_i = len(probe.readings)
-        for stamp, q in probe.commands[cmd_i:]:
-            if stamp > t_pub and (last_cmd is None or np.max(np.abs(q - last_cmd)) > COMMAND_EPS):
-                moved = True
-                last_change = max(last_change, stamp)
-            last_cmd = q
-        cmd_i = len(probe.commands)
-        for s in probe.statuses[status_i:]:
-            if s['values'].get('target_stamp') == key:
-                answers.append(s)
-                if refusal is None and s['level'] >= 1:
-                    refusal = s
-            if stall is None and s['stamp'] >= t_pub and _is_stall(s):
-                stall = s
-        status_i = len(probe.statuses)
-        latest = probe.readings[-1][0]
-        now = probe.now_ns()
-        if run_start is not None and latest - run_start >= judge.settle * 1e9:
-            window = np.array([q for s, q in probe.readings[n_read:]
-                               if s >= latest - judge.settle * 1e9])
-            if np.max(np.ptp(window, axis=0)) < MOTION_EPS:
-                outcome = 'reached'
-        elif (refusal is not None and not moved
-              and time.monotonic() - refusal['recv'] >= REFUSAL_GRACE):
-            outcome, reason = 'refused', refusal['message']
-        elif stall is not None:
-            outcome, reason = 'stopped', stall['message']
-        elif moved and now - last_change >= judge.still * 1e9:
-            outcome, reason = 'stopped', (f'came to rest {1e3 * errors[0]:.1f} mm, '
-                                          f'{errors[1]:.3f} rad from the target')
-        elif now - t_pub >= judge.deadline * 1e9:
-            outcome, reason = 'stopped', (f'deadline {judge.deadline:g} s'
-                                          + ('' if moved else ', no motion'))
-    return {'outcome': outcome, 'reason': reason, 't_pub': t_pub,
-            'reach_stamp': run_start if outcome == 'reached' else None,
-            'moved': moved, 'position_error_m': errors[0], 'orientation_error_rad': errors[1],
-            'q_arm_start': q_arm0.tolist(), 'q_arm_end': probe.readings[-1][1].tolist(),
-            'answers': [{k: a[k] for k in ('level', 'message', 'values')} for a in answers],
-            'answer_values': merged_values(answers),
-            'stall': None if stall is None else stall['message']}
+        watch.update()
+        outcome, reason = watch.verdict()
+    # The node may say why it stopped (a stall) before it answers the target: collect it.
+    end = time.monotonic() + ANSWER_WAIT
+    while not watch.answers and time.monotonic() < end:
+        probe.spin()
+        watch.update()
+    return {'outcome': outcome, 'reason': reason, 't_pub': watch.t_pub,
+            'reach_stamp': watch.run_start if outcome == 'reached' else None,
+            'moved': watch.moved, 'position_error_m': watch.errors[0],
+            'orientation_error_rad': watch.errors[1], 'q_arm_start': watch.q_arm0.tolist(),
+            'q_arm_end': probe.readings[-1][1].tolist(),
+            'answers': [{k: a[k] for k in ('level', 'message', 'values')}
+                        for a in watch.answers],
+            'answer_values': merged_values(watch.answers),
+            'stall': None if watch.stall is None else watch.stall['message']}
 
 
 def merged_values(statuses: list) -> dict:
@@ -831,13 +872,19 @@ def markdown_table(arms: list) -> str:
     return '\n'.join(lines)
 
 
+def _reason_key(record: dict) -> str:
+    if record['reason'].startswith('came to rest'):
+        return 'came to rest away from the target'
+    return record['reason'].split(':')[0][:90]
+
+
 def arm_notes(a: dict) -> str:
+    """Return the notes under the table for one arm: world, limits, why targets failed."""
     s, w = a['summary'], a['world']
-    reasons: dict[str, int] = {}
+    groups: dict[tuple, list] = {}
     for r in a['targets']:
         if r['outcome'] != 'reached':
-            text = r['reason'].split(':')[0][:90]
-            reasons[f'{r["outcome"]}: {text}'] = reasons.get(f'{r["outcome"]}: {text}', 0) + 1
+            groups.setdefault((r['outcome'], _reason_key(r)), []).append(r)
     lines = [f'**{a["arm"]}** ({a["base_link"]} -> {a["tip_link"]}): obstacle sphere r '
              f'{w["obstacle"]["radius"]:g} m at {np.round(w["obstacle"]["center"], 3).tolist()}; '
              'straight goal-to-goal joint paths touching it '
@@ -850,9 +897,37 @@ def arm_notes(a: dict) -> str:
         lines.append(f'  {s["targets"]} of {w["targets_requested"]} targets run: {w["aborted"]}.')
     if s['motion_values'] or s['path_values']:
         lines.append(f'  motion values {s["motion_values"]}, path values {s["path_values"]}.')
-    for text, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
-        lines.append(f'  - {count} x {text}')
+    pairs: dict[str, int] = {}
+    for c in a['stream']['contacts_first']:
+        for pair in c['pairs']:
+            pairs[' / '.join(pair)] = pairs.get(' / '.join(pair), 0) + 1
+    if pairs:
+        lines.append(f'  contacts (first {len(a["stream"]["contacts_first"])} commands in '
+                     f'contact): {pairs}.')
+    for (outcome, key), group in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        extra = ''
+        if key.startswith('came to rest'):
+            mm = [1e3 * r['position_error_m'] for r in group]
+            extra = (f' (tool {min(mm):.0f}-{max(mm):.0f} mm off the target, median '
+                     f'{np.median(mm):.0f} mm)')
+        lines.append(f'  - {len(group)} x {outcome}: {key}{extra}')
     return '\n'.join(lines)
+
+
+def report_text(doc: dict) -> str:
+    """Return the markdown report of a run (``doc``: the raw JSON record)."""
+    settings = doc['settings']
+    return '\n'.join([
+        f'# Goal motion benchmark, {doc["date"]}', '',
+        f'- commit: {doc["commit"]} ({doc["package"]})',
+        f'- command: `{doc["command"]}`',
+        f'- machine: {doc["machine"]}; load before: `{doc["uptime_before"]}`; after: '
+        f'`{doc["uptime_after"]}`; wall {doc["wall_s"]:.0f} s',
+        f'- targets per arm {settings["targets"]}, seed {settings["seed"]}, >= '
+        f'{settings["min_distance"]:g} rad apart; reached = 1 mm / 0.01 rad, settled '
+        f'{settings["settle"]:g} s; deadline {settings["deadline"]:g} s',
+        '', markdown_table(doc['arms']), '', *[arm_notes(a) for a in doc['arms']],
+        *doc['errors'], ''])
 
 
 def new_out_path(stem: str, ext: str, out_dir: Path) -> Path:
@@ -904,7 +979,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--out-dir', default=str(OUT))
     parser.add_argument('--allow-pure-python', action='store_true',
                         help='run even without compiled kernels')
+    parser.add_argument('--from-json', default='',
+                        help='rewrite the markdown report of a run from its JSON, run nothing')
     args = parser.parse_args(argv)
+    if args.from_json:
+        json_path = Path(args.from_json)
+        text = report_text(json.loads(json_path.read_text()))
+        print(text)
+        json_path.with_suffix('.md').write_text(text)
+        return 0
     check_kernels(args)
     from ik_node import _jit
     if _jit.JIT_ENABLED and not _jit.compiled():
@@ -936,21 +1019,12 @@ def main(argv: list[str] | None = None) -> int:
             errors.append(f'{name}: not measured: {exc}')
     header['uptime_after'] = uptime()
     header['wall_s'] = time.monotonic() - t0
-    table = markdown_table(results)
-    text = '\n'.join([
-        f'# Goal motion benchmark, {header["date"]}', '',
-        f'- commit: {header["commit"]} ({header["package"]})',
-        f'- command: `{header["command"]}`',
-        f'- machine: {header["machine"]}; load before: `{header["uptime_before"]}`; after: '
-        f'`{header["uptime_after"]}`; wall {header["wall_s"]:.0f} s',
-        f'- targets per arm {args.targets}, seed {args.seed}, >= {args.min_distance:g} rad apart; '
-        f'reached = 1 mm / 0.01 rad, settled {args.settle:g} s; deadline {args.deadline:g} s',
-        '', table, '', *[arm_notes(a) for a in results], *errors, ''])
+    doc = {**header, 'arms': results, 'errors': errors}
+    text = report_text(doc)
     print('\n' + text)
     md_path.write_text(text)
     json_path = md_path.with_suffix('.json')
-    json_path.write_text(json.dumps({**header, 'arms': results, 'errors': errors}, indent=1,
-                                    default=_json) + '\n')
+    json_path.write_text(json.dumps(doc, indent=1, default=_json) + '\n')
     print(f'written: {md_path} and {json_path}')
     return 0
 
