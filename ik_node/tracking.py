@@ -10,7 +10,7 @@ results back. Times are seconds of a monotonic clock supplied by the caller.
 """
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import time
 from typing import Any, Mapping, Sequence
 
@@ -188,6 +188,7 @@ class IKTracker:
         # Why the last step held the arm instead of moving it ('' when it did not).
         self.stall = ''
         self._lag_paused: np.ndarray | None = None   # the path left when a lag paused it
+        self._last_outcome: SolveOutcome | None = None   # the answer to the target in force
         self._replan = False       # the world changed under the motion: plan again at rest
         # Answers the tracker gave on its own (a re-plan after the world changed), for the
         # caller to report: drained by :meth:`take_events`.
@@ -657,6 +658,13 @@ class IKTracker:
         for a malformed target (the motion is then unchanged).
         """
         target = np.array(target, dtype=float)
+        last = self._last_outcome
+        if (last is not None and self._target is not None and self.moving
+                and target.shape == self._target.shape
+                and np.array_equal(target, self._target)):
+            # The target the arm is on its way to, sent again (a repeating publisher, a
+            # second click): the motion goes on undisturbed.
+            return replace(last, solve_time=0.0, search_time=0.0, plan_time=0.0)
         streaming = self._is_stream_step(target, stream)
         if streaming:
             outcome = self._stream(target, now)
@@ -676,6 +684,7 @@ class IKTracker:
         return pe <= STREAM_DISTANCE and oe <= STREAM_ANGLE
 
     def _take(self, target: np.ndarray, q: np.ndarray) -> None:
+        self._last_outcome = None
         self._goal = q.copy()
         self._target = target.copy()
         self._arrival_reported = False
@@ -700,7 +709,8 @@ class IKTracker:
             # handled as a goal.
             return SolveOutcome(result, target, source, elapsed, motion=REFUSED, reason=why)
         self._take(target, q)
-        return SolveOutcome(result, target, source, elapsed)
+        self._last_outcome = SolveOutcome(result, target, source, elapsed)
+        return self._last_outcome
 
     def _rest_point(self, now: float) -> np.ndarray:
         """Return where the arm would come to rest if it braked at ``now``."""
@@ -737,6 +747,7 @@ class IKTracker:
         else:
             self._cmd.follow(plan.waypoints, now)
         self._take(target, q)
+        self._last_outcome = outcome
         return outcome
 
     @staticmethod

@@ -65,6 +65,15 @@ def launch_setup(context):
     # RViz's fixed frame: the chain base, else the URDF root (demo.rviz names base_link).
     fixed_frame = base_link or RobotTree.from_urdf(robot_description).root
     ik_overrides = {'solver': LaunchConfiguration('solver').perform(context)}
+    # The bundled demo arm's acceleration and jerk limits (the file names its joints); another
+    # robot gives its own MoveIt joint_limits.yaml, or runs on the URDF's and the defaults.
+    limits = LaunchConfiguration('joint_limits').perform(context)
+    if not limits and urdf_path == os.path.join(get_package_share_directory('ik_node'),
+                                                'config', 'urdf', 'demo_arm.urdf'):
+        limits = os.path.join(get_package_share_directory('ik_node'), 'config',
+                              'joint_limits.yaml')
+    if limits:
+        ik_overrides['joint_limits_file'] = limits
     for name in ('base_link', 'tip_link'):
         value = LaunchConfiguration(name).perform(context)
         if value:
@@ -127,6 +136,10 @@ def generate_launch_description():
                               description='port of the browser view on localhost'),
         DeclareLaunchArgument('rviz_config', default_value=os.path.join(config, 'demo.rviz'),
                               description='RViz configuration file'),
+        DeclareLaunchArgument('joint_limits', default_value='',
+                              description='MoveIt joint_limits.yaml (acceleration, jerk) of the '
+                                          'arm; empty: the demo arm\'s for the demo arm, else '
+                                          'the URDF velocities and the defaults'),
         DeclareLaunchArgument('ik_params', default_value=os.path.join(config, 'ik_node.yaml'),
                               description='parameter file of the IK node'),
         DeclareLaunchArgument('sim_params', default_value=os.path.join(config, 'sim_arm.yaml'),

@@ -173,11 +173,15 @@ def run(args: argparse.Namespace) -> int:
 
     from ik_node.pose import quat_xyzw_from_matrix
 
+    # The demo arm's acceleration and jerk limits (config/joint_limits.yaml names its joints).
+    limits = ([] if args.urdf else
+              [f'joint_limits_file:={share_path("config/joint_limits.yaml")}'])
     procs = [
         start_node('sim_arm', [f'urdf_file:={urdf}', f'initial_positions:={list(START)}'],
                    env, log_dir / 'sim_arm.log'),
         start_node('ik_node', [f'urdf_file:={urdf}', f'solver:={args.solver}',
-                               'interactive_marker:=false'], env, log_dir / 'ik_node.log'),
+                               'interactive_marker:=false'] + limits, env,
+                   log_dir / 'ik_node.log'),
     ]
     rclpy.init()
     node = rclpy.create_node('ik_demo_driver')
