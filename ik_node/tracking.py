@@ -77,6 +77,9 @@ LAG_RESUME = 0.5
 # A step this many command periods after the one before (no command went out meanwhile: the
 # arm stood at the last one) starts the motion again from rest there.
 GAP_PERIODS = 5.0
+# A step more than this many periods after the one before moves the motion on by one period
+# only (it is postponed by the rest): the arm held the last command meanwhile.
+LATE_PERIODS = 1.5
 
 
 def default_acceleration(velocity: ArrayLike) -> np.ndarray:
@@ -794,6 +797,10 @@ class IKTracker:
         self._t_cmd = now
         if self._cmd.moving and dt > GAP_PERIODS * self._max_dt:
             self._restart_after_gap(now)
+        elif self._cmd.moving and dt > LATE_PERIODS * self._max_dt:
+            # A late tick (a busy machine): the arm held the last command meanwhile, so the
+            # motion goes on one period from it, later, not where its clock got to.
+            self._cmd.delay(dt - self._max_dt)
         if self._replan and not self._cmd.moving:
             self._plan_again(now)
         self._lag_guard(now)

@@ -106,14 +106,16 @@ class MotionCommander:
         limits = self._limits()
         lines: list[Segment] = []
         t = now
-        if self.moving:
+        moving = self.moving
+        if moving:
             self._motion.stop(now)
             lines = list(self._motion.segments)
             t = lines[-1].t_end if lines else now
         for a, b in zip(w[:-1], w[1:]):
             if np.any(a != b):
                 lines.append(LineSegment(a, b, limits, t))
-        self._motion.replace(lines, now)
+                t = lines[-1].t_end
+        self._motion.replace(lines, now, from_rest=not moving)
         self.revision += 1
 
     def blend(self, q_goal: ArrayLike, now: float, obstacles: Sequence | None) -> str:
@@ -131,7 +133,8 @@ class MotionCommander:
             why = '' if obstacles is None else path_free(self.chain, np.array([state.q, goal]),
                                                          obstacles)
             if not why:
-                self._motion.replace([LineSegment(state.q, goal, self._limits(), now)], now)
+                self._motion.replace([LineSegment(state.q, goal, self._limits(), now)], now,
+                                     from_rest=True)
                 self.revision += 1
             return why
         segment = BlendSegment(state, goal, self._limits(), now)
@@ -148,6 +151,11 @@ class MotionCommander:
         self._motion.replace([segment], now)
         self.revision += 1
         return ''
+
+    def delay(self, shift: float) -> None:
+        """Postpone the motion left by ``shift`` [s]: the commands stood still that long."""
+        if self._motion is not None and shift > 0.0:
+            self._motion.delay(shift)
 
     def stop(self, now: float) -> np.ndarray | None:
         """Brake as quickly as the limits allow on the current path; return the rest point."""

@@ -344,6 +344,7 @@ class Motion:
 
     def __init__(self, q: ArrayLike, now: float):
         self._segments: list[Segment] = []
+        self._deferred = False
         self.reset(q, now)
 
     def reset(self, q: ArrayLike, now: float) -> None:
@@ -351,6 +352,7 @@ class Motion:
         self._rest = np.array(q, dtype=float)
         self._segments = []
         self._t = float(now)
+        self._deferred = False
 
     @property
     def idle(self) -> bool:
@@ -371,6 +373,14 @@ class Motion:
         """Return the commanded state at ``now`` (which must not go back in time)."""
         now = max(float(now), self._t)
         self._t = now
+        if self._deferred and self._segments:
+            # A motion from rest starts at its first sample, however long it took to plan:
+            # the arm stood still until then.
+            shift = now - self._segments[0].t0
+            for segment in self._segments:
+                segment.t0 += shift
+            self._deferred = False
+            return self._segments[0].at(now)
         while self._segments and now >= self._segments[0].t_end:
             done = self._segments.pop(0)
             self._rest = done.end
@@ -386,10 +396,22 @@ class Motion:
         segment.t0 = float(t0)
         return segment
 
-    def replace(self, segments: Sequence[Segment], now: float) -> None:
-        """Make ``segments`` the motion from ``now`` (the first must start at ``now``)."""
+    def replace(self, segments: Sequence[Segment], now: float, from_rest: bool = False
+                ) -> None:
+        """
+        Make ``segments`` the motion from ``now`` (the first must start at ``now``).
+
+        from_rest: the motion starts from rest, at its first sample (:meth:`state`) rather
+        than at ``now``: the time a caller took to plan it is not skipped.
+        """
         self.state(now)
         self._segments = list(segments)
+        self._deferred = bool(from_rest) and bool(self._segments)
+
+    def delay(self, shift: float) -> None:
+        """Postpone every segment left by ``shift`` [s] (> 0): the motion waits that long."""
+        for segment in self._segments:
+            segment.t0 += float(shift)
 
     def slow(self, now: float, limits: KinematicLimits) -> None:
         """Go on along the same path from ``now`` under ``limits`` (queued ones too)."""
