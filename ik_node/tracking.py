@@ -10,7 +10,7 @@ results back. Times are seconds of a monotonic clock supplied by the caller.
 """
 
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 import time
 from typing import Any, Mapping, Sequence
 
@@ -77,9 +77,6 @@ LAG_RESUME = 0.5
 # A step this many command periods after the one before (no command went out meanwhile: the
 # arm stood at the last one) starts the motion again from rest there.
 GAP_PERIODS = 5.0
-# A step more than this many periods after the one before moves the motion on by one period
-# only (it is postponed by the rest): the arm held the last command meanwhile.
-LATE_PERIODS = 1.5
 
 
 def default_acceleration(velocity: ArrayLike) -> np.ndarray:
@@ -661,16 +658,16 @@ class IKTracker:
         for a malformed target (the motion is then unchanged).
         """
         target = np.array(target, dtype=float)
-        last = self._last_outcome
-        if (last is not None and self._target is not None and self.moving
-                and target.shape == self._target.shape
-                and np.array_equal(target, self._target)):
-            # The target the arm is on its way to, sent again (a repeating publisher, a
-            # second click): the motion goes on undisturbed.
-            return replace(last, solve_time=0.0, search_time=0.0, plan_time=0.0)
-        streaming = self._is_stream_step(target, stream)
+        # The target the arm is on its way to, sent again (a repeating publisher, a second
+        # click): answered again (seed, solver as they are now), the motion left as it is.
+        again = (self._target is not None and self.moving
+                 and target.shape == self._target.shape
+                 and np.array_equal(target, self._target))
+        streaming = again or self._is_stream_step(target, stream)
         if streaming:
-            outcome = self._stream(target, now)
+            outcome = self._stream(target, now, again)
+            if again:
+                return outcome
             if not (outcome.refused and outcome.result.status != STATUS_BLOCKED):
                 return outcome
         return self._goal_motion(target, now)
@@ -694,12 +691,17 @@ class IKTracker:
         self._lag_paused = None
         self._replan = False
 
-    def _stream(self, target: np.ndarray, now: float) -> SolveOutcome:
-        """Solve a stream step warm and blend to it (see :meth:`solve`)."""
+    def _stream(self, target: np.ndarray, now: float, again: bool = False) -> SolveOutcome:
+        """Solve a stream step warm and blend to it (see :meth:`solve`); ``again``: keep."""
         q0, source = self.seed(now)
         t0 = time.perf_counter()
         result = solve(self.chain, target, q0=q0, method=self.method, **self.options)
         elapsed = time.perf_counter() - t0
+        if again:
+            last = self._last_outcome
+            return SolveOutcome(result, target, source, elapsed,
+                                path=last.path if last else 'streaming',
+                                motion=last.motion if last else 'direct')
         q = np.asarray(result.q, dtype=float)
         if result.status == STATUS_BLOCKED or not (q.shape == (self.chain.n,)
                                                    and np.all(np.isfinite(q))):
@@ -797,10 +799,6 @@ class IKTracker:
         self._t_cmd = now
         if self._cmd.moving and dt > GAP_PERIODS * self._max_dt:
             self._restart_after_gap(now)
-        elif self._cmd.moving and dt > LATE_PERIODS * self._max_dt:
-            # A late tick (a busy machine): the arm held the last command meanwhile, so the
-            # motion goes on one period from it, later, not where its clock got to.
-            self._cmd.delay(dt - self._max_dt)
         if self._replan and not self._cmd.moving:
             self._plan_again(now)
         self._lag_guard(now)

@@ -138,8 +138,8 @@ def generate_launch_description():
                               description='RViz configuration file'),
         DeclareLaunchArgument('joint_limits', default_value='',
                               description='MoveIt joint_limits.yaml (acceleration, jerk) of the '
-                                          'arm; empty: the demo arm\'s for the demo arm, else '
-                                          'the URDF velocities and the defaults'),
+                                          'arm; empty: the one of the demo arm for the demo '
+                                          'arm, else the URDF velocities and the defaults'),
         DeclareLaunchArgument('ik_params', default_value=os.path.join(config, 'ik_node.yaml'),
                               description='parameter file of the IK node'),
         DeclareLaunchArgument('sim_params', default_value=os.path.join(config, 'sim_arm.yaml'),

@@ -42,8 +42,9 @@ _CONTINUOUS_SLACK = math.pi
 # 6 rad for a 6-joint arm with +-2 pi limits) makes each edge check cost milliseconds.
 _RANGE = 0.8
 # While planning, the certified edge check refines intervals no finer than this [rad or m]
-# (a stretch it cannot clear then counts as blocked: conservative, and cheaper near contacts).
-_PLAN_RESOLUTION = 0.01
+# (a stretch it cannot clear then counts as blocked: conservative, and cheaper near contacts
+# than the final check's 1e-3).
+_PLAN_RESOLUTION = 0.002
 _PLAN_TRIES = 2
 # Shortcut tries after a path is found (each an edge check).
 _SHORTCUT_STEPS = 40
@@ -176,6 +177,38 @@ def escape_contact(chain: Chain, q: ArrayLike, obstacles: Sequence = ()) -> np.n
     return np.array(path)
 
 
+def _push_clear(chain: Chain, q: np.ndarray, obstacles: Sequence) -> np.ndarray:
+    """
+    Return a short polyline (m, n) from a clear ``q`` to up to 5 mm of clearance.
+
+    A start that is clear by a hair leaves no edge the certified check can clear at the
+    planner's resolution; steps up the finite-difference gradient of the clearance (the
+    closest pair's distance), each kept only if it raises it, give it room (best effort:
+    it stops where no step helps).
+    """
+    path = [q]
+    d = chain.min_distance(q, obstacles).distance
+    h = 1e-5
+    for _ in range(_ESCAPE_STEPS // 10):
+        if d >= _ESCAPE_MARGIN:
+            break
+        grad = np.array([(chain.min_distance(chain.clip(q + h * e), obstacles).distance - d)
+                         / h for e in np.eye(chain.n)])
+        norm = float(np.max(np.abs(grad)))
+        if norm == 0.0 or not math.isfinite(norm):
+            break
+        for size in _ESCAPE_STEP * 0.5 ** np.arange(4):
+            step = chain.clip(q + size * grad / norm)
+            d_new = chain.min_distance(step, obstacles).distance
+            if d_new > d and not _in_contact(chain, step, obstacles):
+                break
+        else:
+            break
+        q, d = step, d_new
+        path.append(q)
+    return np.array(path)
+
+
 def _bounds(chain: Chain, q_start: np.ndarray, q_goal: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray]:
     lo, hi = np.array(chain.lower, dtype=float), np.array(chain.upper, dtype=float)
@@ -210,6 +243,10 @@ def plan_path(chain: Chain, q_start: ArrayLike, q_goal: ArrayLike, obstacles: Se
             return PlannedPath(None, 'the arm is in contact and no motion raises its '
                                      'clearance', time.perf_counter() - t0, 1)
         head = escape
+    elif chain.min_distance(q_start, obstacles).distance < _ESCAPE_MARGIN:
+        head = _push_clear(chain, q_start, obstacles)
+        if path_free(chain, head, obstacles):
+            head = q_start[None, :]
     start = head[-1]
     if not chain.path_collides(start, q_goal, EDGE_STEP, obstacles):
         return PlannedPath(np.vstack([head, q_goal[None, :]]), '', time.perf_counter() - t0, 1)

@@ -274,6 +274,8 @@ class IKNode(Node):
                                         new['joint_states_timeout'], limits.acceleration,
                                         limits.jerk, self._now())
                 configure_guards(self._tracker, new)
+                self._tracker.goal_budget = new['goal_search_timeout']
+                self._tracker.plan_budget = new['planning_timeout']
                 self._forward_index = forward_index
                 self._tracker.set_collision_guard(obstacles_in_force(new, self._live)
                                                   if new['avoid_collisions'] else None)

@@ -209,6 +209,13 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('timeout', 0.005,
               'Time budget of one solve [s], all attempts included (at most 1 s).',
               _positive_at_most(1.0)),
+    ParamSpec('goal_search_timeout', 0.03,
+              'Time budget [s] of the search for collision-free IK answers of a goal (a target '
+              'that is not a small step of a stream; at most 1 s).', _positive_at_most(1.0)),
+    ParamSpec('planning_timeout', 0.5,
+              'Time budget [s] for a collision-free joint path to a goal whose straight path '
+              'is blocked (OMPL RRT-Connect; at most 10 s); none in time: refused before the '
+              'arm moves.', _positive_at_most(10.0)),
     ParamSpec('max_joint_change', 0.0,
               'Largest change of any joint [rad or m] an answer may make from where the arm '
               'is (0: any). Streamed targets (a dragged marker) then never swing the arm '
