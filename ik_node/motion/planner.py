@@ -36,6 +36,8 @@ _ESCAPE_STEPS = 200
 # ... until every pair is this far [m] apart (a pose just out of contact leaves no edge that
 # the certified check can clear).
 _ESCAPE_MARGIN = 0.005
+# An edge that starts in contact is followed in steps of this size [rad or m] until clear.
+_LEAVE_STEP = 0.005
 # Continuous joints are planned within this far [rad] around the start and the goal.
 _CONTINUOUS_SLACK = math.pi
 # RRT-Connect's longest edge [rad or m]: OMPL's default (a fifth of the box's diagonal, about
@@ -81,21 +83,46 @@ def path_free(chain: Chain, waypoints: ArrayLike, obstacles: Sequence = ()) -> s
     """
     Return why the polyline ``waypoints`` (m, n) may touch something, or '' if it is free.
 
-    Edges that start in contact are allowed while each lowers the summed overlap of the pairs
-    in contact (an arm trapped at the margin may back out, never go deeper); once an edge
-    starts clear, every later edge must be free by the certified check.
+    An edge that starts in contact (an arm trapped at the margin) may leave it: sampled
+    every 5 mrad, the summed overlap of the pairs in contact must never rise until it is
+    clear; from there on, and on every later edge, the certified check must find it free.
     """
     w = np.asarray(waypoints, dtype=float)
     for i in range(w.shape[0] - 1):
-        start = _in_contact(chain, w[i], obstacles)
+        a, b = w[i], w[i + 1]
+        start = _in_contact(chain, a, obstacles)
         if start:
-            if _overlap(chain, w[i + 1], obstacles) >= _overlap(chain, w[i], obstacles):
-                return f'{start[0][0]} would stay in contact with {start[0][1]}'
-            continue
-        if chain.path_collides(w[i], w[i + 1], EDGE_STEP, obstacles):
-            hit = _first_contact(chain, w[i], w[i + 1], obstacles)
+            a, why = _leave_contact(chain, a, b, obstacles)
+            if why:
+                return why
+            if a is None:
+                continue        # the edge ends while still backing out
+        if chain.path_collides(a, b, EDGE_STEP, obstacles):
+            hit = _first_contact(chain, a, b, obstacles)
             return f'{hit[0]} would touch {hit[1]}' if hit else 'a contact is possible'
     return ''
+
+
+def _leave_contact(chain: Chain, a: np.ndarray, b: np.ndarray, obstacles: Sequence
+                   ) -> tuple[np.ndarray | None, str]:
+    """
+    Follow a -> b (a in contact) while in contact; return (the first clear sample, why not).
+
+    The first clear sample is None when b itself is still in contact (every sample backing
+    out); ``why`` says where the edge would go deeper ('' if it does not).
+    """
+    steps = max(1, int(math.ceil(np.max(np.abs(b - a)) / _LEAVE_STEP)))
+    over = _overlap(chain, a, obstacles)
+    pairs = _in_contact(chain, a, obstacles)
+    for k in range(1, steps + 1):
+        q = a + (k / steps) * (b - a)
+        if not _in_contact(chain, q, obstacles):
+            return q, ''
+        o = _overlap(chain, q, obstacles)
+        if o > over + 1e-12:
+            return None, f'{pairs[0][0]} would go deeper into {pairs[0][1]}'
+        over = o
+    return None, ''
 
 
 def _first_contact(chain: Chain, a: np.ndarray, b: np.ndarray, obstacles: Sequence):
@@ -127,9 +154,22 @@ def _descend(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float
                      for e in np.eye(n)])
     norm = float(np.max(np.abs(grad)))
     directions = [-grad / norm] if norm > 0.0 and math.isfinite(norm) else []
+    deepest = chain.min_distance(q, obstacles).distance
+    # ... up the clearance of the deepest pair.
+    up = np.array([(chain.min_distance(chain.clip(q + h * e), obstacles).distance - deepest) / h
+                   for e in np.eye(n)])
+    top = float(np.max(np.abs(up)))
+    if top > 0.0 and math.isfinite(top):
+        directions.append(up / top)
+        if directions[0] is not directions[-1]:
+            mix = directions[0] + up / top
+            directions.append(mix / max(float(np.max(np.abs(mix))), 1e-12))
+    pushed = _push_all(chain, q, obstacles, h)
+    if pushed is not None:
+        directions.append(pushed)
     directions += list(np.eye(n)) + list(-np.eye(n))
     best = None
-    for size in _ESCAPE_STEP * 0.5 ** np.arange(4):
+    for size in _ESCAPE_STEP * 0.5 ** np.arange(5):
         for u in directions:
             step = chain.clip(q + size * u)
             d_new = _overlap(chain, step, obstacles, margin)
@@ -140,14 +180,48 @@ def _descend(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float
     return None
 
 
+def _pair_distances(chain: Chain, q: np.ndarray, obstacles: Sequence) -> np.ndarray:
+    from ik_node.collision import kernels
+    setup = chain.collision_setup
+    rows = setup.packed(obstacles).rows
+    d_self, d_obs, _ = kernels.distances(*setup.model.flat, chain.clip(q), rows, 0.01)
+    return np.concatenate([d_self, np.asarray(d_obs).ravel()])
+
+
+def _push_all(chain: Chain, q: np.ndarray, obstacles: Sequence, h: float
+              ) -> np.ndarray | None:
+    """
+    Return the joint direction that raises every pair in (or at) contact at the same rate.
+
+    u = G^T (G G^T)^-1 1 with G the finite-difference gradients of those pairs' distances:
+    where the deepest pair changes (two pairs in contact at once), the gradient of the
+    clearance alone may deepen the other one.
+    """
+    d0 = _pair_distances(chain, q, obstacles)
+    near = np.flatnonzero(d0 <= 1e-3)
+    if near.size == 0:
+        return None
+    G = np.array([(_pair_distances(chain, q + h * e, obstacles)[near] - d0[near]) / h
+                  for e in np.eye(chain.n)]).T
+    try:
+        lam = np.linalg.solve(G @ G.T + 1e-9 * np.eye(near.size), np.ones(near.size))
+    except np.linalg.LinAlgError:
+        return None
+    u = G.T @ lam
+    top = float(np.max(np.abs(u)))
+    return u / top if top > 0.0 and math.isfinite(top) else None
+
+
 def escape_contact(chain: Chain, q: ArrayLike, obstacles: Sequence = ()) -> np.ndarray | None:
     """
     Return a short polyline (m, n) from ``q`` (in contact) to a clear pose, or None.
 
-    Each step (inside the joint limits) is the best of the finite-difference descent of the
-    summed overlap of the pairs in contact and a move of each joint alone either way, halved
-    while none lowers the overlap (the closest pairs may change along a step): every step
-    lowers it, so the arm never goes deeper into a contact. Once clear, a few more steps
+    Each step (inside the joint limits) is the best, by the summed overlap of the pairs in
+    contact it reaches, of the descent of that overlap, the ascent of the clearance (the
+    deepest pair), a direction raising every pair in contact at once, their mix, and a move
+    of each joint alone either way, halved while none lowers the overlap: every step lowers
+    it, so the arm never goes deeper into its contacts as a whole (one pair of several may
+    deepen a little while the others part). Once clear, a few more steps
     go on the same way while the clearance rises, up to 5 mm.
     """
     q = chain.clip(q)
