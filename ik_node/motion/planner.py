@@ -135,14 +135,20 @@ def _first_contact(chain: Chain, a: np.ndarray, b: np.ndarray, obstacles: Sequen
     return None
 
 
-def _overlap(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float = 0.0) -> float:
-    """Return how far [m] (>= 0, summed) the checked pairs at ``q`` are within the margin."""
+def _pair_distances(chain: Chain, q: np.ndarray, obstacles: Sequence, cutoff: float = 0.01
+                    ) -> np.ndarray:
+    """Return the signed distance [m] of every checked pair at ``q`` (exact up to ``cutoff``)."""
     from ik_node.collision import kernels
     setup = chain.collision_setup
     rows = setup.packed(obstacles).rows
-    d_self, d_obs, _ = kernels.distances(*setup.model.flat, chain.clip(q), rows, margin)
-    return float(-np.sum(np.minimum(d_self - margin, 0.0))
-                 - np.sum(np.minimum(d_obs - margin, 0.0)))
+    d_self, d_obs, _ = kernels.distances(*setup.model.flat, chain.clip(q), rows, cutoff)
+    return np.concatenate([d_self, np.asarray(d_obs).ravel()])
+
+
+def _overlap(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float = 0.0) -> float:
+    """Return how far [m] (>= 0, summed) the checked pairs at ``q`` are within the margin."""
+    d = _pair_distances(chain, q, obstacles, margin)
+    return float(-np.sum(np.minimum(d - margin, 0.0)))
 
 
 def _descend(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float
@@ -178,14 +184,6 @@ def _descend(chain: Chain, q: np.ndarray, obstacles: Sequence, margin: float
         if best is not None:
             return best
     return None
-
-
-def _pair_distances(chain: Chain, q: np.ndarray, obstacles: Sequence) -> np.ndarray:
-    from ik_node.collision import kernels
-    setup = chain.collision_setup
-    rows = setup.packed(obstacles).rows
-    d_self, d_obs, _ = kernels.distances(*setup.model.flat, chain.clip(q), rows, 0.01)
-    return np.concatenate([d_self, np.asarray(d_obs).ravel()])
 
 
 def _push_all(chain: Chain, q: np.ndarray, obstacles: Sequence, h: float
