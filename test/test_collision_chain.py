@@ -1,10 +1,10 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Chain.collisions / min_distance / path_collides on the collision_arm fixture."""
+"""Chain.collisions / min_distance / path_collides on the collision_arm and demo arms."""
 
 from pathlib import Path
 
-from ik_node import Box, Chain, Cylinder, HalfSpace, IKInputError, Sphere
+from ik_node import Box, Chain, Cylinder, HalfSpace, IKInputError, share_path, Sphere
 from ik_node.collision import kernels
 from ik_node.collision.srdf import read_disabled_pairs
 import numpy as np
@@ -242,3 +242,22 @@ def test_bad_input(chain):
     from ik_node.urdf import read_chain
     with pytest.raises(IKInputError, match='from_urdf'):
         Chain(read_chain(URDF, 'base_link', 'tip')).collisions(np.zeros(4))
+
+
+def test_path_check_of_a_six_joint_arm_misses_no_contact_of_dense_samples():
+    """Self pairs bound only the joints between their links: still no contact missed."""
+    demo = Chain.from_urdf(share_path(), 'base_link', 'tool0')
+    rng = np.random.default_rng(11)
+    obstacles = [FLOOR, Sphere((0.3, 0.1, 0.35), 0.08, name='ball')]
+    touched = {'self': 0, 'world': 0}
+    while min(touched.values()) < 8:
+        q_a = demo.random_q(rng)
+        if demo.collisions(q_a, obstacles):
+            continue
+        q_b = demo.clip(q_a + rng.uniform(-0.8, 0.8, demo.n))
+        hits = [pair for s in np.linspace(0.0, 1.0, 400)
+                for pair in demo.collisions(q_a + s * (q_b - q_a), obstacles)]
+        if not hits:
+            continue
+        touched['world' if hits[0][1] in ('floor', 'ball') else 'self'] += 1
+        assert demo.path_collides(q_a, q_b, obstacles=obstacles), (q_a, q_b, hits[0])

@@ -2,6 +2,8 @@
 # Licensed under the Apache License, Version 2.0
 """ik_node.motion.planner and goal_search: free paths around obstacles, refusals with reasons."""
 
+import time
+
 from conftest import URDF_DIR
 import ik_node
 from ik_node.motion.goal_search import DIRECT, plan_goal, PLANNED, REFUSED
@@ -94,3 +96,42 @@ def test_plan_goal_refuses_a_target_no_collision_free_answer_reaches(arm, world)
     blocker = world + [ik_node.Sphere(center=tool, radius=0.15, name='blocker')]
     blocked = plan_goal(arm, tool, Q_A, 'dls', {}, blocker, 0.02, 0.1)
     assert blocked.kind == REFUSED and 'no collision-free answer' in blocked.reason
+
+
+def test_one_query_plans_to_whichever_answer_it_reaches(arm, world):
+    inside = Q_A.copy()
+    inside[1] = 2.4     # folded down into the floor: left out, not a reason to refuse
+    planned = plan_path(arm, Q_A, np.array([inside, Q_B]), world, timeout=2.0)
+    assert planned.found and planned.goal == 1, planned.reason
+    assert_allclose(planned.waypoints[-1], Q_B)
+    assert path_free(arm, planned.waypoints, world) == ''
+    both = plan_path(arm, Q_A, np.array([inside, inside]), world, timeout=0.2)
+    assert not both.found and 'the goal is in contact' in both.reason and both.goal == -1
+
+
+def test_answers_keep_the_arms_turn_of_joints_with_more_than_a_turn_of_range():
+    """Answers from random starts too: the same pose, not a turn of 2 pi away from the arm."""
+    from ik_node.motion.goal_search import _Answers
+    demo = ik_node.Chain.from_urdf(ik_node.share_path(), 'base_link', 'tool0')
+    wide = np.flatnonzero(demo.wide_revolute)
+    assert wide.size >= 3
+    rng = np.random.default_rng(4)
+    q_start = np.array([0.0, -1.2, 1.4, -1.6, -1.5, 0.0])
+    options = {'avoid_collisions': True, 'obstacles': [FLOOR], 'max_attempts': 1000}
+    answers = 0
+    while answers < 12:
+        q_goal = demo.random_q(rng)
+        if demo.collisions(q_goal, [FLOOR]):
+            continue
+        found = _Answers(demo, demo.fk(q_goal), q_start, 'dls', options,
+                         time.perf_counter() + 0.05)
+        found.first()
+        found.more()
+        answers += len(found.found)
+        for r in found.found:
+            q = r.q
+            for j in wide:
+                # No other image of the same angle (2 pi apart, within the limits) is nearer.
+                for image in (q[j] - 2 * np.pi, q[j] + 2 * np.pi):
+                    if demo.lower[j] <= image <= demo.upper[j]:
+                        assert abs(q[j] - q_start[j]) <= abs(image - q_start[j]) + 1e-9, (j, q)

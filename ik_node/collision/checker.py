@@ -253,9 +253,17 @@ def path_contact(chain, q_a, q_b, step: float = 0.05, obstacles=None,
             raise IKInputError(f'{name} must be a number > 0 [rad or m], got {v!r}')
     setup = chain.collision_setup
     rows = setup.packed(obstacles).rows
-    s = kernels.path_contact(*setup.model.flat, qa, qb, rows, setup.model.lever, float(step),
+    s = kernels.path_contact(*setup.model.flat, qa, qb, rows, setup.model.sweep, float(step),
                              float(resolution))
     return None if s < 0.0 else float(s)
+
+
+def samples_collide(chain, q_a, q_b, step: float, obstacles=None) -> bool:
+    """Return True when a sample of q_a -> q_b (at most ``step`` apart) is in contact."""
+    setup = chain.collision_setup
+    rows = setup.packed(obstacles).rows
+    return kernels.samples_contact(*setup.model.flat, np.asarray(q_a, dtype=float),
+                                   np.asarray(q_b, dtype=float), rows, float(step)) >= 0.0
 
 
 def source_from(urdf, urdf_text: str, srdf, package_dirs, held) -> CollisionSource:

@@ -791,21 +791,50 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
 
 
 @njit
-def _min_clearance(F, K, q, obstacles):
-    ms, _, mo, _ = closest(F, K, q, obstacles)
-    return ms, mo
+def samples_contact(F, K, qa, qb, obstacles, step):
+    """
+    Return the first fraction s of qa -> qb whose sample is in contact, or -1.
+
+    Samples at most ``step`` [rad or m] apart in every joint, both ends included: a cheap
+    test for a planner's tree (between samples a contact may be missed; see
+    :func:`path_contact` for the certified one).
+    """
+    n = qa.shape[0]
+    span = 0.0
+    for j in range(n):
+        span = max(span, abs(qb[j] - qa[j]))
+    pieces = max(1, int(math.ceil(span / step)))
+    q = np.empty(n)
+    for k in range(pieces + 1):
+        s = k / pieces
+        for j in range(n):
+            q[j] = qa[j] + s * (qb[j] - qa[j])
+        if contacts(F, K, q, obstacles).shape[0] > 0:
+            return s
+    return -1.0
 
 
 @njit
-def path_contact(F, K, qa, qb, obstacles, lever, step, resolution):
+def _clearances(F, K, q, obstacles, cutoff, out):
+    """Fill ``out`` (p + k·o,) with the pair then obstacle distances at ``q``; return hits."""
+    d_self, d_obs, hits = distances(F, K, q, obstacles, cutoff)
+    p = d_self.shape[0]
+    out[:p] = d_self
+    out[p:] = d_obs.ravel()
+    return hits
+
+
+@njit
+def path_contact(F, K, qa, qb, obstacles, sweep, step, resolution):
     """
     Return the first fraction s in [0, 1] of qa -> qb where contact cannot be ruled out, or -1.
 
-    Between two configurations whose joint values differ by Δq, no capsule point travels
-    farther than L = Σ_j |Δq_j| lever_j [m] (``lever`` (n,): a bound on the distance from
-    joint j to any capsule it carries, 1 for prismatic joints). So on an interval whose end
-    clearances d0, d1 satisfy d0 + d1 > L (obstacles) and > 2L (pairs of links, both may
-    move) no contact occurs. Other intervals are halved until they are shorter than
+    Between two configurations whose joint values differ by Δq, the distance of entry e (a
+    capsule pair, or a moving capsule and an obstacle) changes by at most
+    W_e = Σ_j |Δq_j| sweep[e, j] [m] (``sweep`` (p + k, n), see
+    :func:`ik_node.collision.model._sweep`: a pair counts only the joints between its two
+    capsules). So an interval on which every entry's end distances d0, d1 satisfy
+    d0 + d1 > W_e holds no contact. Other intervals are halved until they are shorter than
     ``resolution`` [rad or m] in every joint; then contact is reported (conservative).
     ``step`` sets the first sampling (the longest first interval in any joint).
     """
@@ -815,75 +844,74 @@ def path_contact(F, K, qa, qb, obstacles, lever, step, resolution):
     for j in range(n):
         span = max(span, abs(dq[j]))
     pieces = max(1, int(math.ceil(span / step)))
-    # Each stack entry: an interval [s0, s1] and the clearances (self, obstacles) at both
-    # ends, so that every configuration is checked once (a split checks only its middle).
-    stack = np.empty((64 + pieces, 6))
+    p = K[2]
+    o = obstacles.shape[0]
+    e_n = p + (sweep.shape[0] - p) * o
+    # Each entry's change over the whole edge, and the row of each distance entry.
+    whole = np.zeros(e_n)
+    for e in range(e_n):
+        r = e if e < p else p + (e - p) // o
+        for j in range(n):
+            whole[e] += abs(dq[j]) * sweep[r, j]
+    # Entries farther than the first pieces' largest change clear every interval anyway:
+    # their distances need not be exact.
+    cutoff = 0.0
+    for e in range(e_n):
+        cutoff = max(cutoff, whole[e] / pieces)
+    # Each stack entry: an interval [s0, s1] and the distances at both ends, so that every
+    # configuration is checked once (a split checks only its middle).
+    stack_s = np.empty((64 + pieces, 2))
+    stack_d = np.empty((64 + pieces, 2, e_n))
     q = np.empty(n)
-    ms0, mo0 = _min_clearance(F, K, qa, obstacles)
-    if ms0 <= SLACK or mo0 <= SLACK:
+    ends = np.empty((pieces + 1, e_n))
+    if _clearances(F, K, qa, obstacles, cutoff, ends[0]) > 0:
         return 0.0
-    # The first pieces' ends, checked in order; intervals are pushed last-first so the path
-    # is examined from qa onwards.
-    ends = np.empty((pieces + 1, 2))
-    ends[0, 0] = ms0
-    ends[0, 1] = mo0
     for k in range(1, pieces + 1):
         s = k / pieces
         for j in range(n):
             q[j] = qa[j] + s * dq[j]
-        ms, mo = _min_clearance(F, K, q, obstacles)
-        if ms <= SLACK or mo <= SLACK:
+        if _clearances(F, K, q, obstacles, cutoff, ends[k]) > 0:
             # Contact at a sample; an earlier one is still possible in the pieces before it.
             pieces = k
-            ends[k, 0] = ms
-            ends[k, 1] = mo
             break
-        ends[k, 0] = ms
-        ends[k, 1] = mo
     top = 0
     for k in range(pieces - 1, -1, -1):
-        stack[top, 0] = k / pieces
-        stack[top, 1] = (k + 1) / pieces
-        stack[top, 2] = ends[k, 0]
-        stack[top, 3] = ends[k, 1]
-        stack[top, 4] = ends[k + 1, 0]
-        stack[top, 5] = ends[k + 1, 1]
+        stack_s[top, 0] = k / pieces
+        stack_s[top, 1] = (k + 1) / pieces
+        stack_d[top, 0] = ends[k]
+        stack_d[top, 1] = ends[k + 1]
         top += 1
+    mid_d = np.empty(e_n)
     while top > 0:
         top -= 1
-        s0 = stack[top, 0]
-        s1 = stack[top, 1]
-        ms0 = stack[top, 2]
-        mo0 = stack[top, 3]
-        ms1 = stack[top, 4]
-        mo1 = stack[top, 5]
-        if ms1 <= SLACK or mo1 <= SLACK:
-            return s1
-        sweep = 0.0
-        for j in range(n):
-            sweep += abs((s1 - s0) * dq[j]) * lever[j]
-        if ms0 + ms1 > 2.0 * sweep and mo0 + mo1 > sweep:
+        s0 = stack_s[top, 0]
+        s1 = stack_s[top, 1]
+        d0 = stack_d[top, 0]
+        d1 = stack_d[top, 1]
+        clear = True
+        for e in range(e_n):
+            if d1[e] <= SLACK:
+                return s1
+            if d0[e] + d1[e] <= (s1 - s0) * whole[e]:
+                clear = False
+        if clear:
             continue
         if (s1 - s0) * span <= resolution:
             return s0
-        if top + 2 > stack.shape[0]:
+        if top + 2 > stack_s.shape[0]:
             return s0
         mid = 0.5 * (s0 + s1)
         for j in range(n):
             q[j] = qa[j] + mid * dq[j]
-        msm, mom = _min_clearance(F, K, q, obstacles)
-        stack[top, 0] = mid
-        stack[top, 1] = s1
-        stack[top, 2] = msm
-        stack[top, 3] = mom
-        stack[top, 4] = ms1
-        stack[top, 5] = mo1
-        top += 1
-        stack[top, 0] = s0
-        stack[top, 1] = mid
-        stack[top, 2] = ms0
-        stack[top, 3] = mo0
-        stack[top, 4] = msm
-        stack[top, 5] = mom
-        top += 1
+        _clearances(F, K, q, obstacles, cutoff, mid_d)
+        # [mid, s1] first in the stack, so that [s0, mid] is examined first.
+        stack_s[top + 1, 0] = s0
+        stack_s[top + 1, 1] = mid
+        stack_d[top + 1, 0] = d0
+        stack_d[top + 1, 1] = mid_d
+        stack_s[top, 0] = mid
+        stack_s[top, 1] = s1
+        stack_d[top, 0] = mid_d
+        stack_d[top, 1] = d1
+        top += 2
     return -1.0

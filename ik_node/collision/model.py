@@ -58,7 +58,7 @@ class CollisionModel(NamedTuple):
     group: dict               # link -> anchor (-1 base, k moving joint)
     checked_pairs: tuple      # ((link_a, link_b), ...) checked link pairs
     disabled_pairs: frozenset  # frozenset({a, b}) pairs never checked
-    lever: np.ndarray         # (n,) sweep bound per actuated joint, see kernels.path_contact
+    sweep: np.ndarray         # (p + k, n) distance change per unit joint motion, per pair
     held: dict                # joint name -> value for joints outside the chain
     flat: tuple               # (F, K): chain model and capsules in two arrays (pack_flat)
 
@@ -201,8 +201,15 @@ def link_capsules(geometry: dict, fine: frozenset = frozenset()) -> dict:
     return out
 
 
-def _lever(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray) -> np.ndarray:
-    """Return (n,): a bound on how far [m] any capsule point moves per unit of each joint."""
+def _joint_reach(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray
+                 ) -> np.ndarray:
+    """
+    Return (m, c): how far [m] capsule c's points can be from moving joint j's axis origin.
+
+    Zero where joint j does not carry capsule c, 1 for a prismatic joint that does (metres
+    per metre). The bound holds in every configuration: the rigid offsets and prismatic
+    travel from joint j to the capsule's anchor, plus the capsule's extent around it.
+    """
     m = len(chain.moving_joint_names)
     offsets = np.linalg.norm(chain.model[1], axis=1)   # |t_k| from joint k-1 to joint k
     travel = np.zeros(m)
@@ -210,27 +217,47 @@ def _lever(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray) -> np
         if chain.model[3][k] == 1:
             j = chain.model[4][k]
             travel[k] = abs(chain.model[5][k]) * max(abs(chain.lower[j]), abs(chain.upper[j]))
-    extent = np.zeros(m)      # farthest capsule point from joint k's origin, own group only
+    reach = np.zeros((m, seg.shape[0]))
     for c in range(seg.shape[0]):
         k = anchor[c]
-        if k >= 0:
-            extent[k] = max(extent[k], float(np.max(np.linalg.norm(seg[c], axis=1)))
-                            + float(radius[c]))
-    lever_moving = np.zeros(m)
-    for j in range(m):
-        if chain.model[3][j] == 1:
-            lever_moving[j] = 1.0
-            continue
-        best = 0.0
-        for k in range(j, m):
-            # Joint j to joint k: the rigid offsets and prismatic travel in between.
-            path = float(np.sum(offsets[j + 1:k + 1]) + np.sum(travel[j + 1:k + 1]))
-            best = max(best, path + extent[k]) if extent[k] > 0.0 else best
-        lever_moving[j] = best
-    lever = np.zeros(chain.n)
-    for k in range(m):
-        lever[chain.model[4][k]] += abs(chain.model[5][k]) * lever_moving[k]
-    return lever
+        extent = float(np.max(np.linalg.norm(seg[c], axis=1))) + float(radius[c])
+        for j in range(k + 1):
+            if chain.model[3][j] == 1:
+                reach[j, c] = 1.0
+            else:
+                reach[j, c] = float(np.sum(offsets[j + 1:k + 1]) + np.sum(travel[j + 1:k + 1])
+                                    + extent)
+    return reach
+
+
+def _actuated(chain, per_moving: np.ndarray) -> np.ndarray:
+    """Return (n,) from (m,) values of the moving joints: summed per actuated joint (mimics)."""
+    out = np.zeros(chain.n)
+    for k in range(per_moving.shape[0]):
+        out[chain.model[4][k]] += abs(chain.model[5][k]) * per_moving[k]
+    return out
+
+
+def _sweep(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray,
+           pairs: np.ndarray, moving: np.ndarray) -> np.ndarray:
+    """
+    Return (p + k, n): per unit of each joint, how far a pair's distance can change [m].
+
+    Row i < p, capsule pair (a, b): the distance of two capsules does not change when both
+    move together, so only the joints between their anchors count, and the capsule farther
+    out moves relative to the other by at most their reach. Row p + i: moving capsule i
+    against a fixed obstacle, every joint that carries it. See kernels.path_contact.
+    """
+    reach = _joint_reach(chain, seg, radius, anchor)
+    rows = []
+    for a, b in pairs:
+        near, far = (a, b) if anchor[a] <= anchor[b] else (b, a)
+        per = reach[:, far].copy()
+        per[:anchor[near] + 1] = 0.0    # joints carrying both capsules
+        rows.append(_actuated(chain, per))
+    for c in moving:
+        rows.append(_actuated(chain, reach[:, c]))
+    return np.array(rows, dtype=float).reshape(-1, chain.n)
 
 
 def build_model(robot, chain, capsules_by_link: dict, disabled: frozenset,
@@ -271,7 +298,7 @@ def build_model(robot, chain, capsules_by_link: dict, disabled: frozenset,
         moving=readonly(np.array(moving, dtype=np.int64)),
         points=readonly(np.vstack(points) if points else np.zeros((0, 3))),
         start=readonly(np.array(start, dtype=np.int64)))
-    lever = readonly(_lever(chain, seg_a, radius_a, anchor_a))
+    sweep = readonly(_sweep(chain, seg_a, radius_a, anchor_a, caps.pairs, caps.moving))
     return CollisionModel(caps, tuple(owner), links, {lk: groups[lk][0] for lk in links},
-                          tuple(checked), frozenset(disabled), lever, dict(held),
+                          tuple(checked), frozenset(disabled), sweep, dict(held),
                           pack_flat(chain.model, caps))

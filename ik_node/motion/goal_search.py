@@ -11,7 +11,7 @@ browser page) that is not a small step of a stream:
    weighted joint distance;
 2. the first answer whose straight joint path is free (certified edge check) is taken;
 3. else a path around the obstacles is planned (:func:`ik_node.motion.planner.plan_path`,
-   OMPL) to the answers in that order, within the planning budget;
+   OMPL) to any of the answers (one query toward all), within the planning budget;
 4. else the goal is refused, with the reason, before the arm moves.
 """
 
@@ -24,6 +24,7 @@ from ik_node.motion.planner import path_free, plan_path
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_POSITION_ONLY)
 from ik_node.solve_ik import solve
+from ik_node.solvers.driver import wrap_continuous
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -118,11 +119,14 @@ class _Answers:
 
 
 def _near(chain: Chain, q_ref: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Return ``q`` with its continuous joints wrapped to lie nearest ``q_ref``."""
-    out = np.array(q, dtype=float)
-    cont = np.asarray(chain.continuous)
-    out[cont] = q_ref[cont] + (out[cont] - q_ref[cont] + np.pi) % (2 * np.pi) - np.pi
-    return out
+    """
+    Return ``q`` with whole turns moved to lie nearest ``q_ref``: the same pose.
+
+    Continuous joints always, revolute joints with more than a turn of range (a UR joint in
+    [-2π, 2π]) as far as their limits allow: an answer from a random start otherwise keeps
+    that start's turn, a long way round (and often through the floor) from the arm.
+    """
+    return wrap_continuous(np.asarray(q, dtype=float), q_ref, chain.continuous, chain)
 
 
 def _with_q(result: IKResult, q: np.ndarray) -> IKResult:
@@ -173,16 +177,15 @@ def plan_goal(chain: Chain, target: ArrayLike, q_start: ArrayLike, method: str,
             return GoalPlan(DIRECT, np.array([q_start, r.q]), r, '', blocked, len(found),
                             t1 - t0, time.perf_counter() - t1)
         blocked = blocked or why
+    left = plan_budget - (time.perf_counter() - t1)
     reason = ''
-    for r in found:
-        left = plan_budget - (time.perf_counter() - t1)
-        if left <= 1e-3:
-            break
-        planned = plan_path(chain, q_start, r.q, obstacles, timeout=left)
+    if left > 1e-3:
+        planned = plan_path(chain, q_start, np.array([r.q for r in found]), obstacles,
+                            timeout=left)
         if planned.found:
-            return GoalPlan(PLANNED, planned.waypoints, r, '', blocked, len(found), t1 - t0,
-                            time.perf_counter() - t1)
-        reason = reason or planned.reason
+            return GoalPlan(PLANNED, planned.waypoints, found[planned.goal], '', blocked,
+                            len(found), t1 - t0, time.perf_counter() - t1)
+        reason = planned.reason
     reason = (f'no collision-free path found in {plan_budget * 1e3:.0f} ms to '
               f'{len(found)} collision-free answer(s); the straight path is blocked: {blocked}'
               + (f' ({reason})' if reason and 'no collision-free path' not in reason else ''))

@@ -3,13 +3,15 @@
 """
 Collision-free joint paths: OMPL's RRT-Connect on the chain's collision model.
 
-:func:`plan_path` asks OMPL (PyPI ``ompl``) for a path from a start to a goal joint vector in
-the joint-limit box, with :meth:`ik_node.Chain.collisions` as the state check and
-:meth:`ik_node.Chain.path_collides` (certified: no contact between samples is missed) as the
-edge check, then lets OMPL shortcut it. Every edge of the answer is checked again here, so a
-path returned is free by the library's own model. An arm that starts in contact first backs
-out along the direction that raises its clearance (:func:`escape_contact`): it may always
-move away from a contact, never deeper into one.
+:func:`plan_path` asks OMPL (PyPI ``ompl``) for a path from a start to any of a target's IK
+answers in the joint-limit box, with :meth:`ik_node.Chain.collisions` as the state check.
+Edges are first checked by samples 0.05 rad (or m) apart (cheap: the trees grow far in the
+time); every edge of that answer is then certified by :meth:`ik_node.Chain.path_collides`
+(no contact between samples is missed), and an edge it cannot clear is planned again with
+the certified check as OMPL's edge check; if that fails, the whole query is. Every edge of
+a returned path is checked again here, so a path returned is free by the library's own
+model. An arm that starts in contact first backs out along the direction that raises its
+clearance (:func:`escape_contact`): it may always move away from a contact, never deeper.
 
 OMPL objects live only inside one call and are released before it returns: nothing of them
 is left for the interpreter's exit (nanobind reports objects alive then), and OMPL's log is
@@ -47,7 +49,10 @@ _RANGE = 0.8
 # (a stretch it cannot clear then counts as blocked: conservative, and cheaper near contacts
 # than the final check's 1e-3).
 _PLAN_RESOLUTION = 0.002
-_PLAN_TRIES = 2
+# Planning tries: first with the sampled edge check (samples EDGE_STEP apart: several times
+# cheaper, so the trees grow further in the time), every edge of its answer then certified;
+# if that fails, with the certified check on every edge the planner tries.
+_PLAN_MODES = (False, True)
 # Shortcut tries after a path is found (each an edge check).
 _SHORTCUT_STEPS = 40
 # OMPL's random generators are process-wide and take a seed only before their first use.
@@ -61,13 +66,15 @@ class PlannedPath:
 
     waypoints: (m, n) joint vectors from the start to the goal (both included), every edge
     free; None when no path was found. reason: why not ('' when found). time: the wall time
-    spent [s]; checks: state and edge checks made.
+    spent [s]; checks: state and edge checks made; goal: the index of the goal reached among
+    those asked for (-1 when none).
     """
 
     waypoints: np.ndarray | None
     reason: str
     time: float
     checks: int
+    goal: int = -1
 
     @property
     def found(self) -> bool:
@@ -281,12 +288,14 @@ def _push_clear(chain: Chain, q: np.ndarray, obstacles: Sequence) -> np.ndarray:
     return np.array(path)
 
 
-def _bounds(chain: Chain, q_start: np.ndarray, q_goal: np.ndarray
+def _bounds(chain: Chain, q_start: np.ndarray, goals: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray]:
+    """Return the planning box: the limits, turning joints within a turn of start and goals."""
     lo, hi = np.array(chain.lower, dtype=float), np.array(chain.upper, dtype=float)
-    cont = np.asarray(chain.continuous)
-    lo[cont] = np.minimum(q_start, q_goal)[cont] - _CONTINUOUS_SLACK
-    hi[cont] = np.maximum(q_start, q_goal)[cont] + _CONTINUOUS_SLACK
+    turn = np.asarray(chain.continuous) | np.asarray(chain.wide_revolute)
+    ends = np.vstack([q_start[None, :], goals])
+    lo[turn] = np.maximum(lo[turn], ends.min(axis=0)[turn] - _CONTINUOUS_SLACK)
+    hi[turn] = np.minimum(hi[turn], ends.max(axis=0)[turn] + _CONTINUOUS_SLACK)
     return lo, hi
 
 
@@ -295,19 +304,25 @@ def plan_path(chain: Chain, q_start: ArrayLike, q_goal: ArrayLike, obstacles: Se
     """
     Plan a collision-free joint path from ``q_start`` to ``q_goal`` within ``timeout`` [s].
 
-    Both are (n,) joint vectors inside the limits (continuous joints unwrapped as they are
-    meant to be travelled); ``q_goal`` must be clear. A start in contact backs out first
+    ``q_start`` is an (n,) joint vector inside the limits; ``q_goal`` one (n,) or several
+    (k, n) (the IK answers of one target: a path to any of them will do, nearest first for
+    the straight line; one query grows toward all of them, so an answer no path reaches
+    does not use up the time). Continuous joints are unwrapped as they are meant to be
+    travelled; goals in contact are left out. A start in contact backs out first
     (:func:`escape_contact`). seed: OMPL's random seed (None: OMPL's own), so that one
     problem gives one answer.
     """
     t0 = time.perf_counter()
     q_start = chain.check_q(q_start, 'q_start')
-    q_goal = chain.check_q(q_goal, 'q_goal')
+    asked = np.asarray(q_goal, dtype=float)
+    asked = asked.reshape(1, -1) if asked.ndim == 1 else asked
+    goals = [chain.check_q(g, 'q_goal') for g in asked]
     checks = [0]
-    goal_pairs = _in_contact(chain, q_goal, obstacles)
-    if goal_pairs:
-        return PlannedPath(None, f'the goal is in contact ({goal_pairs[0][0]} with '
-                                 f'{goal_pairs[0][1]})', time.perf_counter() - t0, 1)
+    clear = [k for k, g in enumerate(goals) if not _in_contact(chain, g, obstacles)]
+    if not clear:
+        pairs = _in_contact(chain, goals[0], obstacles)
+        return PlannedPath(None, f'the goal is in contact ({pairs[0][0]} with '
+                                 f'{pairs[0][1]})', time.perf_counter() - t0, len(goals))
     head = q_start[None, :]
     if _in_contact(chain, q_start, obstacles):
         escape = escape_contact(chain, q_start, obstacles)
@@ -320,28 +335,67 @@ def plan_path(chain: Chain, q_start: ArrayLike, q_goal: ArrayLike, obstacles: Se
         if path_free(chain, head, obstacles):
             head = q_start[None, :]
     start = head[-1]
-    if not chain.path_collides(start, q_goal, EDGE_STEP, obstacles):
-        return PlannedPath(np.vstack([head, q_goal[None, :]]), '', time.perf_counter() - t0, 1)
+    for k in clear:
+        checks[0] += 1
+        if not chain.path_collides(start, goals[k], EDGE_STEP, obstacles):
+            return PlannedPath(np.vstack([head, goals[k][None, :]]), '',
+                               time.perf_counter() - t0, checks[0], k)
     reason = f'no collision-free path found in {timeout * 1e3:.0f} ms'
-    for attempt in range(_PLAN_TRIES):
-        remaining = timeout - (time.perf_counter() - t0)
+    targets = np.array([goals[k] for k in clear])
+    deadline = t0 + timeout
+    for attempt, certified in enumerate(_PLAN_MODES):
+        remaining = deadline - time.perf_counter()
         if remaining <= 0.0:
             break
-        middle = _ompl_path(chain, start, q_goal, obstacles, remaining,
-                            None if seed is None else seed + attempt, checks)
+        attempt_seed = None if seed is None else seed + attempt
+        middle = _ompl_path(chain, start, targets, obstacles, remaining, attempt_seed, checks,
+                            certified)
+        if middle is not None and not certified:
+            middle = _repair(chain, middle, obstacles, deadline, attempt_seed, checks)
         if middle is None:
+            if not certified:
+                continue
             break
         waypoints = np.vstack([head[:-1], middle])
         failed = path_free(chain, waypoints, obstacles)
+        reached = clear[int(np.argmin(np.max(np.abs(targets - middle[-1]), axis=1)))]
         if not failed:
-            return PlannedPath(waypoints, '', time.perf_counter() - t0, checks[0])
+            return PlannedPath(waypoints, '', time.perf_counter() - t0, checks[0], reached)
         reason = f'the planned paths failed the certified check ({failed})'
     return PlannedPath(None, reason, time.perf_counter() - t0, checks[0])
 
 
-def _ompl_path(chain: Chain, start: np.ndarray, goal: np.ndarray, obstacles: Sequence,
-               timeout: float, seed: int | None, checks: list) -> np.ndarray | None:
-    """Return OMPL's simplified path (m, n) start -> goal, or None (objects released)."""
+def _repair(chain: Chain, path: np.ndarray, obstacles: Sequence, deadline: float,
+            seed: int | None, checks: list) -> np.ndarray | None:
+    """
+    Return ``path`` with every edge the certified check cannot clear planned again, or None.
+
+    A path found with sampled edges may pass a contact between samples, or too close for
+    the certified check to clear; such an edge is replaced by a path between its two ends
+    planned with certified edges (a short problem), within the time left.
+    """
+    out = [path[0]]
+    for a, b in zip(path[:-1], path[1:]):
+        checks[0] += 1
+        if chain.path_collides(a, b, EDGE_STEP, obstacles):
+            left = deadline - time.perf_counter()
+            detour = None if left <= 0.0 else _ompl_path(chain, a, b[None, :], obstacles, left,
+                                                         seed, checks, True)
+            if detour is None:
+                return None
+            out.extend(detour[1:-1])
+        out.append(b)
+    return np.array(out)
+
+
+def _ompl_path(chain: Chain, start: np.ndarray, goals: np.ndarray, obstacles: Sequence,
+               timeout: float, seed: int | None, checks: list, certified: bool
+               ) -> np.ndarray | None:
+    """
+    Return OMPL's simplified path (m, n) start -> one of goals (k, n), or None.
+
+    certified: edges by the certified check (else by samples EDGE_STEP apart).
+    """
     from ompl import base as ob, geometric as og, util as ou
     ou.setLogLevel(ou.LOG_WARN)
     if seed is not None and not _SEEDED:
@@ -349,7 +403,7 @@ def _ompl_path(chain: Chain, start: np.ndarray, goal: np.ndarray, obstacles: Seq
         ou.RNG.setSeed(int(seed) + 1)
         _SEEDED.append(True)
     n = chain.n
-    lo, hi = _bounds(chain, start, goal)
+    lo, hi = _bounds(chain, start, goals)
     space = ob.RealVectorStateSpace(n)
     bounds = ob.RealVectorBounds(n)
     for i in range(n):
@@ -367,20 +421,30 @@ def _ompl_path(chain: Chain, start: np.ndarray, goal: np.ndarray, obstacles: Seq
         return not _in_contact(chain, as_array(state), obstacles)
 
     class _Edges(ob.MotionValidator):
-        """The certified edge check, refining no finer than _PLAN_RESOLUTION (cheaper)."""
+        """The edge check: certified, refining no finer than _PLAN_RESOLUTION, or sampled."""
 
         def checkMotion(self, a: Any, b: Any, *rest: Any) -> bool:  # noqa: N802 (OMPL's)
             checks[0] += 1
-            return not checker.path_collides(chain, as_array(a), as_array(b), EDGE_STEP,
-                                             obstacles, _PLAN_RESOLUTION)
+            if certified:
+                return not checker.path_collides(chain, as_array(a), as_array(b), EDGE_STEP,
+                                                 obstacles, _PLAN_RESOLUTION)
+            return not checker.samples_collide(chain, as_array(a), as_array(b), EDGE_STEP,
+                                               obstacles)
 
     setup.setStateValidityChecker(state_free)
     edges = _Edges(info)
     info.setMotionValidator(edges)
-    s, g = space.allocState(), space.allocState()
+    s = space.allocState()
     for i in range(n):
-        s[i], g[i] = float(start[i]), float(goal[i])
-    setup.setStartAndGoalStates(s, g)
+        s[i] = float(start[i])
+    setup.addStartState(s)
+    goal_states = ob.GoalStates(info)
+    for goal in goals:
+        g = space.allocState()
+        for i in range(n):
+            g[i] = float(goal[i])
+        goal_states.addState(g)
+    setup.setGoal(goal_states)
     planner = og.RRTConnect(info)
     planner.setRange(_RANGE)
     setup.setPlanner(planner)
@@ -396,6 +460,7 @@ def _ompl_path(chain: Chain, start: np.ndarray, goal: np.ndarray, obstacles: Seq
         del simplifier
         path = np.array([[p.getState(k)[i] for i in range(n)]
                          for k in range(p.getStateCount())])
-        path[0], path[-1] = start, goal     # exactly, not as OMPL's doubles round-trip
-    del status, setup, planner, info, edges, space, bounds, s, g
+        end = int(np.argmin(np.max(np.abs(goals - path[-1]), axis=1)))
+        path[0], path[-1] = start, goals[end]   # exactly, not as OMPL's doubles round-trip
+    del status, setup, planner, info, edges, space, bounds, s, g, goal_states
     return path
