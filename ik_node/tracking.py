@@ -593,8 +593,8 @@ class IKTracker:
 
     @property
     def moving(self) -> bool:
-        """Return True while the command has not yet come to rest at the goal."""
-        return self._cmd.moving or self._lag_paused is not None
+        """Return True while the command has not yet come to rest at the goal (or re-plans)."""
+        return self._cmd.moving or self._lag_paused is not None or self._replan
 
     def measured(self, now: float) -> np.ndarray | None:
         """Fresh measured positions (n,), or None if there are none younger than the timeout."""
