@@ -30,8 +30,10 @@ arm, the stamps and the status values.
   moving), or the deadline (``--deadline`` s) passed.
 - **Per target**: click-to-first-motion (target stamp -> stamp of the first command that
   differs from the command before it, in stamp order), time to reach (target stamp -> the
-  first reading of the settled run), and the time a straight joint line at the velocity
-  limits would take from where the arm was to where it ended (max_i |dq_i| / v_i).
+  first reading of the settled run), and the time the node's own straight-line motion
+  (one jerk-limited profile along the joint line, ``ik_node.motion.trajectory.LineSegment``)
+  takes at the same velocity, acceleration and jerk limits from where the arm was to where
+  it ended (the node's default acceleration and jerk where no YAML declares them).
 - **Command stream** (all JointState commands in stamp order): the largest |velocity|,
   |acceleration| and |jerk| by divided differences at the stamps (a gap longer than 2.5
   output periods is read as the last command held until one period before the next, what a
@@ -608,6 +610,23 @@ def declared_limits(urdf_v: np.ndarray, params: dict, names, yaml_path: str = ''
 
 # --- One arm -------------------------------------------------------------------------------
 
+def motion_limits(limits: dict, params: dict, n: int):
+    """Return the KinematicLimits the node moves with: declared, else its defaults."""
+    from ik_node.motion.trajectory import KinematicLimits
+    a = limits['acceleration'] if limits['acceleration'] is not None else np.full(n, math.nan)
+    j = limits['jerk'] if limits['jerk'] is not None else np.full(n, math.nan)
+    a = np.where(np.isnan(a), float(params.get('default_acceleration_limit', 5.0))
+                 * float(params.get('acceleration_scale', 1.0)), a)
+    j = np.where(np.isnan(j), float(params.get('default_jerk_limit', 1000.0)), j)
+    return KinematicLimits.of(limits['velocity'], a, j)
+
+
+def line_time(q0: np.ndarray, q1: np.ndarray, limits) -> float:
+    """Return how long [s] one jerk-limited straight joint line q0 -> q1 takes at rest."""
+    from ik_node.motion.trajectory import LineSegment
+    return float(LineSegment(q0, q1, limits, 0.0).duration)
+
+
 def _float(values: dict, key: str) -> Optional[float]:
     try:
         return float(values[key])
@@ -690,9 +709,11 @@ def run_arm(arm: Arm, args, domain: int, logs: Path) -> dict:
     try:
         wait_ready(probe, chain, arm.base_link)
         params = probe.node_parameters(['velocity_scale', 'output_rate', 'joint_limits_file',
-                                        'acceleration_scale', 'output_mode'])
+                                        'acceleration_scale', 'output_mode',
+                                        'default_acceleration_limit', 'default_jerk_limit'])
         limits = declared_limits(velocity_limits(arm.urdf, chain.joint_names), params,
                                  chain.joint_names, args.joint_limits)
+        line_limits = motion_limits(limits, params, chain.n)
         judge = Judge(args.deadline, args.settle, args.still)
         for k, q_goal in enumerate(goals):
             dead = [p for p in procs if p.poll() is not None]
@@ -706,9 +727,8 @@ def run_arm(arm: Arm, args, domain: int, logs: Path) -> dict:
             rec = run_target(probe, chain, chain.fk(q_goal), arm.base_link, judge)
             q0, q1 = np.array(rec['q_arm_start']), np.array(rec['q_arm_end'])
             rec.update(index=k, q_goal=q_goal.tolist(),
-                       straight_line_s=float(np.max(np.abs(q1 - q0) / limits['velocity'])),
-                       straight_line_goal_s=float(np.max(np.abs(q_goal - q0)
-                                                         / limits['velocity'])),
+                       straight_line_s=line_time(q0, q1, line_limits),
+                       straight_line_goal_s=line_time(q0, q_goal, line_limits),
                        time_to_reach_s=(None if rec['reach_stamp'] is None
                                         else 1e-9 * (rec['reach_stamp'] - rec['t_pub'])))
             records.append(rec)
