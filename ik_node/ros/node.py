@@ -11,7 +11,7 @@ with the URDF joint names, optionally trajectory_msgs/JointTrajectory, a
 diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
 
 Every callback converts messages to arrays (:mod:`ik_node.ros.conversions`), calls
-:class:`ik_node.tracking.IKTracker`, and hands what to send to the publishers
+:class:`ik_node.motion.tracker.IKTracker`, and hands what to send to the publishers
 (:mod:`ik_node.ros.outputs`). The arm's readings count from their stamps
 (:mod:`ik_node.ros.feedback`). The parameters, their documentation
 and their validation live in :mod:`ik_node.ros.params`; ``ros2 param set`` changes take effect
@@ -30,6 +30,8 @@ from typing import Any
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.errors import IKError
+from ik_node.motion.outcome import SolveOutcome, StepReport
+from ik_node.motion.tracker import IKTracker
 from ik_node.pose import solver_target
 from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
@@ -48,8 +50,6 @@ from ik_node.ros.robot_setup import (build_tracker, check_carry_over, configure_
                                      forward_order)
 from ik_node.ros.runtime import run_node
 from ik_node.ros.start import KernelWatch
-from ik_node.safety import StepReport
-from ik_node.tracking import IKTracker, SolveOutcome
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node

@@ -13,10 +13,9 @@ from typing import Any, Sequence
 
 from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
+from ik_node.motion.tracker import IKTracker
 from ik_node.robot_tree import RobotTree
-from ik_node.ros.params import limits_from_values, solver_options
-from ik_node.safety import command_velocity_limits
-from ik_node.tracking import IKTracker
+from ik_node.ros.params import command_velocity_limits, limits_from_values, solver_options
 import numpy as np
 
 __all__ = ['build_tracker', 'configure_guards', 'forward_order', 'check_carry_over']
