@@ -63,7 +63,7 @@ of their header stamps (the node stamps its commands with strictly increasing ti
 clock they were computed at), so a stream is judged in publish order, never arrival order;
 it gives the watcher the stamps as integer nanoseconds.
 
-It is independent of :mod:`ik_node.safety` on purpose: it re-derives the bounds from the
+It is independent of :mod:`ik_node.motion` on purpose: it re-derives the bounds from the
 chain, so a bug in the filter shows up here. Nothing here imports rclpy; the tests and
 benchmarks feed it from their subscription callbacks.
 """

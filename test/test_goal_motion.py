@@ -13,7 +13,7 @@ and jerk by divided differences at the stamps.
 from conftest import URDF_DIR
 import ik_node
 from ik_node.motion.planner import _overlap as overlap, path_free
-from ik_node.tracking import IKTracker
+from ik_node.motion.tracker import IKTracker
 from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest

@@ -2,10 +2,10 @@
 # Licensed under the Apache License, Version 2.0
 """How the node tells a solve's answer to a target (ik_node.ros.outputs.answer_level)."""
 
+from ik_node.motion.outcome import SolveOutcome
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED,
                             STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY, STATUS_REACHED,
                             STATUS_TOO_FAR)
-from ik_node.tracking import SolveOutcome
 import numpy as np
 import pytest
 

@@ -2,7 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """When joint readings were taken: late ones are old, a steady clock offset is shifted."""
 
-from ik_node.reading_clock import DELIVERY_GAP, DELIVERY_MAX, DeliveryDelay, ReadingClock
+from ik_node.motion.reading_clock import DELIVERY_GAP, DELIVERY_MAX, DeliveryDelay, ReadingClock
 import pytest
 
 RATE = 100.0        # [Hz] a driver's joint_states

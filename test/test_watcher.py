@@ -8,7 +8,7 @@ from conftest import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ik_node import IKInputError
-from ik_node.safety import CommandStepper
+from ik_node.ros.sim_stepper import CommandStepper
 from ik_node.watcher import CommandWatcher, StampedLog
 import numpy as np
 import pytest

@@ -4,6 +4,10 @@
 The ROS 2 layer of ik_node: everything that talks to rclpy lives here, nothing else does.
 
 - :mod:`ik_node.ros.node`: the ``ik_node`` node (pose targets in, safe joint commands out);
+- :mod:`ik_node.ros.target_intake`, :mod:`ik_node.ros.command_output`: a target message to a
+  base-frame target, and the tracker's commands to the command topics (the node's two
+  halves); :mod:`ik_node.ros.node_state`: what they share;
+- :mod:`ik_node.ros.sim_stepper`: the simulated arm's velocity-limited motion model (no rclpy);
 - :mod:`ik_node.ros.start`: its executable (plain-Python kernels while a fresh install
   compiles them in the background);
 - :mod:`ik_node.ros.sim_arm`: the simulated position-controlled arm;

@@ -4,16 +4,16 @@
 The arm's joint_states as ik_node reads them, before the tracker judges them.
 
 :class:`JointStatesIntake` says when each reading was taken on the node clock (by its stamp,
-one :class:`ik_node.reading_clock.ReadingClock` per publisher), keeps the newest message (a
+one :class:`ik_node.motion.reading_clock.ReadingClock` per publisher), keeps the newest message (a
 model installed later starts from it) and the recent positions by stamp (link frames at a
-target's stamp, :class:`ik_node.history.JointHistory`).
+target's stamp, :class:`ik_node.motion.joint_history.JointHistory`).
 """
 
 import math
 from typing import Callable
 
-from ik_node.history import JointHistory
-from ik_node.reading_clock import ReadingClock
+from ik_node.motion.joint_history import JointHistory
+from ik_node.motion.reading_clock import ReadingClock
 from ik_node.ros import conversions as conv
 from sensor_msgs.msg import JointState
 

@@ -18,14 +18,13 @@ from typing import Any, Callable, Mapping
 from ik_node.motion import limits
 from ik_node.motion.limits import JointLimits
 from ik_node.ros import topics
-from ik_node.safety import command_velocity_limits
 import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['ParamSpec', 'IK_NODE_PARAMETERS', 'SIM_ARM_PARAMETERS', 'OUTPUT_MODES',
            'MODEL_PARAMETERS', 'TOPIC_PARAMETERS', 'JACOBIAN_METHODS', 'check_value',
            'check_values', 'defaults', 'solver_options', 'topic_conflict', 'velocity_limits',
-           'limits_from_values']
+           'limits_from_values', 'command_velocity_limits']
 
 OUTPUT_MODES = ('immediate', 'timer')
 GOAL_POSE_MODES = ('planar', 'full')
@@ -473,6 +472,18 @@ def solver_options(values: Mapping[str, Any], chain=None) -> dict[str, Any]:
     opts.update(damping=float(values['damping']), restarts=attempts > 1,
                 objectives=tuple(objectives), null_space_gain=float(values['null_space_gain']))
     return opts
+
+
+def command_velocity_limits(velocity: ArrayLike, default: float, scale: float) -> np.ndarray:
+    """
+    Return (n,) command velocity limits [rad/s or m/s]: ``velocity`` x ``scale``.
+
+    velocity: (n,) URDF limits; entries that are not finite and > 0 (no limit given) take
+    ``default``. The one rule for the IK node's commands and the simulated arm's motion.
+    """
+    v = np.array(velocity, dtype=float).reshape(-1)
+    v[~(np.isfinite(v) & (v > 0.0))] = float(default)
+    return v * float(scale)
 
 
 def velocity_limits(velocity: ArrayLike, values: Mapping[str, Any]) -> np.ndarray:

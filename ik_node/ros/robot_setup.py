@@ -13,13 +13,13 @@ from typing import Any, Sequence
 
 from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
+from ik_node.motion.tracker import IKTracker
 from ik_node.robot_tree import RobotTree
-from ik_node.ros.params import limits_from_values, solver_options
-from ik_node.safety import command_velocity_limits
-from ik_node.tracking import IKTracker
+from ik_node.ros.params import command_velocity_limits, limits_from_values, solver_options
 import numpy as np
 
-__all__ = ['build_tracker', 'configure_guards', 'forward_order', 'check_carry_over']
+__all__ = ['build_tracker', 'configure_guards', 'forward_order', 'check_carry_over',
+           'reconfigure', 'continue_command', 'start_without_feedback']
 
 
 def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
@@ -91,3 +91,56 @@ def check_carry_over(old: IKTracker | None, new: IKTracker) -> None:
         if outside:
             raise ValueError(f"the current command is outside the new model's joint "
                              f'limits ({outside}); moving into them would be a jump')
+
+
+def reconfigure(tracker: IKTracker, tree: RobotTree | None, values: dict[str, Any],
+                obstacles: Sequence | None, now: float, solver_changed: bool) -> np.ndarray:
+    """
+    Apply new parameter values to a tracker of the same model; return the forward order.
+
+    obstacles: the obstacles in force, None without collision avoidance. Raises IKError or
+    ValueError before any change when a value does not fit the model.
+    """
+    chain = tracker.chain
+    forward_index = forward_order(chain, values)     # refused before any change
+    limits = limits_from_values(chain, values, tree)
+    tracker.configure(values['solver'], solver_options(values, chain), limits.velocity,
+                      1.0 / values['output_rate'], values['joint_states_timeout'],
+                      limits.acceleration, limits.jerk, now)
+    configure_guards(tracker, values)
+    tracker.goal_budget = values['goal_search_timeout']
+    tracker.plan_budget = values['planning_timeout']
+    tracker.set_collision_guard(obstacles)
+    if solver_changed:
+        tracker.warm_up()
+    return forward_index
+
+
+def continue_command(old: IKTracker | None, new: IKTracker, last_command: dict[str, float],
+                     now: float) -> None:
+    """
+    Start ``new`` where the published command stream is, so a model change is no jump.
+
+    Same joints as ``old``: from its last command, with its feedback. Joints commanded under
+    an earlier model (say A -> B -> A): from what was last published for them, not from a
+    lagging arm reading.
+    """
+    if old is not None and old.names == new.names and old.command is not None:
+        # The published stream stays velocity limited across the model change.
+        new.start_at(old.command, now)
+        new.inherit_feedback(old)
+    elif all(name in last_command for name in new.names):
+        last = np.array([last_command[name] for name in new.names])
+        if not new.outside_limits(last):
+            new.start_at(last, now)
+
+
+def start_without_feedback(tracker: IKTracker, values: dict[str, Any], now: float
+                           ) -> np.ndarray | None:
+    """Assume the arm at initial_positions (or mid-range) when feedback is not required."""
+    if tracker.ready or values['require_joint_states']:
+        return None
+    initial = values['initial_positions']
+    q = np.array(initial, dtype=float) if initial else tracker.chain.mid.copy()
+    tracker.start_at(q, now)
+    return tracker.chain.clip(q)

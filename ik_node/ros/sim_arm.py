@@ -23,7 +23,7 @@ from ik_node.ros.parameters import changed_values, declare_parameters
 from ik_node.ros.params import check_values, SIM_ARM_PARAMETERS, velocity_limits
 from ik_node.ros.qos import COMMAND_QOS
 from ik_node.ros.runtime import run_node
-from ik_node.safety import CommandStepper
+from ik_node.ros.sim_stepper import CommandStepper
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node

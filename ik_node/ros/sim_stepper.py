@@ -1,11 +1,12 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-Safety filter for published joint commands: finite, inside the limits, velocity limited.
+The simulated arm's motion model: finite, inside the limits, velocity limited.
 
-Every command the node publishes goes through :class:`CommandStepper`. Given the previous
-command ``q_prev`` (always finite and inside the limits) and a goal ``q_goal`` from the solver,
-one step is::
+:mod:`ik_node.ros.sim_arm` moves its joints with :class:`CommandStepper` (the IK node's own
+commands follow jerk-limited trajectories, :mod:`ik_node.motion`). No rclpy here. Given the
+previous command ``q_prev`` (always finite and inside the limits) and a goal ``q_goal``, one
+step is::
 
     g    = clip(q_goal, lower, upper)         non-finite goal entries are replaced by q_prev
     dq   = g - q_prev                         (shortest angle for continuous joints)
@@ -17,51 +18,14 @@ and ``|q - q_prev| <= v_max * dt`` per joint. A goal far away is approached over
 never jumped to. The step reports which joints it clamped and why.
 """
 
-from dataclasses import dataclass
 import math
 
+from ik_node.motion.joint_space import wrap_angle
+from ik_node.motion.outcome import StepReport
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['StepReport', 'CommandStepper', 'wrap_angle', 'command_velocity_limits']
-
-
-def wrap_angle(a: ArrayLike) -> np.ndarray:
-    """Return ``a`` [rad] wrapped into [-pi, pi)."""
-    return (np.asarray(a, dtype=float) + math.pi) % (2.0 * math.pi) - math.pi
-
-
-@dataclass(frozen=True)
-class StepReport:
-    """
-    Outcome of one filtered step.
-
-    q: (n,) command to publish [rad or m]. dt: time the step was sized for [s].
-    The masks are (n,) bool: ``nonfinite`` goal entries held at the previous command,
-    ``position_clamped`` goal entries clipped into the joint limits, ``velocity_clamped`` steps
-    cut to ``v_max * dt``. ``reached`` is True when ``q`` equals the clipped goal. v, a: (n,)
-    commanded velocity [rad/s or m/s] and acceleration, where the command follows a
-    trajectory (the IK node's), else None.
-    """
-
-    q: np.ndarray
-    dt: float
-    nonfinite: np.ndarray
-    position_clamped: np.ndarray
-    velocity_clamped: np.ndarray
-    reached: bool
-    v: np.ndarray | None = None
-    a: np.ndarray | None = None
-
-    def describe(self, names: tuple[str, ...]) -> str:
-        """Return a short human-readable list of what was clamped ('' if nothing)."""
-        parts = []
-        for label, mask in (('non-finite goal held', self.nonfinite),
-                            ('goal outside limits', self.position_clamped),
-                            ('velocity limited', self.velocity_clamped)):
-            if np.any(mask):
-                parts.append(f'{label}: ' + ', '.join(n for n, m in zip(names, mask) if m))
-        return '; '.join(parts)
+__all__ = ['CommandStepper']
 
 
 class CommandStepper:
@@ -148,15 +112,3 @@ class CommandStepper:
                           position_clamped=position_clamped,
                           velocity_clamped=velocity_clamped,
                           reached=not bool(np.any(velocity_clamped)))
-
-
-def command_velocity_limits(velocity: ArrayLike, default: float, scale: float) -> np.ndarray:
-    """
-    Return (n,) command velocity limits [rad/s or m/s]: ``velocity`` x ``scale``.
-
-    velocity: (n,) URDF limits; entries that are not finite and > 0 (no limit given) take
-    ``default``. The one rule for the IK node's commands and the simulated arm's motion.
-    """
-    v = np.array(velocity, dtype=float).reshape(-1)
-    v[~(np.isfinite(v) & (v > 0.0))] = float(default)
-    return v * float(scale)

@@ -1,13 +1,14 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node.tracking: feedback seeds the solver, commands approach the goal safely."""
+"""ik_node.motion.tracker: feedback seeds the solver, commands approach the goal safely."""
 
 from pathlib import Path
 
 from conftest import load
 from ik_node import IKInputError
+from ik_node.motion.guards import ARM_LATENCY, STALL_START_GRACE
+from ik_node.motion.tracker import IKTracker
 from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, solver_options
-from ik_node.tracking import ARM_LATENCY, IKTracker, STALL_START_GRACE
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -1,8 +1,8 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node.history: joint positions at a stamp, inside a sliding window only."""
+"""ik_node.motion.joint_history: joint positions at a stamp, inside a sliding window only."""
 
-from ik_node.history import JointHistory
+from ik_node.motion.joint_history import JointHistory
 import pytest
 
 

@@ -10,70 +10,28 @@ results back. Times are seconds of a monotonic clock supplied by the caller.
 """
 
 from collections import deque
-from dataclasses import dataclass
 import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
+from ik_node.motion import feedback, guards
 from ik_node.motion.commander import MotionCommander
 from ik_node.motion.goal_search import GoalPlan, plan_goal, REFUSED
+from ik_node.motion.guards import SingularityGuard
+from ik_node.motion.joint_space import joint_distance
+from ik_node.motion.outcome import FeedbackProblem, SolveOutcome, StepReport
 from ik_node.motion.planner import path_free
+from ik_node.motion.reading_clock import DeliveryDelay
+from ik_node.motion.streams import is_repeat, is_stream_step
 from ik_node.motion.trajectory import KinematicLimits
 from ik_node.pose import pose_error
-from ik_node.reading_clock import DeliveryDelay
-from ik_node.result import IKResult, STATUS_BLOCKED
-from ik_node.safety import StepReport, wrap_angle
+from ik_node.result import STATUS_BLOCKED
 from ik_node.solve_ik import solve
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['FeedbackProblem', 'SolveOutcome', 'IKTracker', 'RESYNC_STEPS', 'RESYNC_LAG',
-           'JUMP_STEPS', 'ARM_LATENCY', 'STALL_START_GRACE', 'STREAM_DISTANCE', 'STREAM_ANGLE',
-           'default_acceleration', 'default_jerk']
+__all__ = ['IKTracker', 'GAP_PERIODS', 'default_acceleration', 'default_jerk']
 
-# Feedback that comes back (after a gap longer than the timeout, or for the first time) more
-# than this many velocity-limited steps from the command means the arm is elsewhere: it was
-# restarted, moved by hand, or never where it was assumed. Continuing the command from where
-# it was would then be a jump for the arm.
-RESYNC_STEPS = 5.0
-# ... and more than this much motion [s at v_max]: an arm that lags its command by less is
-# following it, not restarted (at a high output rate five steps are only a few ms of motion,
-# less than an arm driver's own latency).
-RESYNC_LAG = 0.1
-# A reading is compared with the commands of this long before it [s]: an arm that matches
-# any of them is following, if late.
-ARM_LATENCY = 0.2
-# Only a reading this recent [s, by its stamp, beyond the usual delivery delay
-# (ik_node.reading_clock.DeliveryDelay)] can declare the arm stalled: one read late (a
-# backlog of messages) shows where the arm was, and holding there would be a jump back.
-STALL_READING_AGE = 0.05
-# ... and only an arm that stood still [rad or m] over the last ARM_LATENCY of readings: an
-# arm that lags but moves is following, however late.
-STALL_MOTION = 1e-3
-# ... but an arm that has not moved since its command started (at start-up, after a resync
-# or a hold) gets this long [s] from the command's first step: its driver may still be
-# connecting to the command topic. (The lead stays within the following error meanwhile.)
-STALL_START_GRACE = 1.0
-# The command starts, or restarts after a gap, only at a reading at most this old [s, beyond
-# the usual delivery delay]: the newest of a backlog, not the first.
-START_READING_AGE = 0.1
-# A reading farther from the one before than this many steps at the arm's own speed limits
-# (for the time between their stamps, at least one output period) is a jump no motion of the
-# arm makes: an arm driver restarted, or an arm moved, between two readings. It is judged
-# like feedback that comes back after a gap. (The arm's limits, not the commands' scaled
-# ones: an arm may catch up with a command that ran ahead at its full speed.)
-JUMP_STEPS = 3.0
-# A target within this distance [m] and rotation [rad] of the last one taken is a step of a
-# stream (a dragged marker, a teleop stream, a scripted path): it is solved warm from the
-# arm with the node's own budget and blended into the motion. Any other target is a goal:
-# searched for collision-free answers, reached along a checked (or planned) path, or refused.
-STREAM_DISTANCE = 0.05
-STREAM_ANGLE = 0.35
-# A lead of the command over the measured arm beyond this fraction of the following-error
-# limit makes the motion stop smoothly on its path; it goes on once the lead is below the
-# fraction after it.
-LAG_PAUSE = 1.0
-LAG_RESUME = 0.5
 # A step this many command periods after the one before (no command went out meanwhile: the
 # arm stood at the last one) starts the motion again from rest there.
 GAP_PERIODS = 5.0
@@ -87,47 +45,6 @@ def default_acceleration(velocity: ArrayLike) -> np.ndarray:
 def default_jerk(velocity: ArrayLike) -> np.ndarray:
     """Return (n,) jerk limits for joints without any [rad/s^3]: full acceleration in 0.1 s."""
     return 50.0 * np.asarray(velocity, dtype=float)
-
-
-@dataclass(frozen=True)
-class FeedbackProblem:
-    """
-    Why a joint_states message was ignored.
-
-    kind: 'length', 'missing', 'duplicate', 'nonfinite' or 'limits'; message: the details.
-    """
-
-    kind: str
-    message: str
-
-
-@dataclass(frozen=True)
-class SolveOutcome:
-    """
-    One answered target: the result, the seed it started from and the wall time it took.
-
-    path: 'streaming' (a small step of a stream, solved warm) or 'goal' (searched and
-    planned); motion: 'direct' (straight joint line or a blend), 'planned' (around obstacles)
-    or 'refused' (the arm does not move for it; ``reason`` says why). search_time and
-    plan_time [s]: the goal search's IK answers and path checks and planning (0 when
-    streaming).
-    """
-
-    result: IKResult
-    target: np.ndarray          # (4, 4) pose or (3,) position in the base frame
-    seed_source: str            # 'joint_states', 'solution', 'command' or 'cold'
-    solve_time: float           # [s]
-    path: str = 'streaming'
-    motion: str = 'direct'
-    reason: str = ''
-    search_time: float = 0.0
-    plan_time: float = 0.0
-    waypoints: int = 2
-
-    @property
-    def refused(self) -> bool:
-        """Return True when the arm does not move for this target."""
-        return self.motion == REFUSED
 
 
 class IKTracker:
@@ -181,7 +98,7 @@ class IKTracker:
         self._following_error = np.full(chain.n, np.inf)
         self._arm_speed: np.ndarray | None = None      # None: the command's velocity
         self._obstacles: tuple | None = None
-        self._singularity: tuple[float, float, float] | None = None
+        self._singularity: SingularityGuard | None = None
         self.condition = 1.0          # Jacobian condition number at the last command
         self._target: np.ndarray | None = None
         self._arrival_reported = True
@@ -196,43 +113,19 @@ class IKTracker:
 
     def set_singularity_thresholds(self, slow: float, stop: float,
                                    min_scale: float = 0.0) -> None:
-        """
-        Slow down near singularities, with MoveIt Servo's condition-number thresholds.
-
-        A step that raises the condition number kappa of the Jacobian (sigma_max / sigma_min)
-        beyond ``slow`` is scaled by (stop - kappa) / (stop - slow), down to ``min_scale`` at
-        ``stop`` and beyond: the commanded speed falls smoothly toward a singularity. Steps
-        that lower kappa (away from the singularity) are never scaled. With ``min_scale`` 0
-        motion toward the singularity stops at ``stop`` (Servo's hard stop); above 0 the arm
-        creeps through it. ``slow`` = inf turns this off.
-        """
-        if not (1.0 <= slow < stop) and not (slow == np.inf):
-            raise ValueError(f'need 1 <= slow < stop, got slow={slow}, stop={stop}')
-        if not 0.0 <= min_scale <= 1.0:
-            raise ValueError(f'min_scale must be in [0, 1], got {min_scale}')
-        self._singularity = None if slow == np.inf else (float(slow), float(stop),
-                                                         float(min_scale))
-
-    def _condition(self, q: np.ndarray) -> float:
-        s = np.linalg.svd(self.chain.jacobian(q), compute_uv=False)
-        return float(s[0] / s[-1]) if s[-1] > 0.0 else np.inf
+        """Slow down near singularities (see :class:`ik_node.motion.guards.SingularityGuard`)."""
+        guard = SingularityGuard(slow, stop, min_scale)
+        self._singularity = None if guard.off else guard
 
     def _singularity_scale(self, q: np.ndarray, v: np.ndarray, now: float) -> float:
-        """
-        Return the speed factor in [0, 1] at ``q`` moving at ``v`` (see the thresholds).
-
-        Judged where the arm would come to rest if it braked now: a jerk-limited arm needs
-        that far to slow down, so the slow-down starts that much earlier.
-        """
-        if self._singularity is None or not np.any(v):
+        """Return the speed factor in [0, 1] at ``q`` moving at ``v`` (see the guard)."""
+        guard = self._singularity
+        if guard is None or not np.any(v):
             return 1.0
-        slow, stop, min_scale = self._singularity
-        k_now = self._condition(q)
+        k_now = guard.condition(self.chain, q)
         self.condition = k_now
-        k_ahead = self._condition(self.chain.clip(self._rest_point(now)))
-        if k_ahead <= slow or k_ahead <= k_now:
-            return 1.0      # clear of it, or moving away from it: full speed
-        return float(np.clip((stop - k_ahead) / (stop - slow), min_scale, 1.0))
+        return guard.scale(k_now, guard.condition(self.chain,
+                                                  self.chain.clip(self._rest_point(now))))
 
     def set_collision_guard(self, obstacles: Sequence[Any] | None,
                             now: float | None = None) -> None:
@@ -258,23 +151,13 @@ class IKTracker:
             self._cmd.stop(now)
             self._replan = self._target is not None
 
-    def _step_blocked(self, q_prev: np.ndarray, q_new: np.ndarray) -> str:
-        """Return why the command q_prev -> q_new may not be sent ('' if it may)."""
-        if self._obstacles is None or np.array_equal(q_prev, q_new):
-            return ''
-        obstacles = self._obstacles
-        pairs = self.chain.collisions(q_new, obstacles)
-        if not pairs or self.chain.collisions(q_prev, obstacles):
-            return ''           # clear, or already in contact: let it move out
-        return (f'step refused, {pairs[0][0]} would touch {pairs[0][1]}: holding, send a new '
-                'target to go on')
-
     def set_arm_speed(self, velocity: ArrayLike | None) -> None:
         """
         Set the fastest the arm itself moves (n,) [rad/s or m/s], None: the command velocity.
 
         Its hardware limits (the URDF's, where the commands may use only a fraction of them):
-        a reading that moved farther than :data:`JUMP_STEPS` steps at this speed is a jump.
+        a reading that moved farther than :data:`feedback.JUMP_STEPS` steps at this speed is a
+        jump.
         """
         if velocity is None:
             self._arm_speed = None
@@ -292,11 +175,11 @@ class IKTracker:
         ``limit`` stops smoothly on its path (within the acceleration and jerk limits) and
         goes on once the arm is within half of it again (the arm lags, or its readings
         stopped). And each reading is compared with the command in force when it was taken
-        (by its stamp): an arm that stood still for :data:`ARM_LATENCY` while a full ``limit``
-        from every command of that time is not following (stalled, an e-stop, a fault; one
-        that has not moved since the command started gets :data:`STALL_START_GRACE`). The
-        next step then holds at the measured position, drops the goal and says why in
-        :attr:`stall`.
+        (by its stamp): an arm that stood still for :data:`guards.ARM_LATENCY` while a full
+        ``limit`` from every command of that time is not following (stalled, an e-stop, a
+        fault; one that has not moved since the command started gets
+        :data:`guards.STALL_START_GRACE`). The next step then holds at the measured position,
+        drops the goal and says why in :attr:`stall`.
         """
         limit = np.array(limit, dtype=float).reshape(-1)
         if limit.shape != (self.chain.n,) or np.any(np.isnan(limit)) or np.any(limit <= 0.0):
@@ -352,10 +235,10 @@ class IKTracker:
         limits by more than one velocity-limited step (garbage, or a position the commands
         could only reach by a jump). The first valid message starts the command there.
         Feedback that is fresh again after a gap (or the first after :meth:`start_at`), or that
-        jumped from the reading before (:data:`JUMP_STEPS`), and is
-        farther from the command than :data:`RESYNC_STEPS` steps and :data:`RESYNC_LAG` seconds
-        of motion restarts the command there and
-        drops the goal: the arm holds where it is (:attr:`resync_distance` tells how far,
+        jumped from the reading before (:data:`feedback.JUMP_STEPS`), and is
+        farther from the command than :data:`feedback.RESYNC_STEPS` steps and
+        :data:`feedback.RESYNC_LAG` seconds of motion restarts the command there and drops the
+        goal: the arm holds where it is (:attr:`resync_distance` tells how far,
         :attr:`resync_reason` why).
         """
         names = tuple(names)
@@ -365,21 +248,11 @@ class IKTracker:
             return self._refuse_feedback('length', f'{len(names)} names but {len(positions)} '
                                                    'positions')
         if self._index_cache is None or self._index_cache[0] != names:
-            lookup: dict[str, int] = {}
-            repeated = set()
-            for i, name in enumerate(names):
-                if name in lookup:
-                    repeated.add(name)
-                lookup[name] = i
-            missing = [j for j in self.names if j not in lookup]
-            if missing:
-                return self._refuse_feedback('missing', 'chain joints missing: '
-                                                        + ', '.join(missing))
-            twice = [j for j in self.names if j in repeated]
-            if twice:
-                return self._refuse_feedback('duplicate', 'chain joints named more than once: '
-                                                          + ', '.join(twice))
-            self._index_cache = (names, np.array([lookup[j] for j in self.names], dtype=int))
+            found = feedback.chain_index(names, self.names)
+            if isinstance(found, FeedbackProblem):
+                self.feedback_problem = found
+                return False
+            self._index_cache = (names, found)
         index = self._index_cache[1]
         q = np.asarray(positions, dtype=float)[index]
         bad = ~np.isfinite(q)
@@ -400,7 +273,10 @@ class IKTracker:
             # already used): it tells nothing new and must not age the feedback. (Unless the
             # clock went back, a simulation restarted: then it is the newest.)
             return True
-        jumped = was_fresh and self._jumped(q, t_reading)
+        speed = self._v_max if self._arm_speed is None else np.maximum(self._arm_speed,
+                                                                       self._v_max)
+        jumped = was_fresh and feedback.jumped(self._readings, self.chain.continuous, speed,
+                                               self._max_dt, q, t_reading)
         # A reading's age counts from when it was taken: one read late (a backlog after a
         # busy spell or at start-up) is neither fresh feedback nor a place to start from.
         self._q_meas = q
@@ -410,14 +286,16 @@ class IKTracker:
         # machine, clocks a little apart) must not keep the command from starting or a
         # stalled arm from being seen; a reading from a backlog is older than usual.
         late = self._delivery.excess(now - t_reading, now)
-        recent = late <= START_READING_AGE
+        recent = late <= feedback.START_READING_AGE
         if self._start_q is not None and not self._arm_moved:
-            self._arm_moved = bool(np.max(np.abs(q - self._start_q)) > STALL_MOTION)
+            self._arm_moved = bool(np.max(np.abs(q - self._start_q)) > guards.STALL_MOTION)
         judged = self._arm_moved or (self._first_step is not None
-                                     and t_reading - self._first_step >= STALL_START_GRACE)
-        self._lag = (self._following_lag(q, t_reading)
-                     if judged and late <= STALL_READING_AGE
-                     and self._stood_still(t_reading) else np.zeros(self.chain.n))
+                                     and t_reading - self._first_step
+                                     >= guards.STALL_START_GRACE)
+        self._lag = (guards.following_lag(self._history, self.chain.continuous, q, t_reading)
+                     if judged and late <= guards.STALL_READING_AGE
+                     and guards.stood_still(self._readings, t_reading)
+                     else np.zeros(self.chain.n))
         if not was_fresh or jumped:
             self._resync_pending = True
             self.resync_reason = 'jumped' if was_fresh else 'came back'
@@ -428,49 +306,6 @@ class IKTracker:
             else:
                 self._resync(q, now)
         return True
-
-    def _jumped(self, q: np.ndarray, t: float) -> bool:
-        """Return True if ``q`` taken at ``t`` is farther from the reading before than motion."""
-        if not self._readings:
-            return False
-        t_prev, q_prev = self._readings[-1]
-        diff = q - q_prev
-        diff = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
-        dt = max(t - t_prev, self._max_dt)
-        speed = self._v_max if self._arm_speed is None else np.maximum(
-            self._arm_speed, self._v_max)
-        return bool(np.any(diff > JUMP_STEPS * speed * dt))
-
-    def _stood_still(self, t: float) -> bool:
-        """Return True if the readings of the last ARM_LATENCY before ``t`` barely moved."""
-        if not self._readings or self._readings[0][0] > t - ARM_LATENCY:
-            return False        # not enough history to tell
-        q_now = self._readings[-1][1]
-        for t_r, q_r in reversed(self._readings):
-            if np.max(np.abs(q_r - q_now)) > STALL_MOTION:
-                return False
-            if t_r < t - ARM_LATENCY:
-                break
-        return True
-
-    def _following_lag(self, q: np.ndarray, t: float) -> np.ndarray:
-        """
-        Return how far (n,) a reading ``q`` taken at time ``t`` is from its commands.
-
-        The distance to the nearest of the commands in force during the :data:`ARM_LATENCY`
-        before ``t`` (a command takes a while to reach the arm, and the arm a while to move),
-        joint by joint; 0 without a command then.
-        """
-        lag = None
-        for t_cmd, q_cmd in reversed(self._history):
-            if t_cmd > t:
-                continue
-            diff = q_cmd - q
-            d = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
-            lag = d if lag is None else np.minimum(lag, d)
-            if t_cmd < t - ARM_LATENCY:
-                break
-        return np.zeros(self.chain.n) if lag is None else lag
 
     def inherit_feedback(self, other: 'IKTracker') -> None:
         """
@@ -487,19 +322,9 @@ class IKTracker:
             self._resync_pending = other._resync_pending
 
     def _away_from_command(self, q: np.ndarray) -> float:
-        """
-        Return how far [rad or m] the arm at ``q`` is from the command, or 0 if it is near.
-
-        Near: within :data:`RESYNC_STEPS` velocity-limited steps and :data:`RESYNC_LAG`
-        seconds of motion on every joint.
-        """
-        command = self._q_cmd
-        if command is None:
-            return 0.0
-        diff = q - command
-        diff = np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
-        allowed = self._v_max * max(RESYNC_STEPS * self._max_dt, RESYNC_LAG)
-        return 0.0 if np.all(diff <= allowed) else float(np.max(diff))
+        """Return how far the arm at ``q`` is from the command (0: near, see feedback)."""
+        return feedback.away_from_command(self.chain.continuous, self._v_max, self._max_dt, q,
+                                          self._q_cmd)
 
     def _resync(self, q: np.ndarray, now: float) -> None:
         """Restart the command at the measured ``q`` if the arm is far from the command."""
@@ -520,11 +345,8 @@ class IKTracker:
         q = np.asarray(q, dtype=float)
         if tolerance is None:
             tolerance = self._v_max * self._max_dt
-        clipped = np.clip(q, self.chain.lower, self.chain.upper)
-        far = np.abs(clipped - q) > np.asarray(tolerance, dtype=float) + 1e-12
-        return ', '.join(f'{name} at {v:.4g} outside [{lo:.4g}, {hi:.4g}]'
-                         for name, v, lo, hi, f in zip(self.names, q, self.chain.lower,
-                                                       self.chain.upper, far) if f)
+        return feedback.outside_limits(self.names, self.chain.lower, self.chain.upper, q,
+                                       tolerance)
 
     def _refuse_feedback(self, kind: str, message: str) -> bool:
         self.feedback_problem = FeedbackProblem(kind, message)
@@ -607,8 +429,8 @@ class IKTracker:
         Return True when readings came, then stopped for over ``joint_states_timeout``.
 
         While the first readings after a gap are too old to restart the command (older than
-        :data:`START_READING_AGE`: a backlog) and show the arm away from the command (moved
-        while unheard), it stays True until a recent one has restarted the command there.
+        :data:`feedback.START_READING_AGE`: a backlog) and show the arm away from the command
+        (moved while unheard), it stays True until a recent one has restarted the command there.
         """
         if self._q_meas is None:
             return False
@@ -649,9 +471,9 @@ class IKTracker:
         Answer ``target`` ((4, 4) pose or (3,) position, base frame) and command the motion.
 
         A step of a stream (``stream`` True: a dragged marker; else a target within
-        :data:`STREAM_DISTANCE` and :data:`STREAM_ANGLE` of the last one taken) is solved warm
-        from the arm with the tracker's options and blended into the motion from the current
-        state; an unreachable one gives the best attempt.
+        :data:`streams.STREAM_DISTANCE` and :data:`streams.STREAM_ANGLE` of the last one taken)
+        is solved warm from the arm with the tracker's options and blended into the motion from
+        the current state; an unreachable one gives the best attempt.
         Any other target is a goal (:func:`ik_node.motion.goal_search.plan_goal`): a
         collision-free answer near the arm and a free (or planned) path to it, or a refusal
         before the arm moves (``outcome.refused``, ``outcome.reason``). Raises IKInputError
@@ -660,10 +482,9 @@ class IKTracker:
         target = np.array(target, dtype=float)
         # The target the arm is on its way to, sent again (a repeating publisher, a second
         # click): answered again (seed, solver as they are now), the motion left as it is.
-        again = (self._target is not None and self.moving
-                 and target.shape == self._target.shape
-                 and np.array_equal(target, self._target))
-        streaming = again or self._is_stream_step(target, stream)
+        again = is_repeat(self._target, target, self.moving)
+        streaming = again or is_stream_step(self._target, target, stream,
+                                            self._q_cmd is not None)
         if streaming:
             outcome = self._stream(target, now, again)
             if again:
@@ -671,17 +492,6 @@ class IKTracker:
             if not (outcome.refused and outcome.result.status != STATUS_BLOCKED):
                 return outcome
         return self._goal_motion(target, now)
-
-    def _is_stream_step(self, target: np.ndarray, stream: bool) -> bool:
-        last = self._target
-        if last is None or last.shape != target.shape or self._q_cmd is None:
-            return False
-        if stream:
-            return True         # a dragged marker: its poses may be far apart on a busy queue
-        if target.shape == (3,):
-            return bool(np.linalg.norm(target - last) <= STREAM_DISTANCE)
-        pe, oe = pose_error(last, target)
-        return pe <= STREAM_DISTANCE and oe <= STREAM_ANGLE
 
     def _take(self, target: np.ndarray, q: np.ndarray) -> None:
         self._last_outcome = None
@@ -778,9 +588,8 @@ class IKTracker:
         start = self.current_q(now)
         if start is None:
             return 0.0
-        diff = np.asarray(q, dtype=float) - start
-        diff = np.where(self.chain.continuous, wrap_angle(diff), diff)
-        return float(np.max(np.abs(diff) / self._v_max))
+        diff = joint_distance(self.chain.continuous, np.asarray(q, dtype=float) - start)
+        return float(np.max(diff / self._v_max))
 
     def step(self, now: float) -> StepReport | None:
         """
@@ -810,7 +619,7 @@ class IKTracker:
             sample_q, v, a = hold, np.zeros(self.chain.n), np.zeros(self.chain.n)
         else:
             sample_q, v, a = sample.q, sample.v, sample.a
-            blocked = self._step_blocked(command, sample_q)
+            blocked = guards.step_blocked(self.chain, self._obstacles, command, sample_q)
             if blocked:
                 # Not expected (goals are checked, blends too): a last net. The command
                 # holds where it was; the motion is dropped.
@@ -860,8 +669,7 @@ class IKTracker:
     def _lead(self) -> np.ndarray:
         """Return how far (n,) the command is ahead of the last reading."""
         assert self._q_cmd is not None and self._q_meas is not None
-        diff = self._q_cmd - self._q_meas
-        return np.abs(np.where(self.chain.continuous, wrap_angle(diff), diff))
+        return joint_distance(self.chain.continuous, self._q_cmd - self._q_meas)
 
     def _lag_guard(self, now: float) -> None:
         """Stop on the path while the arm lags beyond the limit; go on once it caught up."""
@@ -870,12 +678,12 @@ class IKTracker:
             return
         lead = self._lead()
         if self._lag_paused is None:
-            if self._cmd.moving and np.any(lead > LAG_PAUSE * limit):
+            if self._cmd.moving and np.any(lead > guards.LAG_PAUSE * limit):
                 left = [seg.end for seg in self._cmd.segments]
                 self._cmd.stop(now)
                 self._lag_paused = np.array(left)
             return
-        if self._cmd.moving or np.any(lead > LAG_RESUME * limit):
+        if self._cmd.moving or np.any(lead > guards.LAG_RESUME * limit):
             return
         path = np.vstack([self._cmd.sample(now).q[None, :], self._lag_paused])
         self._lag_paused = None
@@ -901,10 +709,7 @@ class IKTracker:
         over = self._lag >= limit * (1.0 - 1e-9)
         if not np.any(over):
             return None
-        self.stall = ('arm not following the commands: ' + ', '.join(
-            f'{name} {lag:.3g} from its command (limit {lim:.3g})' for name, lag, lim, o
-            in zip(self.names, self._lag, limit, over) if o)
-            + '; holding at the measured position, send a new target to go on')
+        self.stall = guards.stall_text(self.names, self._lag, limit, over)
         q = self.chain.clip(self._q_meas)
         self.start_at(q, now)
         return q

@@ -1,12 +1,13 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node.safety: every command is finite, inside the limits and velocity limited."""
+"""ik_node.ros.sim_stepper: every command is finite, inside the limits and velocity limited."""
 
 import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ik_node.safety import CommandStepper, wrap_angle
+from ik_node.motion.joint_space import wrap_angle
+from ik_node.ros.sim_stepper import CommandStepper
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -1,0 +1,56 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The subscriptions of ik_node, remade when their topic parameter changes.
+
+joint_states comes first: the executor serves ready subscriptions in the order they were
+made, so in each round the arm's newest reading is taken before a target is judged. An empty
+topic turns that input off.
+"""
+
+from typing import Any, Callable
+
+from geometry_msgs.msg import PointStamped, PoseStamped
+from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import MarkerArray
+
+__all__ = ['Subscriptions', 'INPUTS', 'TARGET_INPUTS']
+
+# key: (message type, topic parameter, QoS)
+INPUTS: dict[str, tuple[Any, str, Any]] = {
+    'joint_states': (JointState, 'joint_states_topic', FEEDBACK_QOS),
+    'target': (PoseStamped, 'target_topic', TARGET_QOS),
+    'goal_pose': (PoseStamped, 'goal_pose_topic', TARGET_QOS),
+    'clicked_point': (PointStamped, 'clicked_point_topic', TARGET_QOS),
+    'obstacles': (MarkerArray, 'obstacles_topic', 10),
+}
+TARGET_INPUTS = ('target', 'goal_pose', 'clicked_point')
+
+
+class Subscriptions:
+    """The node's subscriptions by key of :data:`INPUTS`."""
+
+    def __init__(self, node: Node, callbacks: dict[str, Callable]):
+        self._node, self._callbacks = node, callbacks
+        self._subs: dict[str, tuple[Any, str]] = {}
+
+    def update(self, values: dict[str, Any]) -> None:
+        """(Re)create the subscriptions whose topic changed."""
+        for key, (msg_type, param, qos) in INPUTS.items():
+            topic = values[param]
+            old = self._subs.get(key)
+            if old is not None and old[1] == topic:
+                continue
+            if old is not None:
+                self._node.destroy_subscription(old[0])
+                del self._subs[key]
+            if topic:
+                self._subs[key] = (self._node.create_subscription(
+                    msg_type, topic, self._callbacks[key], qos), topic)
+
+    def target_topics(self) -> str:
+        """Return the resolved topics targets come on, comma separated."""
+        return ', '.join(self._subs[key][0].topic_name for key in TARGET_INPUTS
+                         if key in self._subs)
