@@ -160,3 +160,26 @@ def test_an_arm_trapped_in_contact_backs_out_and_reaches_its_goal(arm):
     assert max(depth) <= depth[0] + 1e-9 and depth[-1] < 0.5 * depth[0]
     assert not t.moving and not arm.collisions(t.command, world)
     assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(Q_B)[:3, 3]) < 1e-4
+
+
+def test_a_goal_mid_motion_that_needs_a_path_brakes_and_is_planned_at_rest():
+    """Planning takes up to its budget and no command goes out meanwhile: not at speed."""
+    demo = ik_node.Chain.from_urdf(ik_node.share_path(), 'base_link', 'tool0')
+    start = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    # A goal behind a ball (the ROS tests' scenario): every answer needs a planned path.
+    q_behind = np.array([0.603, -1.926, 0.403, -0.862, -1.49, -0.607])
+    world = [FLOOR, ik_node.Sphere(center=(-0.28, -0.205, 0.74), radius=0.08, name='ball')]
+    t = tracker(demo, world)
+    t.start_at(start, 0.0)
+    assert t.solve(demo.fk(start + [0.3, 0.0, 0.0, 0.0, 0.0, 0.3]), 0.0).motion == 'direct'
+    answers = []
+    w = make_watcher(demo)
+    events = {0.3: lambda now: answers.append(t.solve(demo.fk(q_behind), now))}
+    now = run(t, 0.0, 0.35, world, w, events)
+    assert answers[0].motion == 'pending' and 'braking' in answers[0].reason, answers[0]
+    assert t.moving and t.take_events() == []
+    now = run(t, now, 30.0, world, w)
+    later = t.take_events()
+    assert len(later) == 1 and later[0].motion == 'planned', later
+    assert w.total_violations == 0, w.summary()
+    assert t.arrived(now, 1e-3, 1e-2)

@@ -35,8 +35,10 @@ class SolveOutcome:
     One answered target: the result, the seed it started from and the wall time it took.
 
     path: 'streaming' (a small step of a stream, solved warm) or 'goal' (searched and
-    planned); motion: 'direct' (straight joint line or a blend), 'planned' (around obstacles)
-    or 'refused' (the arm does not move for it; ``reason`` says why). search_time and
+    planned); motion: 'direct' (straight joint line or a blend), 'planned' (around obstacles),
+    'pending' (a goal mid-motion whose straight path is blocked: the arm brakes on its path
+    and the path is planned at rest, answered again then) or 'refused' (the arm does not
+    move for it; ``reason`` says why). search_time and
     plan_time [s]: the goal search's IK answers and path checks and planning (0 when
     streaming).
     """

@@ -10,13 +10,14 @@ results back. Times are seconds of a monotonic clock supplied by the caller.
 """
 
 from collections import deque
+from dataclasses import replace
 import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
 from ik_node.motion import feedback, guards
 from ik_node.motion.commander import MotionCommander
-from ik_node.motion.goal_search import GoalPlan, plan_goal, REFUSED
+from ik_node.motion.goal_search import GoalPlan, PENDING, plan_goal, REFUSED
 from ik_node.motion.guards import SingularityGuard
 from ik_node.motion.joint_space import joint_distance
 from ik_node.motion.outcome import FeedbackProblem, SolveOutcome, StepReport
@@ -549,10 +550,22 @@ class IKTracker:
         t0 = time.perf_counter()
         options = {k: v for k, v in self.options.items()
                    if k not in ('avoid_collisions', 'obstacles')}
+        # Mid-motion only a straight line is looked for now: planning takes up to the plan
+        # budget, and no command goes out meanwhile (the motion would freeze at speed).
         plan = plan_goal(self.chain, target, start, self.method, options, obstacles,
-                         self.goal_budget, self.plan_budget)
+                         self.goal_budget, 0.0 if moving else self.plan_budget)
         elapsed = time.perf_counter() - t0
         outcome = self._outcome(plan, target, source, elapsed)
+        if moving and plan.kind == REFUSED and plan.answers > 0:
+            # Collision-free answers exist but need a path around: brake on the path and
+            # plan at rest (reported then, :meth:`take_events`).
+            self._cmd.stop(now)
+            self._take(target, start)
+            self._goal = None
+            self._replan = True
+            return replace(outcome, motion=PENDING,
+                           reason=f'the straight path is blocked ({plan.blocked}): braking '
+                                  'to plan a path at rest')
         if plan.kind == REFUSED or plan.waypoints is None:
             return outcome
         q = plan.waypoints[-1]

@@ -88,6 +88,8 @@ def answer_level(outcome: Any, feedback_lost: bool) -> tuple[str, str, str]:
     if outcome.refused:
         return ('ERROR', f'target refused before moving: {outcome.reason}; the arm stays on '
                          'its way (or put)', 'refused')
+    if outcome.motion == 'pending':
+        return 'OK', f'target accepted: {outcome.reason}', ''
     how = {'planned': (f' around obstacles ({outcome.waypoints} waypoints, planned in '
                        f'{outcome.plan_time * 1e3:.0f} ms)'),
            'direct': ''}.get(outcome.motion, '')
