@@ -183,3 +183,36 @@ def test_a_goal_mid_motion_that_needs_a_path_brakes_and_is_planned_at_rest():
     assert len(later) == 1 and later[0].motion == 'planned', later
     assert w.total_violations == 0, w.summary()
     assert t.arrived(now, 1e-3, 1e-2)
+
+
+def test_an_obstacle_closer_than_the_arm_can_brake_holds_it_and_the_goal_is_planned_again():
+    demo = ik_node.Chain.from_urdf(ik_node.share_path(), 'base_link', 'tool0')
+    q = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    t = tracker(demo, [FLOOR])
+    t.start_at(q, 0.0)
+    goal = q + np.array([0.6, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert t.solve(demo.fk(goal), 0.0).motion == 'direct'
+    # A ball on the arc the tool sweeps (the wrist touches it from a base turn of 0.3 rad),
+    # appearing at 0.22 rad: the arm cannot brake before it.
+    ball = ik_node.Sphere(center=demo.fk(q + [0.45, 0, 0, 0, 0, 0])[:3, 3], radius=0.03,
+                          name='ball')
+    world = [FLOOR, ball]
+    now, stalls = 0.0, []
+    while t.command[0] < q[0] + 0.22:
+        now += PERIOD
+        report = t.step(now)
+        t.update_feedback(t.names, report.q, now=now, stamp=now)
+    assert not demo.collisions(t.command, world)
+    t.set_collision_guard(world, now)
+    answers = []
+    for _ in range(int(30.0 / PERIOD)):
+        now += PERIOD
+        report = t.step(now)
+        t.update_feedback(t.names, report.q, now=now, stamp=now)
+        assert not demo.collisions(report.q, world), (now, report.q)
+        stalls += [t.stall] if t.stall else []
+        answers += t.take_events()
+    assert stalls and 'ball' in stalls[0] and 'planning again' in stalls[0], stalls
+    assert len(answers) == 1 and answers[0].motion in ('planned', 'refused'), answers
+    if answers[0].motion == 'planned':
+        assert t.arrived(now, 1e-3, 1e-2)

@@ -99,8 +99,7 @@ def step_blocked(chain: Chain, obstacles: Sequence[Any] | None, q_prev: np.ndarr
     pairs = chain.collisions(q_new, obstacles)
     if not pairs or chain.collisions(q_prev, obstacles):
         return ''           # clear, or already in contact: let it move out
-    return (f'step refused, {pairs[0][0]} would touch {pairs[0][1]}: holding, send a new '
-            'target to go on')
+    return f'step refused, {pairs[0][0]} would touch {pairs[0][1]}: holding'
 
 
 def stood_still(readings: deque[tuple[float, np.ndarray]], t: float) -> bool:

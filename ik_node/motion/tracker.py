@@ -634,11 +634,18 @@ class IKTracker:
             sample_q, v, a = sample.q, sample.v, sample.a
             blocked = guards.step_blocked(self.chain, self._obstacles, command, sample_q)
             if blocked:
-                # Not expected (goals are checked, blends too): a last net. The command
-                # holds where it was; the motion is dropped.
-                self.stall = blocked
+                # A last net: goals and blends are checked, so only a world that changed
+                # closer than the arm can brake (an obstacle appearing next to it) gets
+                # here. The command holds where it was, at once; the target is planned
+                # again from there (answered by :meth:`take_events`).
+                target = self._target
                 self.start_at(command, now)
                 sample_q, v, a = command, np.zeros(self.chain.n), np.zeros(self.chain.n)
+                if target is not None:
+                    self._target, self._replan = target, True
+                    self._arrival_reported = False
+                self.stall = blocked + (', planning again' if target is not None
+                                        else ', send a new target to go on')
         self._q_cmd = np.array(sample_q, dtype=float)
         none = np.zeros(self.chain.n, dtype=bool)
         slowed = np.full(self.chain.n, scale < 1.0)
