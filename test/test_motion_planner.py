@@ -135,3 +135,27 @@ def test_answers_keep_the_arms_turn_of_joints_with_more_than_a_turn_of_range():
                 for image in (q[j] - 2 * np.pi, q[j] + 2 * np.pi):
                     if demo.lower[j] <= image <= demo.upper[j]:
                         assert abs(q[j] - q_start[j]) <= abs(image - q_start[j]) + 1e-9, (j, q)
+
+
+def test_planning_rounds_add_each_answer_a_turn_the_other_way_within_the_limits():
+    from ik_node.motion.goal_search import _plan_rounds
+    from ik_node.result import IKResult
+    demo = ik_node.Chain.from_urdf(ik_node.share_path(), 'base_link', 'tool0')
+    q_start = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    answer = np.array([4.5, -2.0, 0.4, -0.9, -1.5, -0.6])     # base beyond +pi: turn -2 pi
+    found = [IKResult(q=answer, success=True, position_error=0.0, orientation_error=0.0,
+                      iterations=1, method='dls')]
+    rounds = _plan_rounds(demo, q_start, found, None)
+    assert_allclose(rounds[0][0], answer[None, :])
+    wide = set(np.flatnonzero(demo.wide_revolute))
+    turned = [goals for goals, _ in rounds[1:]]
+    assert len(turned) == len(wide)
+    for goals in turned:
+        for q in goals:
+            moved = np.flatnonzero(np.abs(q - answer) > 1e-9)
+            assert len(moved) == 1 and moved[0] in wide
+            assert_allclose(abs(q[moved[0]] - answer[moved[0]]), 2 * np.pi)
+            assert np.all(q >= demo.lower) and np.all(q <= demo.upper)
+            assert_allclose(demo.fk(q), demo.fk(answer), atol=1e-9)    # the same pose
+    # The base's turn the other way (4.5 - 2 pi, nearest the start) comes first.
+    assert_allclose(turned[0][0][0], answer[0] - 2 * np.pi)

@@ -131,6 +131,36 @@ def _near(chain: Chain, q_ref: np.ndarray, q: np.ndarray) -> np.ndarray:
     return wrap_continuous(np.asarray(q, dtype=float), q_ref, chain.continuous, chain)
 
 
+def _plan_rounds(chain: Chain, q_start: np.ndarray, found: list, weights: Any) -> list:
+    """
+    Return the planning rounds [(goals (k, n), the answer index of each goal)].
+
+    First the answers, then per joint their turns the other way round. An answer's joints
+    with more than a turn of range are wrapped to lie nearest the arm; the same pose a turn
+    the other way (one such joint +-2π, within its limits) is another goal, often the free
+    one: the base turned the other way round an obstacle. One round per such joint (its
+    box spans that joint's range only), nearest round first by the weighted joint distance
+    of its nearest goal.
+    """
+    w = np.ones(chain.n) if weights is None else np.asarray(weights, dtype=float)
+    rounds = [(np.array([r.q for r in found]), list(range(len(found))))]
+    turned = []
+    for j in np.flatnonzero(chain.wide_revolute):
+        goals, owner = [], []
+        for k, r in enumerate(found):
+            for turn in (-2.0 * np.pi, 2.0 * np.pi):
+                q = r.q.copy()
+                q[j] += turn
+                if chain.lower[j] <= q[j] <= chain.upper[j]:
+                    goals.append(q)
+                    owner.append(k)
+        if goals:
+            near = min(float(np.sum(w * np.abs(g - q_start))) for g in goals)
+            turned.append((near, np.array(goals), owner))
+    turned.sort(key=lambda e: e[0])
+    return rounds + [(g, o) for _, g, o in turned]
+
+
 def _with_q(result: IKResult, q: np.ndarray) -> IKResult:
     from dataclasses import replace
     return replace(result, q=q)
@@ -179,15 +209,21 @@ def plan_goal(chain: Chain, target: ArrayLike, q_start: ArrayLike, method: str,
             return GoalPlan(DIRECT, np.array([q_start, r.q]), r, '', blocked, len(found),
                             t1 - t0, time.perf_counter() - t1)
         blocked = blocked or why
-    left = plan_budget - (time.perf_counter() - t1)
     reason = ''
-    if left > 1e-3:
-        planned = plan_path(chain, q_start, np.array([r.q for r in found]), obstacles,
-                            timeout=left)
-        if planned.found:
-            return GoalPlan(PLANNED, planned.waypoints, found[planned.goal], '', blocked,
-                            len(found), t1 - t0, time.perf_counter() - t1)
-        reason = planned.reason
+    # The answers first (a small box around them) with half the time, then their turns the
+    # other way, one joint at a time, sharing the rest.
+    rounds = _plan_rounds(chain, q_start, found, options.get('joint_weights'))
+    for i, (goals, owner) in enumerate(rounds):
+        left = plan_budget - (time.perf_counter() - t1)
+        if left <= 1e-3:
+            break
+        share = left / 2.0 if i == 0 and len(rounds) > 1 else left / (len(rounds) - i)
+        planned = plan_path(chain, q_start, goals, obstacles, timeout=share)
+        if planned.waypoints is not None:
+            taken = _with_q(found[owner[planned.goal]], planned.waypoints[-1])
+            return GoalPlan(PLANNED, planned.waypoints, taken, '', blocked, len(found),
+                            t1 - t0, time.perf_counter() - t1)
+        reason = reason or planned.reason
     reason = (f'no collision-free path found in {plan_budget * 1e3:.0f} ms to '
               f'{len(found)} collision-free answer(s); the straight path is blocked: {blocked}'
               + (f' ({reason})' if reason and 'no collision-free path' not in reason else ''))
