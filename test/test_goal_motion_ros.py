@@ -183,3 +183,46 @@ def test_a_goal_every_answer_of_which_is_blocked_is_refused_before_moving(rig, d
     probe.spin_for(0.5)
     moved = [np.max(np.abs(q - DEMO_START)) for _, q in probe.arm[n_arm:]]
     assert not moved or max(moved) < 1e-9
+
+
+def test_a_new_goal_mid_motion_blends_without_an_acceleration_jump(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    n_cmd, n_arm = len(probe.commands), len(probe.arm)
+    first = DEMO_START + np.array([0.9, -0.3, 0.4, 0.0, 0.6, 0.0])
+    second = DEMO_START + np.array([-0.5, 0.2, -0.4, 0.3, 0.0, 0.8])
+    for q in (first, second):
+        assert not demo.collisions(q, [FLOOR])
+    status = probe.answer_to(lambda: probe.publish_pose(demo.fk(first)))
+    assert status_values(status)['motion'] == 'direct', status_values(status)
+    assert probe.spin_until(
+        lambda: np.max(np.abs(probe.arm[-1][1] - DEMO_START)) > 0.3, 20.0, period=0.005)
+    T = demo.fk(second)
+    status = probe.answer_to(lambda: probe.publish_pose(T))
+    assert status.level == DiagnosticStatus.OK, status.message
+    assert probe.spin_until(lambda: probe.arm_reached(T), 30.0), procs.logs()
+    assert_never_in_contact(demo, probe, [FLOOR], n_arm)
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_an_arm_started_in_contact_backs_out_and_reaches_a_goal(rig, demo):
+    procs, probe = rig
+    trapped = DEMO_START.copy()
+    trapped[2] = 2.69          # the elbow folded until the wrist dips into the floor
+    pairs = demo.collisions(trapped, [FLOOR])
+    assert pairs and all('floor' in p for p in pairs)
+    procs.start('sim_arm', f'urdf_file:={DEMO_URDF}', f'initial_positions:={trapped.tolist()}',
+                'follow:=instant')
+    procs.start('ik_node', f'urdf_file:={DEMO_URDF}')
+    assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
+    T = demo.fk(DEMO_START)
+    status = probe.answer_to(lambda: probe.publish_pose(T))
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    assert probe.spin_until(lambda: probe.arm_reached(T), 30.0), procs.logs()
+    # Out of the floor without ever going deeper, then clear.
+    depth = [max(-demo.min_distance(q, [FLOOR]).distance, 0.0)
+             for _, q in sorted(probe.arm_stamped, key=lambda e: e[0])
+             if demo.collisions(q, [FLOOR])]
+    assert depth and all(b <= a + 1e-9 for a, b in zip(depth, depth[1:])), depth
+    assert not demo.collisions(probe.arm[-1][1], [FLOOR])
+    assert_within_limits(demo, probe, 0)

@@ -41,6 +41,9 @@ def test_a_blocked_straight_path_is_planned_around_and_every_edge_is_free(arm, w
     assert path_free(arm, path.waypoints, world) == ''
     for a, b in zip(path.waypoints[:-1], path.waypoints[1:]):
         assert not arm.path_collides(a, b, 0.05, world)
+    # Shortcut: no waypoint can be left out (the arm stops at each one).
+    for a, c in zip(path.waypoints[:-2], path.waypoints[2:]):
+        assert arm.path_collides(a, c, 0.05, world)
     assert np.all(path.waypoints >= arm.lower) and np.all(path.waypoints <= arm.upper)
 
 

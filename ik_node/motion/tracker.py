@@ -672,10 +672,24 @@ class IKTracker:
         path = np.vstack([self._q_cmd[None, :], np.array(left)])
         why = path_free(self.chain, path, self._obstacles) if self._obstacles else ''
         if why:
-            self.stall = f'the path on after a pause is no longer free ({why}): holding'
-            self._goal = None
+            self._path_lost(f'the path on after a pause is no longer free ({why})')
             return
         self._cmd.follow(path, t0)
+
+    def _path_lost(self, why: str) -> None:
+        """
+        Plan again to the target: the arm, at rest, cannot go on along the path it was on.
+
+        A straight line on from where the arm stopped may not pass the certified check
+        (stopped within a hair of a contact, or backing out of one) though the path it left
+        did; a new plan starts from where it is (:meth:`take_events` answers it). Without a
+        target (a joint goal) the arm holds and says why.
+        """
+        self._goal = None
+        if self._target is not None:
+            self._replan = True
+            return
+        self.stall = f'{why}: holding'
 
     def _plan_again(self, now: float) -> None:
         """Plan again to the target after a stop for a changed world; report the answer."""
@@ -709,8 +723,7 @@ class IKTracker:
         self._lag_paused = None
         why = path_free(self.chain, path, self._obstacles) if self._obstacles else ''
         if why:
-            self.stall = f'the arm lagged and the path on is no longer free ({why}): holding'
-            self._goal = None
+            self._path_lost(f'the arm lagged and the path on is no longer free ({why})')
             return
         self._cmd.follow(path, now)
 

@@ -127,9 +127,10 @@ class IKNode(Node):
     def _on_obstacles(self, msg: MarkerArray) -> None:
         tracker, values = self._state.tracker, self._state.values
         base = tracker.chain.base_link if tracker is not None else ''
-        if self._live.update(msg, base, lambda text: self._log.warn('obstacle', text)):
-            self.get_logger().info(f'{len(self._live.shapes)} live obstacle(s) from '
-                                   f'{values["obstacles_topic"]}')
+        if not self._live.update(msg, base, lambda text: self._log.warn('obstacle', text)):
+            return      # the same markers again (a publisher repeating them)
+        self.get_logger().info(f'{len(self._live.shapes)} live obstacle(s) from '
+                               f'{values["obstacles_topic"]}')
         if tracker is not None and values['avoid_collisions']:
             # The motion left is checked against the new world: the arm brakes on its path
             # and plans again when it would touch it.

@@ -24,8 +24,8 @@ class LiveObstacles:
         self.shapes: dict[tuple[str, int], Any] = {}
 
     def update(self, msg: MarkerArray, base_frame: str, warn: Callable[[str], None]) -> bool:
-        """Apply the markers of ``msg``; return True if the number of shapes changed."""
-        before = len(self.shapes)
+        """Apply the markers of ``msg``; return True if the shapes changed (not a repeat)."""
+        before = self._signature()
         for m in msg.markers:
             key = (m.ns, m.id)
             if m.action == Marker.DELETEALL:
@@ -40,7 +40,10 @@ class LiveObstacles:
                     self.shapes[key] = conv.marker_obstacle(m)
                 except (IKError, ValueError) as exc:
                     warn(f'obstacle marker ignored: {exc}')
-        return len(self.shapes) != before
+        return self._signature() != before
+
+    def _signature(self) -> dict:
+        return {key: (shape.name, shape.row.tobytes()) for key, shape in self.shapes.items()}
 
 
 def obstacles_in_force(values: dict[str, Any], live: LiveObstacles) -> list:
