@@ -71,11 +71,11 @@ def applies(opts: SolveOptions) -> bool:
     """
     Return True when a Jacobian method's solve with ``opts`` runs in the compiled driver.
 
-    Not with ``rng_seed`` None or more than :data:`MAX_TABLE_ATTEMPTS` attempts (the kernel
-    takes a table of random starts, drawn whole: afresh on every call without a seed, and
-    too long to draw within a timeout for a huge ``max_attempts``).
+    Not with more than :data:`MAX_TABLE_ATTEMPTS` attempts (the kernel takes a table of
+    random starts, drawn whole: too long to draw within a timeout for a huge
+    ``max_attempts``). With ``rng_seed`` None the table is drawn afresh on every call.
     """
-    return opts.rng_seed is not None and opts.max_attempts <= MAX_TABLE_ATTEMPTS
+    return opts.max_attempts <= MAX_TABLE_ATTEMPTS
 
 
 def _collision_model(chain, opts: SolveOptions):
@@ -105,11 +105,14 @@ def driver_records(chain, opts: SolveOptions, rescue: bool = False) -> DriverRec
 
 def kept_for(chain, code: int, opts: SolveOptions, pose: bool) -> Optional[_Kept]:
     """
-    Return what is kept for these arguments (made now if need be); None with objectives.
+    Return what is kept for these arguments (made now if need be).
+
+    None with objectives (they may change between calls, e.g. a posture's reference) or
+    with ``rng_seed`` None (every call draws its own starts).
 
     :func:`solve_kept` takes it; ``solve`` keeps it for options given again.
     """
-    if opts.objectives:
+    if opts.objectives or opts.rng_seed is None:
         return None
     key = (id(chain), id(opts), code, pose)
     kept = _KEPT.get(key)
