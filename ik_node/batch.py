@@ -4,18 +4,16 @@
 ``solve_batch``: IK for many targets in one compiled call, on every core.
 
 The targets are solved by :func:`ik_node.solvers.batch_kernel.solve_targets`, a parallel loop
-that takes per target the steps of the one restart driver (:mod:`ik_node.solvers.driver`), so
-a target's answer is the one ``solve`` gives it with the same options (``timeout`` aside: the
-budget is ``max_attempts``). With ``avoid_collisions``, each answer goes through the driver's
-final check (the collision model of :mod:`ik_node.collision`); a target whose first answer
-collides is solved again by ``solve`` itself.
+over the one restart driver (:func:`ik_node.solvers.restarts.drive`), so a target's answer is
+the one ``solve`` gives it with the same options (``timeout`` aside: the budget is
+``max_attempts``), collision avoidance and ``max_joint_change`` included.
 """
 
 from dataclasses import dataclass
 import math
 import os
 import threading
-from typing import NamedTuple, Optional
+from typing import Optional
 
 from ik_node._jit import compiled_entry
 from ik_node.errors import IKInputError
@@ -23,9 +21,12 @@ from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solve_ik import check_target, methods
 from ik_node.solvers import batch_kernel as bk
-from ik_node.solvers.compiled_driver import batch_params, failure, start_table, STATUS_OF_CODE
+from ik_node.solvers.codes import CODE_SKIPPED
+from ik_node.solvers.compiled_driver import driver_records
 from ik_node.solvers.dls import METHOD_CODES
-from ik_node.solvers.driver import final_check, keep_seed_joints, run_restarts
+from ik_node.solvers.jacobian import jacobian_attempts
+from ik_node.solvers.outcome import failure_message, STATUS_OF_CODE
+from ik_node.solvers.restarts import Outcome
 from ik_node.solvers.table import METHODS
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,7 +39,7 @@ STATUS_INVALID = 'invalid_target'
 MAX_BATCH_BYTES = 8 << 30
 # The fewest targets a thread takes at a time.
 _CHUNK = 64
-_STATUS = {**STATUS_OF_CODE, bk.BATCH_SKIPPED: STATUS_INVALID}
+_STATUS = {**STATUS_OF_CODE, CODE_SKIPPED: STATUS_INVALID}
 
 
 @dataclass(frozen=True)
@@ -248,93 +249,34 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
                  else np.broadcast_to(np.eye(3), (m, 3, 3)).copy())
     positions[~valid] = 0.0
     rotations[~valid] = np.eye(3)
-    bp, obj_pose, obj_point = batch_params(chain, METHOD_CODES[method], opts, pose)
-    q_out = seeds.copy()
-    q_raw = seeds.copy()
-    stats = np.zeros((m, 4), dtype=np.int64)
-    errors = np.full((m, 2), np.nan)
-    args = (chain.model, chain.limits, positions, rotations, pose, valid, seeds,
-            start_table(chain, opts), bp, obj_pose, obj_point, q_out, q_raw, stats, errors,
-            np.inf)
-    _run_threads(args, m, threads)
-    success = stats[:, 0].astype(bool)
-    status = np.array([_STATUS[int(s)] for s in stats[:, 3]], dtype=object)
+    code = METHOD_CODES[method]
+    rows = bk.BatchRows(positions, rotations, pose, valid, seeds)
+    out = _outputs(seeds)
+    _run_threads((driver_records(chain, opts), jacobian_attempts(code, chain, opts, pose),
+                  rows, out, np.inf), m, threads)
+    status = np.array([_STATUS[int(c)] for c in out.code], dtype=object)
     messages = [''] * m
     for i, reason in problems.items():
         messages[i] = reason
-    for i in np.flatnonzero(valid & ~success):
-        status[i], messages[i] = failure(chain, pose, status[i], float(errors[i, 0]),
-                                         float(errors[i, 1]), positions[i], int(stats[i, 1]),
-                                         opts.position_tolerance)
-    rows = _Rows(q_out, errors, success, stats, status, messages)
-    redone = np.zeros(m, dtype=bool)
-    if opts.max_joint_change is not None:
-        redone = _near_seed_pass(chain, t, seeds, opts, method, valid, rows)
-    if opts.avoid_collisions:
-        _collision_pass(chain, t, seeds, opts, method, q_raw, rows, skip=redone)
-    oerr = errors[:, 1].copy()
+    for i in np.flatnonzero(valid & ~out.success):
+        o = Outcome(*(getattr(out, name)[i] for name in Outcome._fields))
+        messages[i] = failure_message(chain, opts, o, pose, positions[i], out.q_blocked[i])
+    oerr = out.orientation_error.copy()
     if not pose:
         oerr[:] = math.nan
-    return BatchResult(q=q_out, success=success, position_error=errors[:, 0].copy(),
-                       orientation_error=oerr, iterations=stats[:, 2].copy(),
-                       attempts=stats[:, 1].copy(), status=status, message=tuple(messages),
+    return BatchResult(q=out.q, success=out.success, position_error=out.position_error,
+                       orientation_error=oerr, iterations=out.iterations,
+                       attempts=out.attempts, status=status, message=tuple(messages),
                        method=method)
 
 
-class _Rows(NamedTuple):
-    """The per-row answers of a batch, which the passes after the kernel change in place."""
-
-    q: np.ndarray           # (m, n)
-    errors: np.ndarray      # (m, 2): position, orientation
-    success: np.ndarray     # (m,) bool
-    stats: np.ndarray       # (m, 4): success, attempts, iterations, status code
-    status: np.ndarray      # (m,) status names
-    messages: list
-
-    def solve_again(self, i, chain, target, seed, opts, method: str) -> None:
-        """Solve row ``i`` with the driver itself (``solve``'s own steps); store its answer."""
-        r = run_restarts(chain, target, seed, opts, METHODS[method].prepare, method,
-                         opts.solution_weights(chain.n))
-        self.q[i] = r.q
-        self.errors[i] = (r.position_error, r.orientation_error)
-        self.success[i] = r.success
-        self.stats[i, 1:3] = (r.attempts, r.iterations)
-        self.status[i] = r.status
-        self.messages[i] = r.message
-
-
-def _near_seed_pass(chain, t, seeds, opts, method, valid, rows: _Rows) -> np.ndarray:
-    """
-    Redo with the driver the rows whose answer ``solve`` would not give under max_joint_change.
-
-    The kernel draws its restarts over the whole joint range and does not bound its answers;
-    a row answered by the seed's own attempt within the bound is what ``solve`` gives, every
-    other row (restarted, or beyond the bound) is solved again by the driver itself. Returns
-    the rows redone.
-    """
-    far = np.max(np.abs(rows.q - seeds), axis=1) > opts.max_joint_change
-    redo = valid & ((rows.stats[:, 1] > 1) | far)
-    for i in np.flatnonzero(redo):
-        rows.solve_again(i, chain, t[i], seeds[i], opts, method)
-    return redo
-
-
-def _collision_pass(chain, t, seeds, opts, method, q_raw, rows: _Rows, skip) -> None:
-    """
-    Check each answer with the driver's final check (collisions on); redo the colliding ones.
-
-    A first solution that collides is one ``solve`` would have refused and restarted from:
-    that target is solved again by the driver itself. A collision-free one is finished as
-    the driver finishes it (seed joints restored under the collision-aware check). Rows in
-    ``skip`` were solved by the driver already.
-    """
-    for i in np.flatnonzero(rows.success & ~skip):
-        target = t[i]
-        check = final_check(chain, target, q_raw[i], opts)
-        if check.ok and opts.solutions == 1:
-            q = q_raw[i]
-            if rows.stats[i, 1] > 1:
-                q, check = keep_seed_joints(chain, target, q.copy(), seeds[i], opts, check)
-            rows.q[i], rows.errors[i] = q, (check.position_error, check.orientation_error)
-            continue
-        rows.solve_again(i, chain, target, seeds[i], opts, method)
+def _outputs(seeds: np.ndarray) -> bk.BatchOut:
+    """Return the output rows of a batch with these (m, n) seeds (NaN errors until solved)."""
+    m = seeds.shape[0]
+    return bk.BatchOut(
+        q=seeds.copy(), q_blocked=seeds.copy(), success=np.zeros(m, dtype=bool),
+        attempts=np.zeros(m, dtype=np.int64), iterations=np.zeros(m, dtype=np.int64),
+        code=np.zeros(m, dtype=np.int64), position_error=np.full(m, np.nan),
+        orientation_error=np.full(m, np.nan), blocked=np.zeros(m, dtype=bool),
+        too_far_joint=np.full(m, -1, dtype=np.int64), too_far_change=np.full(m, np.inf),
+        rescued=np.zeros(m, dtype=bool))

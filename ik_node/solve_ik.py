@@ -23,12 +23,20 @@ __all__ = ['solve', 'register_method', 'methods', 'check_target', 'warm_up']
 _COMPILED = {name: METHODS[name] for name in METHOD_CODES} if JIT_ENABLED else {}
 
 
-# The compiled solves of recent (chain, method, options as given, with their types): the
-# chain and what compiled_driver.kept_for keeps for pose and for point targets, found with
-# one lookup (building the options and finding those records cost more than a short
-# solve's iterations). Holding the chain keeps its id from being reused meanwhile.
+# The compiled solves of recent (chain, method, options as given, with their types, lists
+# as tuples): the chain and what compiled_driver.kept_for keeps for pose and for point
+# targets, found with one lookup (building the options and finding those records cost more
+# than a short solve's iterations).
 _FAST: dict = {}
 _FAST_SIZE = 64
+
+
+def _frozen(options: dict) -> dict:
+    """Return ``options`` with list values as tuples (what they hold, hashable)."""
+    for value in options.values():
+        if type(value) is list:
+            return {k: tuple(v) if type(v) is list else v for k, v in options.items()}
+    return options
 
 
 def register_method(name: str, prepare: Callable,
@@ -68,11 +76,11 @@ def solve(chain, target: ArrayLike, q0: Optional[ArrayLike] = None, method: str 
     Raises IKInputError for a bad target, seed, method or option.
     """
     try:
-        key: Optional[tuple] = (id(chain), method, *kwargs_key(options))
+        key: Optional[tuple] = (chain, method, *kwargs_key(_frozen(options)))
         fast = _FAST.get(key)
-    except TypeError:       # an option that cannot be hashed (a list of joint weights)
+    except TypeError:       # an option that cannot be hashed (an array of joint weights)
         key = fast = None
-    if fast is not None and fast[0] is chain:
+    if fast is not None:
         # The kernel checks the target and seed (and clamps the seed) before it solves.
         t, seed = target_and_seed_arrays(chain, target, q0)
         return compiled_driver.solve_kept(fast[1] if t.shape == (4, 4) else fast[2], t, seed,

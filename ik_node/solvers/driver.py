@@ -39,9 +39,12 @@ from ik_node._jit import njit, solving_clock
 from ik_node.collision import solver_hook
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_POSITION_ONLY, STATUS_REACHED, STATUS_TOO_FAR)
-from ik_node.solvers.dls import _tip_error
+from ik_node.solvers.outcome import failure_text, out_of_reach, RESCUE_METHOD
 from ik_node.solvers.reach import beyond_stretched_reach
 from ik_node.solvers.records import make_target
+from ik_node.solvers.restarts import (FAR_PROBES, RESCUE_NEAR, SAME_END_ATTEMPTS,
+                                      SAME_END_RELATIVE, target_errors_into,
+                                      UNDERACTUATED_TRIES, wrap_in_place)
 import numpy as np
 
 __all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
@@ -49,31 +52,11 @@ __all__ = ['Budget', 'Starts', 'Check', 'final_check', 'rank', 'pick_nearest',
            'point_only_status',
            'run_restarts']
 
-# Position attempts that miss the point by the same distance (to this relative precision),
-# with no joint held by a limit, from this many starts in a row mean the target is out of reach:
-# the arm stretches to the same pose whichever way it starts, and more restarts would only
-# spend the timeout. An attempt that ends with a joint held by a limit resets the count: on arms
-# such as the PUMA 560 or the KR 210, position attempts toward reachable points often end
-# at the same joint-limit local minimum from many starts. Six, not four: near the edge of a
-# KR 210's workspace about 40% of position attempts toward a reachable point end at one
-# interior local minimum (0.4^6 = 0.4% against 2.6% of such targets wrongly given up).
-_SAME_END_ATTEMPTS = 6
-_SAME_END_RELATIVE = 1e-3
-# With n < 6 a pose is met only where the joints can take its orientation: once this many
-# attempts reached the point but not the orientation, more restarts would only polish it at
-# the cost of the whole timeout. Reachable poses of the SO-101 (n = 5) whose orientation
-# the position-first pass still misses from some starts (a local minimum on the point's
-# self-motion): 1.1% of 1000 stay unmet after 8 such attempts, 0.1% after 16, none after
-# 24; a point with an orientation the arm cannot take costs 16 attempts.
-_UNDERACTUATED_TRIES = 16
-# Position attempts toward a target beyond the stretched reach (the best stretched pose).
-_FAR_PROBES = 2
-# The method of every ``rescue`` attempt (see :class:`ik_node.solvers.table.Method`), and
-# how near the seed's tip a target must be for it [fraction of the arm's length]: a
-# warm-started small step (tracking), where a far branch would be a jump; elsewhere the
-# method's own restarts run.
-RESCUE_METHOD = 'dls'
-RESCUE_NEAR = 0.02
+# The driver's constants (see ik_node.solvers.restarts, the compiled driver).
+_SAME_END_ATTEMPTS = SAME_END_ATTEMPTS
+_SAME_END_RELATIVE = SAME_END_RELATIVE
+_UNDERACTUATED_TRIES = UNDERACTUATED_TRIES
+_FAR_PROBES = FAR_PROBES
 
 
 class Budget:
@@ -167,26 +150,11 @@ def _check(chain, record, q: np.ndarray, opts) -> Check:
     return Check(perr, oerr, ok and blocked is None, blocked)
 
 
-@njit
 def _target_errors(model, target, q):
     """Return (position error [m], orientation error [rad], 0 for a point) of the tip at q."""
     m = model.origin_R.shape[0]
     return target_errors_into(model, target, q, np.empty((m + 1, 3, 3)), np.empty((m + 1, 3)),
                               np.empty((m, 3)))
-
-
-@njit
-def target_errors_into(model, target, q, R, p, z):
-    """
-    :func:`_target_errors` with the frames of FK given as scratch; no array made.
-
-    R (m + 1, 3, 3), p (m + 1, 3), z (m, 3), m the chain's moving joints (the compiled
-    driver checks every attempt with the same scratch).
-    """
-    kinematics.forward_kinematics(model, q, R, p, z)
-    d0, d1, d2, r0, r1, r2 = _tip_error(p, R, z.shape[0], target.position, target.rotation,
-                                        target.pose)
-    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2), math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
 
 
 def rank(check: Check, opts) -> tuple:
@@ -225,37 +193,11 @@ def wrap_continuous(q: np.ndarray, q_ref: np.ndarray, continuous: np.ndarray,
 
 
 @njit
-def wrap_in_place(q, q0, continuous, wide, lower, upper):
-    """:func:`wrap_continuous` of (n,) ``q`` in place (``wide``: the chain's wide joints)."""
-    two_pi = 2.0 * math.pi
-    for i in range(q.shape[0]):
-        if continuous[i]:
-            d = q[i] - q0[i]
-            q[i] = q0[i] + (d + math.pi) % two_pi - math.pi
-        elif wide[i]:
-            # Whole turns toward q0, as many as the limits allow (fewer when the nearest
-            # image lies beyond a limit).
-            turns = round((q0[i] - q[i]) / two_pi)
-            while turns != 0:
-                moved = q[i] + two_pi * turns
-                if lower[i] <= moved <= upper[i]:
-                    q[i] = moved
-                    break
-                turns -= 1 if turns > 0 else -1
-
-
-@njit
 def _clamp_and_wrap(q, q0, continuous, wide, lower, upper):
     """Return ``q`` clamped into the limits, then wrapped (:func:`wrap_in_place`)."""
     out = np.minimum(np.maximum(q, lower), upper)
     wrap_in_place(out, q0, continuous, wide, lower, upper)
     return out
-
-
-def out_of_reach(chain, position: np.ndarray, tolerance: float) -> bool:
-    """Return True when ``position`` [m] is provably beyond the chain's reach."""
-    d = position - chain.reach_origin
-    return math.sqrt(float(d @ d)) > chain.reach + tolerance
 
 
 def keep_seed_joints(chain, target: np.ndarray, q: np.ndarray, q0: np.ndarray, opts,
@@ -512,17 +454,5 @@ def _same_end(errors: list, tol_p: float) -> bool:
 def _failure_message(status: str, beyond_reach: bool, attempts: int, check: Check,
                      pose: bool) -> str:
     """Return the message of a failed solve: why, and the best errors reached."""
-    if beyond_reach:
-        why = 'target out of reach (beyond the reach bound of the arm); '
-    elif status == STATUS_OUT_OF_REACH:
-        why = ('target out of reach (beyond the stretched reach of the arm, or attempts from '
-               'several starts stretched to the same distance); ')
-    elif status == STATUS_POSITION_ONLY:
-        return ("the point is met; the orientation only as nearly as the arm's joints allow "
-                f'(fewer than 6): orientation error {check.orientation_error:.4g} rad, '
-                f'position error {check.position_error:.4g} m, after {attempts} attempt(s)')
-    else:
-        why = ''
-    return (why + f'no solution within tolerance after {attempts} attempt(s); '
-            f'best position error {check.position_error:.4g} m'
-            + (f', orientation error {check.orientation_error:.4g} rad' if pose else ''))
+    return failure_text(status, beyond_reach, attempts, check.position_error,
+                        check.orientation_error, pose)

@@ -12,14 +12,19 @@ fails is run again without them: they must never cost the primary task a solutio
 
 from typing import Callable, NamedTuple
 
+from ik_node._jit import monotonic_clock, njit, njit_inline, solving_clock
 from ik_node.collision import solver_hook
 from ik_node.objectives import empty_objectives, objectives_active, pack_objectives
 from ik_node.options import CLEARANCE_OPTIONS
+from ik_node.solvers.codes import ATTEMPT_MAIN, ATTEMPT_PROBE
 from ik_node.solvers.dls import DlsParams, METHOD_CODES, run_attempt
 from ik_node.solvers.records import make_target
 import numpy as np
 
-__all__ = ['prepare_jacobian', 'attempt_records', 'JACOBIAN_OPTIONS', 'CHUNK']
+__all__ = ['prepare_jacobian', 'attempt_records', 'jacobian_attempts', 'jacobian_attempt',
+           'JacobianAttempts', 'JacobianPasses', 'JACOBIAN_OPTIONS', 'CHUNK']
+
+_now = monotonic_clock()
 
 # Iterations per kernel call: a long attempt runs in chunks so that the timeout is checked
 # inside it too; the default max_iterations fits in one chunk.
@@ -57,14 +62,8 @@ def attempt_records(code: int, chain, tgt, opts) -> tuple:
     return params, obj, obj_on
 
 
-# The records of recent (chain, options, method, pose or point) without objectives: they
-# depend on nothing else, and building them costs more than a short solve's iterations.
-_RECORDS: dict = {}
-_RECORDS_SIZE = 64
-
-
-class _Passes(NamedTuple):
-    """The DlsParams of one target's attempts, and its objectives."""
+class JacobianPasses(NamedTuple):
+    """The DlsParams of one kind of target's attempts, and its packed objectives."""
 
     plain: DlsParams        # n < 6 pose: the weighted first pass
     first: DlsParams        # the attempt (position first for an n < 6 pose)
@@ -73,22 +72,85 @@ class _Passes(NamedTuple):
     obj_on: bool
 
 
-def _passes(code: int, chain, tgt, opts) -> _Passes:
-    """Return the attempts' records; kept for the same chain and options without objectives."""
-    cache = not (opts.objectives or opts.avoid_collisions)
-    key = (id(chain), id(opts), code, tgt.pose)
-    if cache:
-        hit = _RECORDS.get(key)
-        if hit is not None and hit[0] is chain and hit[1] is opts:
-            return hit[2]
+class JacobianAttempts(NamedTuple):
+    """
+    The records of a Jacobian method's attempts (:func:`jacobian_attempt`).
+
+    pose: the passes toward the target (a pose, or a position for a point target); point:
+    those of the position probes; max_iterations: per attempt (run in chunks of the
+    params' max_iter); underactuated: a pose target on an arm with n < 6 (two passes).
+    """
+
+    pose: JacobianPasses
+    point: JacobianPasses
+    max_iterations: int
+    underactuated: bool
+
+
+def _passes(code: int, chain, tgt, opts) -> JacobianPasses:
+    """Return the passes of one kind of target (pose or point)."""
     params, obj, obj_on = attempt_records(code, chain, tgt, opts)
     first = params._replace(priority=tgt.pose and chain.n < 6)
-    passes = _Passes(params, first, first._replace(objectives_on=False), obj, obj_on)
-    if cache:
-        if len(_RECORDS) >= _RECORDS_SIZE:
-            _RECORDS.clear()
-        _RECORDS[key] = (chain, opts, passes)
-    return passes
+    return JacobianPasses(params, first, first._replace(objectives_on=False), obj,
+                          bool(obj_on))
+
+
+def jacobian_attempts(code: int, chain, opts, pose: bool) -> JacobianAttempts:
+    """Return the attempt records of method ``code`` for pose targets (else positions)."""
+    point = _passes(code, chain, make_target(np.zeros(3)), opts)
+    main = _passes(code, chain, make_target(np.eye(4)), opts) if pose else point
+    return JacobianAttempts(main, point, int(opts.max_iterations), pose and chain.n < 6)
+
+
+@njit
+def _with_max_iter(p, k):
+    return DlsParams(p.method, p.w_pos, p.w_ori, p.w_inv, p.tol_p, p.tol_o, k, p.lam0,
+                     p.lam_max, p.w0, p.objectives_on, p.k_null, p.max_step, p.secondary_iter,
+                     p.priority)
+
+
+@njit_inline
+def _run(model, limits, tgt, params, obj, start, max_iterations, deadline):
+    """Run one pass in chunks of params.max_iter (to the deadline); return (q, it, ok)."""
+    remaining = max_iterations
+    total = 0
+    q = start
+    p = params
+    while True:
+        if remaining < p.max_iter:
+            p = _with_max_iter(p, remaining)
+        q, it, _, _, ok = run_attempt(model, limits, tgt, p, obj, q)
+        total += it
+        remaining -= it
+        if ok or it < p.max_iter or remaining <= 0 or _now() >= deadline:
+            return q, total, ok
+
+
+@njit
+def jacobian_attempt(model, limits, ctx, kind, tgt, start, deadline):
+    """
+    Run one attempt from ``start`` (n,) toward ``tgt``; return (q, iterations).
+
+    kind: ATTEMPT_PROBE takes the point passes, any other kind the target's. A pose on an
+    arm with n < 6 runs the weighted pass first, then position first; with objectives, a
+    pass that fails runs again without them. deadline [s of the kernels' clock].
+    """
+    probe = kind == ATTEMPT_PROBE
+    ps = ctx.point if probe else ctx.pose
+    k = ctx.max_iterations
+    iterations = 0
+    if ctx.underactuated and not probe:
+        start, it, ok = _run(model, limits, tgt, ps.plain, ps.obj, start, k, deadline)
+        iterations += it
+        if ok and not ps.obj_on:
+            # The whole pose is met: the position-first pass would stop at once.
+            return start, iterations
+    q, it, ok = _run(model, limits, tgt, ps.first, ps.obj, start, k, deadline)
+    iterations += it
+    if ps.obj_on and not ok:
+        q, it, ok = _run(model, limits, tgt, ps.no_obj, ps.obj, start, k, deadline)
+        iterations += it
+    return q, iterations
 
 
 def prepare_jacobian(method: str) -> Callable:
@@ -97,40 +159,14 @@ def prepare_jacobian(method: str) -> Callable:
 
     def prepare(chain, target: np.ndarray, opts) -> Callable:
         tgt = make_target(target)
-        plain, first, no_obj, obj, obj_on = _passes(code, chain, tgt, opts)
-        underactuated = tgt.pose and chain.n < 6
+        ctx = jacobian_attempts(code, chain, opts, tgt.pose)
         model, limits = chain.model, chain.limits
-        max_iterations = int(opts.max_iterations)
-
-        def run(start, budget, params):
-            if max_iterations <= params.max_iter:
-                # The usual case: the whole attempt in one kernel call.
-                q, it, _, _, ok = run_attempt(model, limits, tgt, params, obj, start)
-                return q, it, ok
-            remaining, total, q = max_iterations, 0, start
-            while True:
-                if remaining < params.max_iter:
-                    params = params._replace(max_iter=remaining)
-                q, it, _, _, ok = run_attempt(model, limits, tgt, params, obj, q)
-                total += it
-                remaining -= it
-                if ok or it < params.max_iter or remaining <= 0 or budget.expired():
-                    return q, total, ok
 
         def attempt(start, budget):
-            iterations = 0
-            if underactuated:
-                start, it, ok = run(start, budget, plain)
-                iterations += it
-                if ok and not obj_on:
-                    # The whole pose is met: the position-first pass would stop at once.
-                    return start, iterations
-            q, it, ok = run(start, budget, first)
-            iterations += it
-            if obj_on and not ok:
-                q, it, ok = run(start, budget, no_obj)
-                iterations += it
-            return q, iterations
+            # The budget's deadline on the kernels' clock.
+            deadline = _now() + (budget.deadline - solving_clock())
+            return jacobian_attempt(model, limits, ctx, ATTEMPT_MAIN, tgt,
+                                    np.array(start, dtype=float), deadline)
 
         return attempt
 

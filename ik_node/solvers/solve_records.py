@@ -15,22 +15,17 @@ holder is a NamedTuple with the same fields.
 from typing import NamedTuple
 
 from ik_node import _jit
-import numpy as np
 
 __all__ = ['make_solve_records', 'FIELDS']
 
-FIELDS = ('model', 'limits', 'starts', 'bp', 'obj_pose', 'obj_point')
+FIELDS = ('rec', 'ctx')
 
 
 class _PlainRecords(NamedTuple):
     """The records as a tuple (plain-Python kernels)."""
 
-    model: tuple
-    limits: tuple
-    starts: np.ndarray
-    bp: tuple
-    obj_pose: tuple
-    obj_point: tuple
+    rec: tuple
+    ctx: tuple
 
 
 if _jit.JIT_ENABLED:
@@ -48,18 +43,17 @@ if _jit.JIT_ENABLED:
     structref.define_proxy(_Records, _RecordsType, list(FIELDS))
 
     @_jit.njit
-    def _make(model, limits, starts, bp, obj_pose, obj_point):
-        return _Records(model, limits, starts, bp, obj_pose, obj_point)
+    def _make(rec, ctx):
+        return _Records(rec, ctx)
 else:
     _make = _PlainRecords
 
 
-def make_solve_records(model, limits, starts: np.ndarray, bp, obj_pose, obj_point):
+def make_solve_records(rec, ctx):
     """
     Return the records of one solve in one object, fields named as in :data:`FIELDS`.
 
-    model: the chain's ChainModel; limits: its Limits; starts (k, n): the table of random
-    starts; bp: BatchParams; obj_pose, obj_point: packed objectives. The arrays are held,
-    not copied: nothing may write to them afterwards.
+    rec: the DriverRecords (model, limits, starts, params, collisions); ctx: the method's
+    attempt records. The arrays are held, not copied: nothing may write to them afterwards.
     """
-    return _make(model, limits, starts, bp, obj_pose, obj_point)
+    return _make(rec, ctx)

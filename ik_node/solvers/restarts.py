@@ -1,0 +1,484 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The one restart driver, compiled: attempts from the seed, then from random starts.
+
+:func:`drive` solves one target with a method's attempts (:func:`run_attempt_of`):
+
+- budget: ``max_attempts`` and a deadline over all attempts (the first always runs);
+- starts: the seed first, then the rows of a table of random draws (:class:`DriverRecords`),
+  within ``max_joint_change`` of the seed when that is set;
+- the final check: the q an attempt returns, clamped into the limits and wrapped toward the
+  seed, judged by forward kinematics against the tolerances and, with ``avoid_collisions``,
+  the collision model (:func:`_judge`); a kernel's own claim is never trusted;
+- joints the task leaves free go back to the seed while the check still passes
+  (:func:`_keep_seed_joints`); with ``max_joint_change`` an answer beyond it is brought back
+  within it and judged again (:func:`_hold_near_seed`);
+- ranking of failed attempts: position first (errors within tolerance count as equal), then
+  orientation; the choice among solutions: the one nearest the seed in weighted distance;
+- out of reach: a target beyond the reach bound gets one attempt; beyond the stretched reach,
+  two position attempts (from where the attempt ended and from the seed) give the best
+  stretched pose; position attempts stretching to the same distance from several starts in a
+  row (no joint held by a limit) end the solve; a pose attempt that misses the point probes
+  the point with position attempts, and pose attempts resume from where one meets it;
+- a rescue attempt (a method's local attempt from the seed, :data:`ATTEMPT_RESCUE`) right
+  after the method's own attempt from the seed failed on a target near the seed's tip;
+- the status (:data:`CODE_REACHED` ...); :mod:`ik_node.solvers.outcome` words it.
+
+The driver's numbers are in :class:`DriverParams`, the arm's records and the collision model
+in :class:`DriverRecords`. Plain Python (numba off) runs this same source.
+"""
+
+import math
+from typing import NamedTuple
+
+from ik_node import kinematics
+from ik_node._jit import monotonic_clock, njit, njit_inline
+from ik_node.collision import kernels as collision_kernels
+from ik_node.solvers.codes import (ATTEMPT_MAIN, ATTEMPT_PROBE, ATTEMPT_RESCUE, CODE_BLOCKED,
+                                   CODE_NOT_CONVERGED, CODE_OUT_OF_REACH, CODE_POSITION_ONLY,
+                                   CODE_REACHED, CODE_TOO_FAR)
+from ik_node.solvers.dls import _tip_error
+from ik_node.solvers.jacobian import jacobian_attempt
+from ik_node.solvers.records import Limits
+import numpy as np
+
+__all__ = ['DriverParams', 'CollisionCheck', 'DriverRecords', 'Outcome', 'drive',
+           'run_attempt_of', 'target_errors_into', 'wrap_in_place', 'SAME_END_ATTEMPTS',
+           'SAME_END_RELATIVE', 'UNDERACTUATED_TRIES', 'FAR_PROBES', 'RESCUE_NEAR']
+
+_now = monotonic_clock()
+
+# Position attempts that miss the point by the same distance (to this relative precision),
+# with no joint held by a limit, from this many starts in a row mean the target is out of
+# reach: the arm stretches to the same pose whichever way it starts. An attempt that ends
+# with a joint held by a limit resets the count: on arms such as the PUMA 560 or the KR 210,
+# position attempts toward reachable points often end at the same joint-limit local minimum
+# from many starts. Six, not four: near the edge of a KR 210's workspace about 40% of
+# position attempts toward a reachable point end at one interior local minimum (0.4^6 = 0.4%
+# against 2.6% of such targets wrongly given up).
+SAME_END_ATTEMPTS = 6
+SAME_END_RELATIVE = 1e-3
+# With n < 6 a pose is met only where the joints can take its orientation: once this many
+# attempts reached the point but not the orientation, more restarts would only polish it at
+# the cost of the whole timeout. Reachable poses of the SO-101 (n = 5) whose orientation
+# the position-first pass still misses from some starts: 1.1% of 1000 stay unmet after 8
+# such attempts, 0.1% after 16, none after 24.
+UNDERACTUATED_TRIES = 16
+# Position attempts toward a target beyond the stretched reach (the best stretched pose).
+FAR_PROBES = 2
+# How near the seed's tip a target must be for a rescue attempt [fraction of the arm's
+# length]: a warm-started small step (tracking), where a far branch would be a jump.
+RESCUE_NEAR = 0.02
+
+
+class DriverParams(NamedTuple):
+    """
+    The driver's numbers, the same for every target of a solve.
+
+    tol_p [m], tol_o [rad]: tolerances. max_attempts, solutions: the options; restarts: the
+    option. max_change [rad or m]: ``max_joint_change`` (inf: none). reach_origin (3,),
+    reach [m]: the chain's reach bound; stretched [m]: the distance from reach_origin past
+    the stretched reach (:func:`ik_node.solvers.reach.stretched_bound`); length_scale [m]:
+    the arm's length. w (n,): joint weights of the choice among solutions; wide (n,):
+    revolute joints spanning more than a turn. rescue: the method has a rescue attempt.
+    """
+
+    tol_p: float
+    tol_o: float
+    max_attempts: int
+    solutions: int
+    restarts: bool
+    max_change: float
+    reach_origin: np.ndarray
+    reach: float
+    stretched: float
+    length_scale: float
+    w: np.ndarray
+    wide: np.ndarray
+    rescue: bool
+
+
+class CollisionCheck(NamedTuple):
+    """The collision model of the final check: on, (F, K) of the model, obstacle rows."""
+
+    on: bool
+    F: np.ndarray
+    K: np.ndarray
+    obstacles: np.ndarray
+
+
+class DriverRecords(NamedTuple):
+    """
+    The arm's records of one solve: model, limits, random starts, params, collisions.
+
+    starts (k, n): draws within the limits (before the seed is added to continuous joints);
+    with a finite ``params.max_change``, offsets from the seed in +-max_change.
+    """
+
+    model: kinematics.ChainModel
+    limits: Limits
+    starts: np.ndarray
+    params: DriverParams
+    collide: CollisionCheck
+
+
+class Outcome(NamedTuple):
+    """
+    What :func:`drive` found: counts, status code, errors of the answer, and why not better.
+
+    blocked: an answer within tolerance collided (the last such q is in ``q_blocked``);
+    too_far_joint, too_far_change: the joint and distance [rad or m] of the nearest answer
+    within tolerance beyond max_joint_change (-1, inf: none); rescued: the answer is the
+    rescue attempt's.
+    """
+
+    success: bool
+    attempts: int
+    iterations: int
+    code: int
+    position_error: float
+    orientation_error: float
+    blocked: bool
+    too_far_joint: int
+    too_far_change: float
+    rescued: bool
+
+
+@njit
+def target_errors_into(model, target, q, R, p, z):
+    """
+    Return (position error [m], orientation error [rad], 0 for a point) of the tip at q.
+
+    R (m + 1, 3, 3), p (m + 1, 3), z (m, 3): FK's scratch, m the chain's moving joints.
+    """
+    kinematics.forward_kinematics(model, q, R, p, z)
+    d0, d1, d2, r0, r1, r2 = _tip_error(p, R, z.shape[0], target.position, target.rotation,
+                                        target.pose)
+    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2), math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+
+
+@njit
+def wrap_in_place(q, q0, continuous, wide, lower, upper):
+    """
+    Move joints of (n,) ``q`` by whole turns to lie nearest ``q0``, in place.
+
+    Continuous joints always; ``wide`` revolute joints (a range over 2π) as far as their
+    limits allow: the same pose, without a turn of 2π away from the seed.
+    """
+    two_pi = 2.0 * math.pi
+    for i in range(q.shape[0]):
+        if continuous[i]:
+            d = q[i] - q0[i]
+            q[i] = q0[i] + (d + math.pi) % two_pi - math.pi
+        elif wide[i]:
+            # Whole turns toward q0, as many as the limits allow (fewer when the nearest
+            # image lies beyond a limit).
+            turns = round((q0[i] - q[i]) / two_pi)
+            while turns != 0:
+                moved = q[i] + two_pi * turns
+                if lower[i] <= moved <= upper[i]:
+                    q[i] = moved
+                    break
+                turns -= 1 if turns > 0 else -1
+
+
+@njit_inline
+def _judge(rec, tgt, q, fk):
+    """
+    Return (position error, orientation error, ok, collided) of q by the final check.
+
+    ok: within the tolerances and (collisions on) free of contact; collided: within the
+    tolerances but in contact. fk: FK's scratch (R, p, z).
+    """
+    prm = rec.params
+    perr, oerr = target_errors_into(rec.model, tgt, q, fk[0], fk[1], fk[2])
+    met = perr <= prm.tol_p and (not tgt.pose or oerr <= prm.tol_o)
+    hit = False
+    if met and rec.collide.on:
+        c = rec.collide
+        hit = collision_kernels.contacts(c.F, c.K, q, c.obstacles).shape[0] > 0
+    return perr, oerr, met and not hit, hit
+
+
+@njit
+def _keep_seed_joints(rec, tgt, q, q0, perr, oerr, fk):
+    """
+    Put joints of solution q back at the seed, one at a time, while the check still passes.
+
+    A solution from a random start (or a kernel that turned a joint the task does not
+    constrain) would otherwise move such joints for nothing. Returns the errors of q.
+    """
+    for i in range(q.shape[0]):
+        if q[i] != q0[i]:
+            old = q[i]
+            q[i] = q0[i]
+            p2, o2, ok, _ = _judge(rec, tgt, q, fk)
+            if ok:
+                perr, oerr = p2, o2
+            else:
+                q[i] = old
+    return perr, oerr
+
+
+@njit
+def _farthest_joint(q, q0):
+    """Return (index, distance) of the joint of q farthest from q0."""
+    j = 0
+    change = -1.0
+    for i in range(q.shape[0]):
+        d = abs(q[i] - q0[i])
+        if d > change:
+            j, change = i, d
+    return j, change
+
+
+@njit
+def _held_by_a_limit(model, limits, q, position, length_scale):
+    """
+    Return True when a joint of q sits on a limit that keeps the tip from ``position``.
+
+    That is, the descent direction of the position error, Jᵀe, pushes the joint outward (a
+    local minimum made by the limit). A joint on a limit with no such push (a UR elbow
+    stretched straight at -2π) holds nothing.
+    """
+    lower = limits.lower
+    upper = limits.upper
+    n = q.shape[0]
+    any_on = False
+    for i in range(n):
+        if q[i] <= lower[i] or q[i] >= upper[i]:
+            any_on = True
+    if not any_on:
+        return False
+    J = kinematics.jacobian(model, n, q)
+    T = kinematics.tip_pose(model, q)
+    e = np.empty(3)
+    for k in range(3):
+        e[k] = position[k] - T[k, 3]
+    eps = 1e-3 * math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) * length_scale
+    for i in range(n):
+        g = J[0, i] * e[0] + J[1, i] * e[1] + J[2, i] * e[2]
+        if (q[i] <= lower[i] and g < -eps) or (q[i] >= upper[i] and g > eps):
+            return True
+    return False
+
+
+@njit
+def _same_end(ends, count, tol_p):
+    """Return True when the last SAME_END_ATTEMPTS position attempts ended at one distance."""
+    if count < SAME_END_ATTEMPTS:
+        return False
+    lo = np.inf
+    hi = -np.inf
+    for k in range(count - SAME_END_ATTEMPTS, count):
+        lo = min(lo, ends[k])
+        hi = max(hi, ends[k])
+    return hi - lo <= SAME_END_RELATIVE * hi + 0.1 * tol_p
+
+
+@njit
+def _near_seed(model, q0, position, near):
+    """Return True when the tip at q0 is within ``near`` [m] of ``position``."""
+    T = kinematics.tip_pose(model, q0)
+    d0 = T[0, 3] - position[0]
+    d1 = T[1, 3] - position[1]
+    d2 = T[2, 3] - position[2]
+    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) <= near
+
+
+@njit
+def _start(rec, q0, row):
+    """Return the start of a restart from row ``row`` of the table of draws."""
+    draw = rec.starts[row]
+    lower = rec.limits.lower
+    upper = rec.limits.upper
+    start = np.empty(q0.shape[0])
+    near = rec.params.max_change < np.inf
+    for i in range(q0.shape[0]):
+        if near:
+            start[i] = min(max(q0[i] + draw[i], lower[i]), upper[i])
+        elif rec.limits.continuous[i]:
+            # Continuous joints are drawn in +-pi around the seed, not around 0.
+            start[i] = draw[i] + q0[i]
+        else:
+            start[i] = draw[i]
+    return start
+
+
+@njit
+def _reach(prm, position):
+    """Return (beyond the reach bound, beyond the stretched reach) of a target position."""
+    d0 = position[0] - prm.reach_origin[0]
+    d1 = position[1] - prm.reach_origin[1]
+    d2 = position[2] - prm.reach_origin[2]
+    distance = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    return distance > prm.reach + prm.tol_p, distance > prm.stretched + prm.tol_p
+
+
+@njit
+def _status(prm, pose, n, beyond, stretched, perr, held, blocked):
+    """Return the status code of a solve that found no solution."""
+    code = CODE_OUT_OF_REACH if (beyond or stretched) else CODE_NOT_CONVERGED
+    if code == CODE_NOT_CONVERGED and pose and n < 6 and perr <= prm.tol_p:
+        code = CODE_POSITION_ONLY
+    if held and not beyond:
+        # Attempts were held near the seed: an end they share is no proof of reach.
+        code = CODE_TOO_FAR
+    if blocked and code == CODE_NOT_CONVERGED:
+        code = CODE_BLOCKED
+    return code
+
+
+@njit_inline
+def run_attempt_of(rec, ctx, kind, tgt, start, deadline):
+    """Run one attempt of the method whose records ``ctx`` holds; return (q, iterations)."""
+    return jacobian_attempt(rec.model, rec.limits, ctx, kind, tgt, start, deadline)
+
+
+@njit_inline
+def _judged_attempt(rec, ctx, kind, tgts, start, q0, restore, deadline, fk):
+    """
+    Run one attempt and judge its q: (q, iterations, perr, oerr, ok, hit, far_joint, far).
+
+    tgts: (target, its point). The q is clamped into the limits, wrapped toward q0, judged
+    (:func:`_judge`: hit, within tolerance but in contact); a solution gets its free joints
+    back at the seed when ``restore``; a q beyond max_change is brought back within it and
+    judged again (far_joint, far: its farthest joint and distance before; -1, 0 if none).
+    """
+    lim = rec.limits
+    q, it = run_attempt_of(rec, ctx, kind, tgts[1] if kind == ATTEMPT_PROBE else tgts[0],
+                           start, deadline)
+    q = np.minimum(np.maximum(q, lim.lower), lim.upper)
+    wrap_in_place(q, q0, lim.continuous, rec.params.wide, lim.lower, lim.upper)
+    perr, oerr, ok, hit = _judge(rec, tgts[0], q, fk)
+    if ok and restore:
+        perr, oerr = _keep_seed_joints(rec, tgts[0], q, q0, perr, oerr, fk)
+    far_joint, far = -1, 0.0
+    bound = rec.params.max_change
+    if bound < np.inf:
+        j, change = _farthest_joint(q, q0)
+        if change > bound:
+            # Beyond max_joint_change: not an answer; what is left of it within the bound
+            # is a failed attempt like any other.
+            far_joint, far = j, (change if ok else np.inf)
+            q = np.minimum(np.maximum(q, q0 - bound), q0 + bound)
+            perr, oerr, ok, hit = _judge(rec, tgts[0], q, fk)
+    return q, it, perr, oerr, ok, hit, far_joint, far
+
+
+@njit
+def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
+    """
+    Solve one target from seed q0 (n,) with the attempts of ``ctx``; return an Outcome.
+
+    rec: DriverRecords; ctx: the method's attempt records (:func:`run_attempt_of`); tgts:
+    (Target, the Target of its point). q_out (n,): the answer is written here (the best
+    failed attempt when none succeeds); q_blocked (n,): the last answer within tolerance
+    that collided. deadline [s of the kernels' clock]: no attempt but the first starts after.
+    """
+    prm = rec.params
+    tgt = tgts[0]
+    n = q0.shape[0]
+    beyond, past_stretched = _reach(prm, tgt.position)
+    max_att = prm.max_attempts if (prm.restarts and not beyond) else 1
+    max_att = min(max_att, rec.starts.shape[0] + 1)     # never past the table of starts
+    m = rec.model.origin_R.shape[0]
+    fk = (np.empty((m + 1, 3, 3)), np.empty((m + 1, 3)), np.empty((m, 3)))
+    ends = np.empty(max_att)
+    next_q = q0.copy()
+    attempts = draws = iterations = n_sol = n_ends = point_reached = far_probes = 0
+    sol_d = best0 = best1 = np.inf
+    best_perr = best_oerr = 0.0
+    tf_joint, tf_change = -1, np.inf
+    stretched = position_met = probing = has_next = use_rescue = rescued = False
+    blocked = held = have_best = False
+    while attempts < max_att:
+        if attempts > 0 and _now() >= deadline:
+            break
+        attempts += 1
+        kind = ATTEMPT_RESCUE if use_rescue else (ATTEMPT_PROBE if probing else ATTEMPT_MAIN)
+        from_seed = attempts == 1 or use_rescue
+        if use_rescue:
+            # (it takes a row of the table, as every start but the seed and a probe's does)
+            start = q0.copy()
+            draws += 1
+        elif has_next:
+            start = next_q.copy()
+        elif attempts == 1:
+            start = q0.copy()
+        else:
+            start = _start(rec, q0, draws)
+            draws += 1
+        has_next = use_rescue = False
+        q, it, perr, oerr, ok, hit, far_joint, far = _judged_attempt(
+            rec, ctx, kind, tgts, start, q0, attempts > 1, deadline, fk)
+        iterations += it
+        if far_joint >= 0:
+            held = True
+            if far < tf_change:
+                tf_joint, tf_change = far_joint, far
+        if ok:
+            n_sol += 1
+            d = 0.0
+            for i in range(n):
+                d += prm.w[i] * (q[i] - q0[i]) ** 2
+            if d < sol_d:
+                sol_d = d
+                q_out[:] = q
+                best_perr, best_oerr = perr, oerr
+                rescued = kind == ATTEMPT_RESCUE
+            if n_sol >= prm.solutions or from_seed:
+                break
+            continue
+        if hit:
+            blocked = True
+            q_blocked[:] = q
+        k0 = max(perr - prm.tol_p, 0.0)
+        if n_sol == 0 and (not have_best or k0 < best0 or (k0 == best0 and oerr < best1)):
+            have_best = True
+            best0, best1, best_perr, best_oerr = k0, oerr, perr, oerr
+            q_out[:] = q
+        if not position_met and not beyond and perr > prm.tol_p and past_stretched:
+            # Beyond the stretched reach: position attempts from where this one ended and
+            # from the seed give the best stretched pose, then no more restarts.
+            far_probes += 1
+            if far_probes > FAR_PROBES:
+                stretched = True
+                break
+            probing = has_next = True
+            next_q[:] = q if far_probes == 1 else q0
+            continue
+        if (prm.rescue and attempts == 1 and not beyond
+                and _near_seed(rec.model, q0, tgt.position, RESCUE_NEAR * prm.length_scale)):
+            use_rescue = True
+            continue
+        if perr <= prm.tol_p or position_met:
+            if perr <= prm.tol_p and probing:
+                # The point is reachable: back to pose attempts, from where it is met.
+                probing = False
+                has_next = True
+                next_q[:] = q
+            position_met = True
+            point_reached += 1
+            if tgt.pose and n < 6 and point_reached >= UNDERACTUATED_TRIES:
+                break
+            continue
+        if tgt.pose and not probing:
+            probing = True
+            continue
+        if _held_by_a_limit(rec.model, rec.limits, q, tgt.position, prm.length_scale):
+            # A local minimum made by a joint limit, which other starts may avoid.
+            n_ends = 0
+            continue
+        ends[n_ends] = perr
+        n_ends += 1
+        if _same_end(ends, n_ends, prm.tol_p):
+            stretched = True
+            break
+    if n_sol > 0:
+        code = CODE_REACHED
+    else:
+        code = _status(prm, tgt.pose, n, beyond, stretched, best_perr, held, blocked)
+    return Outcome(n_sol > 0, attempts, iterations, code, best_perr, best_oerr, blocked,
+                   tf_joint, tf_change, rescued)
