@@ -64,6 +64,40 @@ def judge(robot, tree, q: np.ndarray, targets: np.ndarray) -> list[bool]:
     return ok
 
 
+def pinocchio_check(urdf: Path, tree, rng: np.random.Generator, samples: int = 50) -> str:
+    """
+    Return a line comparing the tree's FK and stacked Jacobian with pinocchio's, or why not.
+
+    pinocchio (fixed base, the URDF's root at its origin) is an independent model of the same
+    file: frame placements ``oMf`` and ``LOCAL_WORLD_ALIGNED`` frame Jacobians (linear part
+    at the frame origin, base axes), which is the tree's convention.
+    """
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return 'pinocchio not installed: FK not cross-checked.'
+    model = pin.buildModelFromUrdf(str(urdf))
+    data = model.createData()
+    joints = [model.joints[model.getJointId(name)] for name in tree.joint_names]
+    frames = [model.getFrameId(tip) for tip in TIPS]
+    fk_err = jac_err = 0.0
+    for q in tree.random_q(rng, samples):
+        qp = pin.neutral(model)
+        for j, v in zip(joints, q):
+            qp[j.idx_q] = v
+        pin.computeJointJacobians(model, data, qp)
+        pin.updateFramePlacements(model, data)
+        T, J = tree.fk_and_jacobian(q)
+        for i, fid in enumerate(frames):
+            fk_err = max(fk_err, float(np.max(np.abs(data.oMf[fid].homogeneous - T[i]))))
+            Jp = pin.getFrameJacobian(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
+            cols = [j.idx_v for j in joints]
+            jac_err = max(jac_err, float(np.max(np.abs(Jp[:, cols] - J[6 * i:6 * i + 6]))))
+    return (f'FK checked against pinocchio {pin.__version__} at {samples} random joint vectors: '
+            f'largest difference {fk_err:.1e} in the tip poses, {jac_err:.1e} in the stacked '
+            'Jacobian.')
+
+
 def run(count: int, seed: int) -> tuple[dict, str]:
     """Solve ``count`` targets both ways; return the figures and the table as Markdown."""
     from ik_node import Chain, solve
@@ -128,12 +162,13 @@ def run(count: int, seed: int) -> tuple[dict, str]:
         lines.append(f'| {name} | {100 * solved.mean():.1f} % | {np.median(times):.2f} | '
                      f'{np.percentile(times, 95):.2f} | {extra} |')
     figures['broke'] = broke
+    check = pinocchio_check(urdf, tree, np.random.default_rng(seed + 1))
     head = (f'TALOS upper body ({tree.n} joints, shared {len(tree.shared_joints)}), '
             f'{count} targets from FK of default_rng({seed}) joint vectors, seed mid-range, '
             f'success: both hands within {POSITION_TOLERANCE * 1e3:g} mm and '
             f'{ORIENTATION_TOLERANCE:g} rad. tree_dls is the numpy reference solve (5 '
             'attempts), the chain solves are ik_node.solve(dls) in the compiled driver.\n\n')
-    return figures, head + '\n'.join(lines) + '\n'
+    return figures, head + '\n'.join(lines) + '\n\n' + check + '\n'
 
 
 def main(argv=None) -> None:
