@@ -114,7 +114,7 @@ def run(count: int, seed: int) -> tuple[dict, str]:
     arm_cols = np.array([tree.joint_names.index(n) for n in arm.joint_names])
     rng = np.random.default_rng(seed)
     goals = [tree.fk(q) for q in tree.random_q(rng, count)]
-    opts = TreeSolveOptions(max_attempts=5)
+    opts = TreeSolveOptions(max_attempts=10)
     solve_tree(tree, {TIPS[0]: goals[0][0], TIPS[1]: goals[0][1]}, tree.mid, opts)
     for c, col, k in zip(chains, cols, range(2)):
         solve(c, goals[0][k], tree.mid[col])
@@ -166,7 +166,7 @@ def run(count: int, seed: int) -> tuple[dict, str]:
     head = (f'TALOS upper body ({tree.n} joints, shared {len(tree.shared_joints)}), '
             f'{count} targets from FK of default_rng({seed}) joint vectors, seed mid-range, '
             f'success: both hands within {POSITION_TOLERANCE * 1e3:g} mm and '
-            f'{ORIENTATION_TOLERANCE:g} rad. tree_dls is the numpy reference solve (5 '
+            f'{ORIENTATION_TOLERANCE:g} rad. tree_dls is the numpy reference solve (10 '
             'attempts), the chain solves are ik_node.solve(dls) in the compiled driver.\n\n')
     return figures, head + '\n'.join(lines) + '\n\n' + check + '\n'
 

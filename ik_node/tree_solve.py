@@ -24,7 +24,8 @@ linearisation holds. λ adapts (Levenberg-Marquardt): a step that does not lower
 errors, compared level by level (a task counts as zero once within tolerance), is tried again
 without the lower levels' part, then refused and λ grows; an accepted step shrinks λ. When λ
 passes ``max_damping`` before the budget is spent, the attempt goes on from its best pose,
-nudged. A joint at a limit that the step pushes further out is locked for that step.
+nudged (three times at most). A joint at a limit that the step pushes further out is locked
+for that step.
 
 Reachability: a target beyond its tip's reach bound (``TreeChain.tip_reach``) is put below
 every other task, and an attempt that ends with some tips met and others not goes on once
@@ -421,6 +422,9 @@ def _demoted(problem: _Problem, q: np.ndarray) -> Optional[_Problem]:
     return _Problem(problem.tree, tasks, problem.opts)
 
 
+# Nudges of a stalled attempt before it ends.
+_NUDGES = 3
+
 # The largest weighted residual of a lower-level task a step aims at (units of
 # length_scale, or rad).
 _LOWER_LEVEL_CLAMP = 0.1
@@ -432,8 +436,9 @@ def _attempt(problem: _Problem, q: np.ndarray,
     Run one LM-damped attempt from ``q``: (best q, its merit, every task met, iterations).
 
     When no step lowers the errors any more (λ beyond ``max_damping``) and the budget is not
-    spent, the attempt goes on from the best pose nudged by ~0.3 rad [or 0.03 m]: plain
-    Gauss-Newton steps can settle on a saddle such as a straight elbow, which a nudge leaves.
+    spent, the attempt goes on from the best pose nudged by ~0.3 rad [or 0.03 m], up to three
+    times: plain Gauss-Newton steps can settle on a saddle such as a straight elbow, which a
+    nudge leaves; a true local minimum is left to a restart.
     """
     tree, opts = problem.tree, problem.opts
     lam = opts.damping
@@ -441,7 +446,7 @@ def _attempt(problem: _Problem, q: np.ndarray,
     merit, done = problem.merit(T)
     best_q, best_merit = q, merit
     scale = np.where(tree.prismatic, 0.03, 0.3)
-    it = 0
+    it = nudges = 0
     while not done and it < opts.max_iterations:
         it += 1
         parts = problem.step(q, T, J, lam)
@@ -462,6 +467,9 @@ def _attempt(problem: _Problem, q: np.ndarray,
         else:
             lam *= 4.0
             if lam > opts.max_damping:
+                nudges += 1
+                if nudges > _NUDGES:
+                    break       # a local minimum: a restart elsewhere does better
                 q = np.clip(best_q + rng.normal(0.0, 1.0, tree.n) * scale,
                             tree.lower, tree.upper)
                 T, J = tree.fk_and_jacobian(q)

@@ -207,3 +207,18 @@ def test_bad_weights_are_refused():
         TipTarget(np.zeros(3), position_weight=0.0)
     with pytest.raises(IKInputError, match='priority'):
         TipTarget(np.zeros(3), priority=-1)
+
+
+def test_a_lower_levels_step_leaves_the_primary_rows_still(tree, rng):
+    from ik_node.tree_solve import _Problem, _tasks
+    q = inner_q(tree, rng)
+    T = tree.fk(inner_q(tree, rng))
+    targets = {'right_hand': TipTarget(T[1], priority=0),
+               'left_hand': TipTarget(T[0, :3, 3], priority=1)}
+    problem = _Problem(tree, _tasks(tree, targets, q, MODE_HOLD), TreeSolveOptions())
+    Tq, J = tree.fk_and_jacobian(q)
+    parts = problem.step(q, Tq, J, 1e-3)
+    assert parts.shape == (2, tree.n)
+    # The right hand's six rows do not see the left hand's part of the step.
+    np.testing.assert_allclose(J[6:12] @ parts[1], np.zeros(6), atol=1e-10)
+    assert np.linalg.norm(parts[1]) > 1e-3
