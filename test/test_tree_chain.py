@@ -2,7 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """The tree model: per-tip FK against single chains, the stacked Jacobian, bad input."""
 
-from conftest import URDF_DIR
+from conftest import ROBOTS, URDF_DIR
 from ik_node import Chain, IKInputError, URDFError
 from ik_node.robot_tree import RobotTree
 from ik_node.tree_chain import TreeChain
@@ -76,6 +76,20 @@ def test_every_tips_fk_equals_the_robot_trees_link_pose(rng):
         for i, tip in enumerate(ALL_TIPS):
             np.testing.assert_allclose(t.fk(q)[i], robot.link_pose('base_link', tip, positions),
                                        atol=1e-12)
+
+
+@pytest.mark.parametrize('name', sorted(ROBOTS))
+def test_a_one_tip_tree_is_the_chain(name, rng):
+    fname, base, tip = ROBOTS[name]
+    chain = Chain.from_urdf(URDF_DIR / fname, base, tip)
+    t = TreeChain.from_urdf(URDF_DIR / fname, base, [tip])
+    assert t.joint_names == chain.joint_names
+    for field in ('lower', 'upper', 'velocity', 'continuous', 'prismatic', 'mid'):
+        np.testing.assert_array_equal(getattr(t, field), getattr(chain, field), err_msg=field)
+    assert t.length_scale == chain.length_scale
+    for q in chain.random_q(rng, 5):
+        np.testing.assert_allclose(t.fk(q)[0], chain.fk(q), atol=1e-15)
+        np.testing.assert_allclose(t.jacobian(q), chain.jacobian(q), atol=1e-15)
 
 
 def test_stacked_jacobian_matches_finite_differences(rng):
