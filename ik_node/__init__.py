@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ik_node.resources import share_path
     from ik_node.result import IKResult
     from ik_node.solve_ik import methods, register_method, solve, warm_up
+    from ik_node.tree_chain import TreeChain
 
 _HOMES = {
     'ik_node.batch': ('BatchResult', 'solve_batch'),
@@ -51,11 +52,12 @@ _HOMES = {
     'ik_node.resources': ('share_path',),
     'ik_node.result': ('IKResult',),
     'ik_node.solve_ik': ('methods', 'register_method', 'solve', 'warm_up'),
+    'ik_node.tree_chain': ('TreeChain',),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
-    'Chain', 'IKError', 'IKInputError', 'JointLimitsError', 'URDFError', 'IKResult',
+    'Chain', 'TreeChain', 'IKError', 'IKInputError', 'JointLimitsError', 'URDFError', 'IKResult',
     'SolveOptions',
     'solve', 'methods', 'register_method', 'warm_up', 'solve_batch', 'BatchResult',
     'reachability', 'ReachMap',
