@@ -305,11 +305,9 @@ class Jogger:
             mode = MODE_IDLE if self._resting(s) else MODE_STOPPING
         else:
             mode = cmd.mode
-            if cmd.mode == MODE_TWIST:
-                v_want = self._twist_velocity(q, cmd)
-            else:
-                v_want = cmd.values
-            v_want, scale, reason, condition, clearance = self._guarded(q, v_want, cmd.mode)
+            J = self.chain.jacobian(q) if cmd.mode == MODE_TWIST else None
+            v_want = cmd.values if J is None else self._twist_velocity(q, J, cmd)
+            v_want, scale, reason, condition, clearance = self._guarded(q, v_want, J)
         nxt = self._blend(s, v_want, dt)
         if self._obstacles is not None and not np.array_equal(nxt.q, q):
             d_next = self.chain.min_distance(nxt.q, self._obstacles).distance
@@ -333,12 +331,11 @@ class Jogger:
             max(st.clearance_slowdown, st.self_clearance_slowdown))
         return d_self, d_obs.ravel()
 
-    def _twist_velocity(self, q: np.ndarray, cmd: _Command) -> np.ndarray:
+    def _twist_velocity(self, q: np.ndarray, J: np.ndarray, cmd: _Command) -> np.ndarray:
         x = cmd.values
         if cmd.frame != self.chain.base_link:
             R = self.chain.fk(q)[:3, :3]
             x = np.concatenate([R @ x[:3], R @ x[3:]])
-        J = self.chain.jacobian(q)
         gradient = None
         if self._use_objectives:
             gradient = objective_gradient(self.chain.model, self.chain.n, q, self.chain.lower,
@@ -346,9 +343,13 @@ class Jogger:
         return joint_velocity_for_twist(J, x, self._damping_linear, self.settings.damping,
                                         gradient, self.settings.null_space_gain).v
 
-    def _guarded(self, q: np.ndarray, v: np.ndarray, mode: str
+    def _guarded(self, q: np.ndarray, v: np.ndarray, J: np.ndarray | None
                  ) -> tuple[np.ndarray, float, str, float, float]:
-        """Return (v scaled, scale, reason, condition, clearance) (see the module doc)."""
+        """
+        Return (v scaled, scale, reason, condition, clearance) (see the module doc).
+
+        J: the (6, n) Jacobian at q for a twist (the singularity guard), None for joint jogging.
+        """
         st, lim = self.settings, self.limits
         speed = np.abs(v)
         scale, reason = 1.0, REASON_NONE
@@ -361,8 +362,8 @@ class Jogger:
         ahead = q + v * braking_lookahead(v, lim.acceleration, lim.jerk, 0.0)
         factors = []
         condition = math.nan
-        if mode == MODE_TWIST:
-            condition = condition_number(self.chain.jacobian(q))
+        if J is not None:
+            condition = condition_number(J)
             k_ahead = condition_number(self.chain.jacobian(ahead))
             factors.append((singularity_scale(condition, k_ahead, st.singularity_slowdown,
                                               st.singularity_stop, st.singularity_min_scale),
