@@ -11,6 +11,8 @@ CommandWatcher (velocity, acceleration and jerk by divided differences at the st
 import math
 
 from conftest import URDF_DIR
+from hypothesis import given, HealthCheck, settings
+from hypothesis import strategies as st
 import ik_node
 from ik_node.collision import kernels
 from ik_node.errors import IKInputError
@@ -351,3 +353,31 @@ def test_time_going_back_and_bad_settings_are_refused(demo):
         Jogger(ik_node.Chain(read_chain(load_urdf_text(URDF_DIR / 'arm4.urdf'), 'base_link',
                                         'tip')),
                KinematicLimits.of([1.0] * 4, [1.0] * 4, [1.0] * 4), obstacles=())
+
+
+ANY_FLOAT = st.floats(allow_nan=True, allow_infinity=True, width=64)
+
+
+@settings(max_examples=60, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(twists=st.lists(st.lists(st.one_of(ANY_FLOAT, st.floats(-0.3, 0.3)), min_size=6,
+                                max_size=6), min_size=1, max_size=8),
+       frame=st.sampled_from([None, 'base_link', 'tool0', 'world']))
+def test_any_twist_stream_is_refused_or_commanded_within_the_limits(demo, twists, frame):
+    """Whatever comes in: an IKInputError, or finite commands the watcher passes."""
+    j = Jogger(demo, limits(demo))
+    j.reset(Q_DEMO, 0.0)
+    check = watcher(demo)
+    now = 0.0
+    for twist in twists + [None] * 30:
+        now = round(now + PERIOD, 9)
+        if twist is not None:
+            try:
+                j.twist(twist, now, frame=frame)
+            except IKInputError:
+                pass
+        step = j.step(now)
+        assert np.all(np.isfinite(step.sample.q)) and np.all(np.isfinite(step.sample.v))
+        check.check(demo.joint_names, step.sample.q, stamp_ns=int(round(now * 1e9)))
+    assert check.total_violations == 0, check.violations[:3]
+    assert step.mode == jog.MODE_IDLE           # the timeout brought it to rest

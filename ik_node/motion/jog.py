@@ -235,7 +235,11 @@ class Jogger:
                                f'{x.shape[0]}')
         if not np.all(np.isfinite(x)):
             raise IKInputError(f'twist has NaN or Inf: {x.tolist()}')
-        lin, ang = float(np.linalg.norm(x[:3])), float(np.linalg.norm(x[3:]))
+        # The largest component first: the norm of a huge twist would overflow.
+        lin = float(np.max(np.abs(x[:3])))
+        ang = float(np.max(np.abs(x[3:])))
+        if lin <= self.settings.max_linear_speed and ang <= self.settings.max_angular_speed:
+            lin, ang = float(np.linalg.norm(x[:3])), float(np.linalg.norm(x[3:]))
         if lin > self.settings.max_linear_speed:
             raise IKInputError(f'twist linear speed {lin:.6g} m/s is above the limit '
                                f'{self.settings.max_linear_speed} m/s')
