@@ -45,7 +45,7 @@ def arm4() -> ik_node.Chain:
 
 def limits(chain) -> KinematicLimits:
     n = chain.n
-    return KinematicLimits.of(V[:n], A[:n], J[:n])
+    return KinematicLimits.of(np.resize(V, n), np.resize(A, n), np.resize(J, n))
 
 
 def watcher(chain) -> CommandWatcher:
@@ -265,6 +265,43 @@ def test_toward_the_floor_the_arm_slows_and_never_touches(demo):
     up = -down
     _, steps, _ = run(j, now, 0.3, lambda jg, t: jg.twist(up, t), check)
     assert steps[-1].scale == 1.0 and check.total_violations == 0
+
+
+def test_an_arm_in_contact_may_leave_it_and_may_not_go_deeper(demo):
+    q0 = np.array([0.0, -0.58, 1.2, -1.95, -1.57, 0.0])        # the wrist 2 cm in the floor
+    assert floor_clearance(demo, q0) < -0.01
+    check = watcher(demo)
+    j = Jogger(demo, limits(demo), obstacles=[FLOOR])
+    j.reset(q0, 0.0)
+    down = np.array([0.0, 0.0, -0.05, 0.0, 0.0, 0.0])
+    now, steps, _ = run(j, 0.0, 0.3, lambda jg, t: jg.twist(down, t), check)
+    assert all(s.sample.at_rest for s in steps)
+    np.testing.assert_array_equal(steps[-1].sample.q, q0)
+    assert steps[-1].reason == jog.REASON_COLLISION and steps[-1].scale == 0.0
+    _, steps, poses = run(j, now, 1.0, lambda jg, t: jg.twist(-down, t), check)
+    assert check.total_violations == 0, check.violations[:3]
+    gap = [floor_clearance(demo, s.sample.q) for s in steps]
+    assert np.all(np.diff(gap) >= -1e-9) and gap[-1] > 0.0      # out, never deeper
+    assert np.any(tool_twists(poses)[:, 2] > 0.049)             # at full speed
+
+
+def test_a_redundant_arm_descends_its_null_space_objective_while_it_jogs():
+    panda = ik_node.Chain.from_urdf(URDF_DIR / 'panda.urdf', 'panda_link0', 'panda_link8')
+    q0 = np.array([0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.8])
+    q0[0] = 2.2                                      # far from mid-range in joint 1
+    twist = np.array([0.0, 0.03, 0.0, 0.0, 0.0, 0.0])
+    objective = ik_node.JointLimitAvoidance()
+    ends, errors = {}, {}
+    for label, objectives in (('plain', ()), ('objective', (objective,))):
+        j = Jogger(panda, limits(panda), objectives=objectives)
+        j.reset(q0, 0.0)
+        check = watcher(panda)
+        _, steps, poses = run(j, 0.0, 1.0, lambda jg, t: jg.twist(twist, t), check)
+        assert check.total_violations == 0, check.violations[:3]
+        ends[label] = steps[-1].sample.q
+        errors[label] = np.max(np.linalg.norm(tool_twists(poses)[40:] - twist, axis=1))
+    assert errors['objective'] < 0.02 * 0.03 and errors['plain'] < 0.02 * 0.03
+    assert objective.cost(panda, ends['objective']) < objective.cost(panda, ends['plain']) - 0.05
 
 
 @pytest.mark.parametrize('urdf', ['arm4.urdf', 'prismatic.urdf'])

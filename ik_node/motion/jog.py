@@ -9,7 +9,8 @@ Each control period the caller gives the latest command (:meth:`Jogger.twist` or
 
 1. the wanted joint velocity v: for a twist, differential IK at the commanded state
    (:func:`ik_node.motion.twist_ik.joint_velocity_for_twist`: position first, then the
-   orientation, then the null-space objectives); for joint jogging, the velocities given.
+   orientation, then the null-space objectives, these only while the twist is not zero);
+   for joint jogging, the velocities given.
    No command for ``timeout`` [s] (or :meth:`Jogger.stop`): v = 0;
 2. v is scaled as a whole (so the tool keeps its direction) to the velocity limits, then by
    the guards of :mod:`ik_node.motion.jog_guards`, each judging the state ahead (where the arm
@@ -341,7 +342,8 @@ class Jogger:
             R = self.chain.fk(q)[:3, :3]
             x = np.concatenate([R @ x[:3], R @ x[3:]])
         gradient = None
-        if self._use_objectives:
+        # A zero twist holds the arm still: the null space moves only along with the tool.
+        if self._use_objectives and np.any(x):
             gradient = objective_gradient(self.chain.model, self.chain.n, q, self.chain.lower,
                                           self.chain.upper, self._objectives)
         return joint_velocity_for_twist(J, x, self._damping_linear, self.settings.damping,
