@@ -27,6 +27,9 @@ def test_the_twist_is_met_exactly_away_from_singularities(name, rng):
         sol = joint_velocity_for_twist(J, twist, 0.05, 0.05)
         np.testing.assert_allclose(J @ sol.v, twist, atol=1e-10)
         np.testing.assert_allclose(sol.twist, twist, atol=1e-10)
+        # The one-SVD shortcut gives what the three levels give (a zero gradient takes them).
+        levels = joint_velocity_for_twist(J, twist, 0.05, 0.05, np.zeros(c.n), 1.0)
+        np.testing.assert_allclose(sol.v, levels.v, atol=1e-10)
 
 
 def test_a_four_joint_arm_keeps_the_position_and_gives_up_what_it_cannot(rng):

@@ -64,13 +64,22 @@ def joint_velocity_for_twist(J: ArrayLike, twist: ArrayLike, damping_linear: flo
     J = np.asarray(J, dtype=float)
     x = np.asarray(twist, dtype=float)
     n = J.shape[1]
+    use_gradient = gradient is not None and gain > 0.0
+    if n >= 6 and not use_gradient:
+        # Both levels are exact when sigma_6(J) >= both eps (a row block's and the null-space
+        # block's smallest singular values are no smaller than J's): then the three levels
+        # add up to the minimum-norm J+ x, one SVD instead of two.
+        U, S, Vt = np.linalg.svd(J, full_matrices=False)
+        if S[5] >= max(damping_linear, damping_angular):
+            v = Vt.T @ ((U.T @ x) / S)
+            return TwistSolution(v, J @ v)
     Jp, Jw = J[:3], J[3:]
     v1, rows_p = _dls(Jp, x[:3], damping_linear)
     N1 = np.eye(n) - rows_p.T @ rows_p
     A = Jw @ N1
     v2, rows_w = _dls(A, x[3:] - Jw @ v1, damping_angular)
     v = v1 + v2
-    if gradient is not None and gain > 0.0:
+    if use_gradient:
         N2 = N1 - rows_w.T @ rows_w
         v = v - gain * (N2 @ np.asarray(gradient, dtype=float))
     return TwistSolution(v, J @ v)
