@@ -18,7 +18,7 @@ from ik_node.collision import kernels
 from ik_node.errors import IKInputError
 from ik_node.motion import jog
 from ik_node.motion.jog import Jogger, JogSettings
-from ik_node.motion.trajectory import KinematicLimits
+from ik_node.motion.trajectory import BlendSegment, KinematicLimits, LineSegment, Motion
 from ik_node.rotations import rotation_vector_from_matrix
 from ik_node.urdf import load_urdf_text, read_chain
 from ik_node.watcher import CommandWatcher
@@ -168,6 +168,32 @@ def test_stop_brakes_at_once(demo):
     _, steps, _ = run(j, now, 0.3, None, check)
     assert steps[0].mode == jog.MODE_STOPPING and steps[-1].mode == jog.MODE_IDLE
     assert check.total_violations == 0
+
+
+def test_a_jog_takes_over_a_goal_motion_mid_way_and_hands_back_smoothly(demo):
+    """Goal motion -> jog (from its moving state) -> goal motion again: one smooth stream."""
+    lim = limits(demo)
+    goal = Q_DEMO + np.array([0.6, 0.3, -0.3, 0.2, 0.4, 0.5])
+    motion = Motion(Q_DEMO, 0.0)
+    motion.replace([LineSegment(Q_DEMO, goal, lim, 0.0)], 0.0)
+    check = watcher(demo)
+    now = 0.0
+    for _ in range(30):                                   # the goal motion, at speed
+        now = round(now + PERIOD, 9)
+        check.check(demo.joint_names, motion.state(now).q, stamp_ns=int(round(now * 1e9)))
+    handed = motion.state(now)
+    assert np.max(np.abs(handed.v)) > 0.3
+    j = Jogger(demo, lim)
+    j.take_over(handed, now)
+    assert j.active
+    now, steps, _ = run(j, now, 0.6, lambda jg, t: jg.twist([0, 0, 0.05, 0, 0, 0], t), check)
+    back = j.state
+    motion.replace([BlendSegment(back, goal, lim, now)], now)
+    for _ in range(300):
+        now = round(now + PERIOD, 9)
+        check.check(demo.joint_names, motion.state(now).q, stamp_ns=int(round(now * 1e9)))
+    assert_within_limits(check)
+    np.testing.assert_allclose(motion.state(now).q, goal, atol=1e-9)
 
 
 def wrist_pass(demo, q5: float):

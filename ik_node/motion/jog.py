@@ -27,7 +27,9 @@ Each control period the caller gives the latest command (:meth:`Jogger.twist` or
 
 The state is the last command (the arm follows it, as with a position interface): start it,
 and restart it after the arm moved otherwise, with :meth:`Jogger.reset` from the measured
-joints. Nothing here imports rclpy; every time is the caller's clock [s], non-decreasing.
+joints, or with :meth:`Jogger.take_over` from another motion's commanded state (a jog that
+interrupts a goal motion); :attr:`Jogger.state` is where a motion that takes over from the
+jog starts. Nothing here imports rclpy; every time is the caller's clock [s], non-decreasing.
 """
 
 import math
@@ -202,6 +204,26 @@ class Jogger:
         self._state = JointSample.rest(qa)
         self._t = float(now)
         self._command = None
+
+    def take_over(self, state: JointSample, now: float) -> None:
+        """
+        Go on from a moving commanded ``state`` (q, v, a) at ``now``: a jog mid-goal-motion.
+
+        The next steps blend from that state, so the hand-over from another motion (e.g. a
+        :class:`ik_node.motion.trajectory.Motion` sampled at ``now``) is as smooth as any
+        twist change; the command is dropped (the arm brakes unless a command comes).
+        """
+        q = self.chain.check_q(state.q, 'state.q')
+        v = self.chain.check_q(state.v, 'state.v')
+        a = self.chain.check_q(state.a, 'state.a')
+        self._state = JointSample(q, v, a)
+        self._t = float(now)
+        self._command = None
+
+    @property
+    def active(self) -> bool:
+        """Return True while a command is in force or the arm still brakes from one."""
+        return self._command is not None or not self._resting(self._state)
 
     @property
     def state(self) -> JointSample:
