@@ -33,6 +33,7 @@ bench/out (see bench/common.py). Run alone on the machine: CPU times are wall ti
 import argparse
 import json
 import math
+import os
 from pathlib import Path
 import sys
 import time
@@ -208,7 +209,21 @@ def main(argv=None) -> int:
             f"{r['max_jerk_ratio']:.2f} | {r['contact_steps']} | "
             f"{r['stop_time']:.3f} / {1e3 * r['stop_travel']:.1f} | "
             f"{r['cpu_us_median']:.0f} / {r['cpu_us_p95']:.0f} |")
-    report = '\n'.join(lines)
+    load = os.getloadavg()[0]
+    notes = [
+        f'Jogger against plain differential IK, demo arm, {args.seconds:g} s per scenario '
+        f'(the stream cut 1 s before the end), in process, no ROS; load average {load:.1f} '
+        'at the end of the run (CPU times are wall times).', '',
+        '- v err: |tool velocity - command| while the command stands and no guard slows it; '
+        'slowed: share of the commanded steps a guard slowed.',
+        '- max v/a/j ratio: largest |velocity|, |acceleration|, |jerk| of the commands '
+        '(divided differences at the stamps) over the limits '
+        f'(v {V.tolist()}, a {A.tolist()}, j {J.tolist()}).',
+        '- contact steps: commands in contact by the capsule check (self and floor; it never '
+        'misses a contact of the URDF geometry).',
+        '- stop: from the last message to rest (the 0.1 s command timeout included), time '
+        'and tool travel.', '']
+    report = '\n'.join(notes + lines)
     print(report)
     print(f'raw results: {path}')
     if args.publish:
