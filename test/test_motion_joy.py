@@ -31,6 +31,18 @@ def pad(**axes) -> list[float]:
     return a
 
 
+@pytest.mark.parametrize('path', sorted(CONFIG.glob('joy_*.yaml')), ids=lambda p: p.stem)
+def test_every_shipped_layout_loads_and_is_still_at_rest(path):
+    mapping = JoyMapping.from_yaml(path)
+    used_axes = [t.source for terms in mapping.terms for t in terms if not t.button]
+    used_buttons = [t.source for terms in mapping.terms for t in terms if t.button]
+    axes = [0.0] * (max(used_axes) + 1)
+    buttons = [0] * (max(used_buttons + [mapping.stop or 0, mapping.toggle_frame or 0]) + 1)
+    np.testing.assert_array_equal(mapping.twist(axes, buttons), np.zeros(6))
+    assert sum(len(terms) > 0 for terms in mapping.terms) == 6     # every axis of the tool
+    assert mapping.stop is not None and mapping.toggle_frame is not None
+
+
 def test_the_gamepad_at_rest_commands_nothing(xbox):
     np.testing.assert_array_equal(xbox.twist(pad(), [0] * 11), np.zeros(6))
     # joy_linux reports 0 for a trigger never pressed: released, not half pressed.
