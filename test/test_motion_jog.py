@@ -401,6 +401,26 @@ def test_bad_joint_velocities_are_refused_and_the_command_in_force_stays(
     assert step.sample.v[2] == 0.0 and step.sample.v[5] > 0.0
 
 
+def test_the_commands_handed_out_are_read_only_and_inputs_are_not_kept(demo):
+    j = Jogger(demo, limits(demo))
+    q0 = Q_DEMO.copy()
+    j.reset(q0, 0.0)
+    q0[0] = 1.0                                  # the caller's array is not the state
+    twist = np.array([0.05, 0.0, 0.0, 0.0, 0.0, 0.0])
+    j.twist(twist, 0.0)
+    twist[0] = 0.9
+    step = j.step(PERIOD)
+    assert step.sample.q[0] == pytest.approx(Q_DEMO[0], abs=1e-3)
+    for a in (step.sample.q, step.sample.v, step.sample.a, j.state.q):
+        with pytest.raises(ValueError):
+            a[0] = 0.0
+    _, _, poses = run(j, PERIOD, 0.5, lambda jg, t: None, watcher(demo))
+    # The command in force is the 0.05 m/s given, not the caller's array changed later
+    # (it times out after 0.1 s: the speed at its end is what it was commanded).
+    speed = np.linalg.norm(tool_twists(poses)[:, :3], axis=1)
+    assert 0.0 < speed.max() <= 0.05 * 1.001
+
+
 def test_time_going_back_and_bad_settings_are_refused(demo):
     j = Jogger(demo, limits(demo))
     j.reset(Q_DEMO, 1.0)

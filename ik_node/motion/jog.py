@@ -70,6 +70,12 @@ REASON_CONTACT = 'contact'            # the blended sample would touch: held sti
 _EPS_REST = 1e-9
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 class JogSettings(NamedTuple):
     """
     How a :class:`Jogger` follows its commands; defaults as MoveIt Servo's where it has one.
@@ -227,8 +233,9 @@ class Jogger:
 
     @property
     def state(self) -> JointSample:
-        """Return the last commanded state."""
-        return self._state
+        """Return the last commanded state, as read-only views of the jogger's arrays."""
+        s = self._state
+        return JointSample(_read_only(s.q), _read_only(s.v), _read_only(s.a))
 
     def set_obstacles(self, obstacles: Sequence | None) -> None:
         """Set the collision guard: None (off) or the obstacles (self-collision included)."""
@@ -341,7 +348,7 @@ class Jogger:
             if d_next < 0.0 and d_next < self._clearance(q):
                 nxt, reason, scale = JointSample.rest(q), REASON_CONTACT, 0.0
         self._state, self._t = nxt, now
-        return JogStep(nxt, mode, scale, reason, condition, clearance)
+        return JogStep(self.state, mode, scale, reason, condition, clearance)
 
     def _resting(self, s: JointSample) -> bool:
         return bool(np.all(np.abs(s.v) <= _EPS_REST) and np.all(np.abs(s.a) <= _EPS_REST))
