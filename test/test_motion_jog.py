@@ -423,6 +423,8 @@ def test_the_commands_handed_out_are_read_only_and_inputs_are_not_kept(demo):
 
 def test_time_going_back_and_bad_settings_are_refused(demo):
     j = Jogger(demo, limits(demo))
+    with pytest.raises(IKInputError, match='reset'):
+        j.step(0.0)
     j.reset(Q_DEMO, 1.0)
     with pytest.raises(IKInputError, match='went back'):
         j.step(0.5)

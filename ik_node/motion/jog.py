@@ -324,6 +324,9 @@ class Jogger:
     def step(self, now: float) -> JogStep:
         """Return the command at ``now`` [s] (see the module docstring); state advances."""
         now = float(now)
+        if self._t == -math.inf:
+            raise IKInputError('the jogger has no state yet: call reset(q, now) (or take_over) '
+                               'first')
         if not now >= self._t:
             raise IKInputError(f'jog time went back: {now} after {self._t}')
         dt = now - self._t
