@@ -1,0 +1,456 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Jogging: a streamed tool twist or joint velocities become jerk-limited joint commands.
+
+Each control period the caller gives the latest command (:meth:`Jogger.twist` or
+:meth:`Jogger.joint_velocities`, each with its time) and asks for the next joint command at
+``now`` (:meth:`Jogger.step`). One step:
+
+1. the wanted joint velocity v: for a twist, differential IK at the commanded state
+   (:func:`ik_node.motion.twist_ik.joint_velocity_for_twist`: position first, then the
+   orientation, then the null-space objectives, these only while the twist is not zero);
+   for joint jogging, the velocities given.
+   No command for ``timeout`` [s] (or :meth:`Jogger.stop`): v = 0;
+2. v is scaled as a whole (so the tool keeps its direction) to the velocity limits, then by
+   the guards of :mod:`ik_node.motion.jog_guards`, each judging the state ahead (where the arm
+   would rest if it braked from v): the Jacobian's condition number (twists only), the room
+   left before each joint's limit less a margin, and the clearance to obstacles and the arm
+   itself (when a collision guard is set);
+3. Ruckig's velocity interface blends the commanded state (q, v, a) toward that velocity
+   under the acceleration and jerk limits, phase-synchronised (from rest or a parallel
+   velocity the tool keeps its direction during the blend); the command is its sample at
+   ``now``. A twist change, a timeout or a guard is thus never a step in v or a;
+4. last, a commanded state in contact is never sent: a sample that would touch (and is not
+   leaving a contact the arm is already in) is replaced by holding still (reported as
+   ``REASON_CONTACT``; the guards are tuned so that it does not happen).
+
+The state is the last command (the arm follows it, as with a position interface): start it,
+and restart it after the arm moved otherwise, with :meth:`Jogger.reset` from the measured
+joints, or with :meth:`Jogger.take_over` from another motion's commanded state (a jog that
+interrupts a goal motion); :attr:`Jogger.state` is where a motion that takes over from the
+jog starts. Nothing here imports rclpy; every time is the caller's clock [s], non-decreasing.
+"""
+
+import math
+from typing import NamedTuple, Sequence
+
+from ik_node.collision import kernels
+from ik_node.errors import IKInputError
+from ik_node.motion.jog_guards import (braking_lookahead, clearance_scale, joint_limit_scale,
+                                       singularity_scale)
+from ik_node.motion.trajectory import JointSample, KinematicLimits
+from ik_node.motion.twist_ik import condition_number, joint_velocity_for_twist
+from ik_node.objectives import objective_gradient, objectives_active, pack_objectives
+import numpy as np
+from numpy.typing import ArrayLike
+from ruckig import (ControlInterface, InputParameter, Result, Ruckig, RuckigError,
+                    Synchronization, Trajectory)
+
+__all__ = ['JogSettings', 'JogStep', 'Jogger', 'MODE_IDLE', 'MODE_TWIST', 'MODE_JOINT',
+           'MODE_STOPPING', 'REASON_NONE', 'REASON_VELOCITY', 'REASON_SINGULARITY',
+           'REASON_JOINT_LIMIT', 'REASON_COLLISION', 'REASON_CONTACT']
+
+# What the jogger does (JogStep.mode).
+MODE_IDLE = 'idle'            # at rest, no command in force
+MODE_TWIST = 'twist'          # following a tool twist
+MODE_JOINT = 'joint'          # following joint velocities
+MODE_STOPPING = 'stopping'    # the command timed out or was stopped; braking to rest
+
+# What slowed the step most (JogStep.reason).
+REASON_NONE = ''
+REASON_VELOCITY = 'velocity'          # a joint's velocity limit
+REASON_SINGULARITY = 'singularity'    # the condition number ahead
+REASON_JOINT_LIMIT = 'joint_limit'    # a joint's room before its limit (and margin)
+REASON_COLLISION = 'collision'        # the clearance ahead
+REASON_CONTACT = 'contact'            # the blended sample would touch: held still
+
+# A velocity below this [rad/s or m/s] in every joint (and acceleration below it per s) is
+# rest.
+_EPS_REST = 1e-9
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+class JogSettings(NamedTuple):
+    """
+    How a :class:`Jogger` follows its commands; defaults as MoveIt Servo's where it has one.
+
+    timeout [s]: a command older than this stops the arm (Servo: 0.1).
+    singularity_slowdown, singularity_stop: condition numbers of the Jacobian from which a
+    twist toward a singularity slows, and at which it is slowest (Servo: 17, 30);
+    singularity_min_scale: the fraction of the speed left at singularity_stop (0: Servo's hard
+    stop; the node's ``singularity_min_speed``: 0.1, the arm creeps through).
+    joint_limit_margin [rad or m]: each joint stops this far before its limit (Servo: 0.1);
+    joint_limit_deceleration: the fraction of the acceleration limit the slow-down before a
+    limit plans with (the rest is headroom for the jerk-limited blend).
+    clearance_slowdown, self_clearance_slowdown, clearance_stop [m]: the clearance ahead from
+    which a motion toward an obstacle, or toward another link of the arm, slows, and at which
+    it stops (Servo's scene and self proximity thresholds: 2 cm and 1 cm);
+    clearance_min_rate [m/rad]: a pair whose clearance falls slower than this per radian of
+    joint motion is not slowed (see :func:`ik_node.motion.jog_guards.clearance_scale`).
+    damping [1]: the singular value below which the differential IK damps
+    (:mod:`ik_node.motion.twist_ik`), of the angular level as it is and of the linear one
+    times the chain's length scale [m].
+    null_space_gain [1/s]: the rate the null-space objectives are descended at.
+    max_linear_speed [m/s], max_angular_speed [rad/s]: larger twists are refused (bad input),
+    not clipped; joint velocities above the joints' velocity limits are refused likewise.
+    """
+
+    timeout: float = 0.1
+    singularity_slowdown: float = 17.0
+    singularity_stop: float = 30.0
+    singularity_min_scale: float = 0.1
+    joint_limit_margin: float = 0.1
+    joint_limit_deceleration: float = 0.5
+    clearance_slowdown: float = 0.02
+    self_clearance_slowdown: float = 0.01
+    clearance_stop: float = 0.0
+    clearance_min_rate: float = 0.01
+    damping: float = 0.05
+    null_space_gain: float = 1.0
+    max_linear_speed: float = 1.0
+    max_angular_speed: float = math.pi
+
+    def checked(self) -> 'JogSettings':
+        """Return self; IKInputError naming the first setting out of range."""
+        for name in self._fields:
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise IKInputError(f'jog setting {name} must be a finite number >= 0, got '
+                                   f'{value!r}')
+        for name in ('timeout', 'max_linear_speed', 'max_angular_speed', 'damping',
+                     'joint_limit_deceleration'):
+            if not getattr(self, name) > 0.0:
+                raise IKInputError(f'jog setting {name} must be > 0, got {getattr(self, name)}')
+        if not 1.0 <= self.singularity_slowdown < self.singularity_stop:
+            raise IKInputError('jog settings need 1 <= singularity_slowdown < singularity_stop,'
+                               f' got {self.singularity_slowdown}, {self.singularity_stop}')
+        if not self.clearance_stop < min(self.clearance_slowdown,
+                                         self.self_clearance_slowdown):
+            raise IKInputError('jog settings need clearance_stop below clearance_slowdown and '
+                               f'self_clearance_slowdown, got {self.clearance_stop}')
+        if self.singularity_min_scale > 1.0 or self.joint_limit_deceleration > 1.0:
+            raise IKInputError('jog settings singularity_min_scale and '
+                               'joint_limit_deceleration must be <= 1')
+        return self
+
+
+class JogStep(NamedTuple):
+    """
+    One jog command and why it is what it is.
+
+    sample: the commanded joint state at the step's time (q, v, a) (n,) each. mode: MODE_*.
+    scale: the factor [0, 1] the wanted velocity got (1: as commanded). reason: REASON_* of
+    the guard that set it. condition: the Jacobian's condition number at the command (nan
+    for joint jogging). clearance: the smallest clearance [m] at the command (inf without a
+    collision guard).
+    """
+
+    sample: JointSample
+    mode: str
+    scale: float
+    reason: str
+    condition: float
+    clearance: float
+
+
+class _Command(NamedTuple):
+    mode: str
+    values: np.ndarray      # twist (6,) in the base frame, or joint velocities (n,)
+    frame: str              # the twist's frame ('' for joint velocities)
+    t: float
+
+
+class Jogger:
+    """
+    Turn streamed jog commands into jerk-limited joint commands (see the module docstring).
+
+    chain: an :class:`ik_node.Chain`. limits: its :class:`KinematicLimits` (n,) each.
+    settings: :class:`JogSettings`. obstacles: the collision guard (None: off; a sequence,
+    possibly empty, of ik_node shapes in the base frame: self-collision and those). The chain
+    must then have collision geometry (:meth:`ik_node.Chain.from_urdf`). objectives:
+    null-space objectives (:mod:`ik_node.objectives`) for twists.
+    """
+
+    def __init__(self, chain, limits: KinematicLimits, settings: JogSettings = JogSettings(),
+                 obstacles: Sequence | None = None, objectives: Sequence = ()):
+        if limits.velocity.shape != (chain.n,):
+            raise IKInputError(f'limits must have {chain.n} values per kind, one per joint '
+                               f'{list(chain.joint_names)}, got {limits.velocity.shape[0]}')
+        self.chain = chain
+        self.limits = limits
+        self.settings = settings.checked()
+        self._index = {name: i for i, name in enumerate(chain.joint_names)}
+        self._objectives = pack_objectives(chain, objectives)
+        self._use_objectives = objectives_active(self._objectives)
+        self._damping_linear = settings.damping * chain.length_scale
+        self._ruckig = Ruckig(chain.n)
+        self._input = InputParameter(chain.n)
+        self._input.control_interface = ControlInterface.Velocity
+        self._input.max_acceleration = limits.acceleration.tolist()
+        self._input.max_jerk = limits.jerk.tolist()
+        self._input.target_acceleration = [0.0] * chain.n
+        self._trajectory = Trajectory(chain.n)
+        self._obstacles: tuple | None = None
+        self.set_obstacles(obstacles)
+        self._state = JointSample.rest(np.zeros(chain.n))
+        self._t = -math.inf
+        self._command: _Command | None = None
+
+    # -- state -----------------------------------------------------------------------------
+
+    def reset(self, q: ArrayLike, now: float) -> None:
+        """Stand at rest at ``q`` (n,) [rad or m] from ``now`` [s]; the command is dropped."""
+        qa = self.chain.check_q(q)
+        self._state = JointSample.rest(qa)
+        self._t = float(now)
+        self._command = None
+
+    def take_over(self, state: JointSample, now: float) -> None:
+        """
+        Go on from a moving commanded ``state`` (q, v, a) at ``now``: a jog mid-goal-motion.
+
+        The next steps blend from that state, so the hand-over from another motion (e.g. a
+        :class:`ik_node.motion.trajectory.Motion` sampled at ``now``) is as smooth as any
+        twist change; the command is dropped (the arm brakes unless a command comes).
+        """
+        q = self.chain.check_q(state.q, 'state.q')
+        v = self.chain.check_q(state.v, 'state.v')
+        a = self.chain.check_q(state.a, 'state.a')
+        self._state = JointSample(q, v, a)
+        self._t = float(now)
+        self._command = None
+
+    @property
+    def active(self) -> bool:
+        """Return True while a command is in force or the arm still brakes from one."""
+        return self._command is not None or not self._resting(self._state)
+
+    @property
+    def state(self) -> JointSample:
+        """Return the last commanded state, as read-only views of the jogger's arrays."""
+        s = self._state
+        return JointSample(_read_only(s.q), _read_only(s.v), _read_only(s.a))
+
+    def set_obstacles(self, obstacles: Sequence | None) -> None:
+        """Set the collision guard: None (off) or the obstacles (self-collision included)."""
+        if obstacles is None:
+            self._obstacles = None
+            return
+        self._obstacles = tuple(obstacles)
+        # No geometry: IKInputError now, not mid-motion.
+        self._obstacle_rows = self.chain.collision_setup.packed(self._obstacles).rows
+
+    # -- commands --------------------------------------------------------------------------
+
+    def twist(self, twist: ArrayLike, now: float, frame: str | None = None) -> None:
+        """
+        Command the tool twist ``twist`` (6,): linear [m/s], angular [rad/s], from ``now``.
+
+        frame: the chain's base_link (default) or tip_link; the twist is of the tool origin,
+        its components in that frame's axes. IKInputError (and the command in force is kept)
+        for a bad shape, NaN/Inf, a speed above the settings' maxima or an unknown frame.
+        """
+        try:
+            x = np.array(twist, dtype=float).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise IKInputError(f'twist must be 6 numbers: {exc}') from exc
+        if x.shape != (6,):
+            raise IKInputError(f'twist must be 6 numbers (linear xyz, angular xyz), got '
+                               f'{x.shape[0]}')
+        if not np.all(np.isfinite(x)):
+            raise IKInputError(f'twist has NaN or Inf: {x.tolist()}')
+        # The largest component first: the norm of a huge twist would overflow.
+        lin = float(np.max(np.abs(x[:3])))
+        ang = float(np.max(np.abs(x[3:])))
+        if lin <= self.settings.max_linear_speed and ang <= self.settings.max_angular_speed:
+            lin, ang = float(np.linalg.norm(x[:3])), float(np.linalg.norm(x[3:]))
+        if lin > self.settings.max_linear_speed:
+            raise IKInputError(f'twist linear speed {lin:.6g} m/s is above the limit '
+                               f'{self.settings.max_linear_speed} m/s')
+        if ang > self.settings.max_angular_speed:
+            raise IKInputError(f'twist angular speed {ang:.6g} rad/s is above the limit '
+                               f'{self.settings.max_angular_speed} rad/s')
+        frame = self.chain.base_link if frame in (None, '') else frame
+        if frame not in (self.chain.base_link, self.chain.tip_link):
+            raise IKInputError(f'twist frame {frame!r} is unknown: use {self.chain.base_link!r}'
+                               f' or {self.chain.tip_link!r}')
+        self._command = _Command(MODE_TWIST, x, frame, float(now))
+
+    def joint_velocities(self, names: Sequence[str], velocities: ArrayLike,
+                         now: float) -> None:
+        """
+        Command joint velocities [rad/s or m/s] by joint name from ``now``; others stand.
+
+        IKInputError (and the command in force is kept) for an unknown or repeated name,
+        lengths that differ, NaN/Inf, or a velocity above the joint's limit.
+        """
+        names = list(names)
+        try:
+            values = np.array(velocities, dtype=float).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise IKInputError(f'joint velocities must be numbers: {exc}') from exc
+        if len(names) != values.shape[0]:
+            raise IKInputError(f'{len(names)} joint names but {values.shape[0]} velocities')
+        v = np.zeros(self.chain.n)
+        seen = set()
+        for name, value in zip(names, values):
+            i = self._index.get(name)
+            if i is None:
+                raise IKInputError(f'unknown joint {name!r}: the chain has '
+                                   f'{list(self.chain.joint_names)}')
+            if name in seen:
+                raise IKInputError(f'joint {name!r} is named twice')
+            seen.add(name)
+            if not math.isfinite(value):
+                raise IKInputError(f'velocity of joint {name!r} is {value}')
+            if abs(value) > self.limits.velocity[i] * (1.0 + 1e-9):
+                raise IKInputError(f'velocity {value:.6g} of joint {name!r} is above its limit '
+                                   f'{self.limits.velocity[i]:.6g}')
+            v[i] = value
+        self._command = _Command(MODE_JOINT, v, '', float(now))
+
+    def stop(self, now: float) -> None:
+        """Drop the command from ``now``: the arm brakes to rest within its limits."""
+        self._command = None
+
+    # -- the control step ------------------------------------------------------------------
+
+    def step(self, now: float) -> JogStep:
+        """Return the command at ``now`` [s] (see the module docstring); state advances."""
+        now = float(now)
+        if self._t == -math.inf:
+            raise IKInputError('the jogger has no state yet: call reset(q, now) (or take_over) '
+                               'first')
+        if not now >= self._t:
+            raise IKInputError(f'jog time went back: {now} after {self._t}')
+        dt = now - self._t
+        s = self._state
+        q = s.q
+        cmd = self._command
+        if cmd is not None and now - cmd.t > self.settings.timeout:
+            self._command = cmd = None
+        condition, clearance = math.nan, math.inf
+        scale, reason = 1.0, REASON_NONE
+        if cmd is None:
+            v_want = np.zeros(self.chain.n)
+            mode = MODE_IDLE if self._resting(s) else MODE_STOPPING
+        else:
+            mode = cmd.mode
+            J = self.chain.jacobian(q) if cmd.mode == MODE_TWIST else None
+            v_want = cmd.values if J is None else self._twist_velocity(q, J, cmd)
+            v_want, scale, reason, condition, clearance = self._guarded(q, v_want, J)
+        nxt = self._blend(s, v_want, dt)
+        if self._obstacles is not None and not np.array_equal(nxt.q, q):
+            d_next = self.chain.min_distance(nxt.q, self._obstacles).distance
+            if d_next < 0.0 and d_next < self._clearance(q):
+                nxt, reason, scale = JointSample.rest(q), REASON_CONTACT, 0.0
+        self._state, self._t = nxt, now
+        return JogStep(self.state, mode, scale, reason, condition, clearance)
+
+    def _resting(self, s: JointSample) -> bool:
+        return bool(np.all(np.abs(s.v) <= _EPS_REST) and np.all(np.abs(s.a) <= _EPS_REST))
+
+    def _clearance(self, q: np.ndarray) -> float:
+        return self.chain.min_distance(q, self._obstacles).distance
+
+    def _pair_clearances(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the signed clearances [m] of the self pairs and the obstacle pairs."""
+        setup = self.chain.collision_setup
+        st = self.settings
+        d_self, d_obs, _ = kernels.distances(
+            *setup.model.flat, q, self._obstacle_rows,
+            max(st.clearance_slowdown, st.self_clearance_slowdown))
+        return d_self, d_obs.ravel()
+
+    def _twist_velocity(self, q: np.ndarray, J: np.ndarray, cmd: _Command) -> np.ndarray:
+        x = cmd.values
+        if cmd.frame != self.chain.base_link:
+            R = self.chain.fk(q)[:3, :3]
+            x = np.concatenate([R @ x[:3], R @ x[3:]])
+        gradient = None
+        # A zero twist holds the arm still: the null space moves only along with the tool.
+        if self._use_objectives and np.any(x):
+            gradient = objective_gradient(self.chain.model, self.chain.n, q, self.chain.lower,
+                                          self.chain.upper, self._objectives)
+        return joint_velocity_for_twist(J, x, self._damping_linear, self.settings.damping,
+                                        gradient, self.settings.null_space_gain).v
+
+    def _guarded(self, q: np.ndarray, v: np.ndarray, J: np.ndarray | None
+                 ) -> tuple[np.ndarray, float, str, float, float]:
+        """
+        Return (v scaled, scale, reason, condition, clearance) (see the module doc).
+
+        J: the (6, n) Jacobian at q for a twist (the singularity guard), None for joint jogging.
+        """
+        st, lim = self.settings, self.limits
+        speed = np.abs(v)
+        scale, reason = 1.0, REASON_NONE
+        over = float(np.max(speed / lim.velocity, initial=0.0))
+        if over > 1.0:
+            scale, reason = 1.0 / over, REASON_VELOCITY
+        v = v * scale
+        if not np.any(v):
+            return v, scale, reason, math.nan, math.inf
+        ahead = q + v * braking_lookahead(v, lim.acceleration, lim.jerk, 0.0)
+        factors = []
+        condition = math.nan
+        if J is not None:
+            condition = condition_number(J)
+            k_ahead = condition_number(self.chain.jacobian(ahead))
+            factors.append((singularity_scale(condition, k_ahead, st.singularity_slowdown,
+                                              st.singularity_stop, st.singularity_min_scale),
+                            REASON_SINGULARITY))
+        f_lim, _ = joint_limit_scale(q, v, self.chain.lower, self.chain.upper,
+                                     st.joint_limit_margin,
+                                     st.joint_limit_deceleration * lim.acceleration)
+        factors.append((f_lim, REASON_JOINT_LIMIT))
+        clearance = math.inf
+        if self._obstacles is not None:
+            self_now, scene_now = self._pair_clearances(q)
+            self_ahead, scene_ahead = self._pair_clearances(ahead)
+            clearance = float(min(np.min(self_now, initial=math.inf),
+                                  np.min(scene_now, initial=math.inf)))
+            travel = float(np.max(np.abs(ahead - q)))
+            for d_now, d_ahead, slowdown in ((self_now, self_ahead, st.self_clearance_slowdown),
+                                             (scene_now, scene_ahead, st.clearance_slowdown)):
+                f_col, _ = clearance_scale(d_now, d_ahead, travel, slowdown, st.clearance_stop,
+                                           st.clearance_min_rate)
+                factors.append((f_col, REASON_COLLISION))
+        f, why = min(factors, key=lambda fw: fw[0])
+        if f < 1.0:
+            v, scale, reason = v * f, scale * f, why
+        return v, scale, reason, condition, clearance
+
+    def _blend(self, s: JointSample, v_target: np.ndarray, dt: float) -> JointSample:
+        """Return the state ``dt`` [s] after ``s`` on Ruckig's blend toward ``v_target``."""
+        if dt <= 0.0:
+            return s
+        if self._resting(s) and not np.any(v_target):
+            return JointSample.rest(s.q)
+        inp = self._input
+        inp.current_position = s.q.tolist()
+        inp.current_velocity = s.v.tolist()
+        inp.current_acceleration = s.a.tolist()
+        inp.target_velocity = v_target.tolist()
+        inp.max_velocity = np.maximum(self.limits.velocity,
+                                      np.maximum(np.abs(s.v), np.abs(v_target))).tolist()
+        trajectory = self._trajectory
+        for sync in (Synchronization.Phase, Synchronization.No):
+            inp.synchronization = sync
+            try:
+                result = self._ruckig.calculate(inp, trajectory)
+            except RuckigError:
+                continue
+            if result in (Result.Working, Result.Finished):
+                break
+        else:
+            raise IKInputError('Ruckig found no velocity blend from state '
+                               f'v={s.v.tolist()}, a={s.a.tolist()} to {v_target.tolist()}')
+        qn, vn, an = trajectory.at_time(dt)
+        return JointSample(np.array(qn), np.array(vn), np.array(an))

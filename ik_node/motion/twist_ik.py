@@ -1,0 +1,98 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Differential IK for a twist: joint velocities that move the tool at a given twist.
+
+Three levels, each in the null space of the ones before it, each solved by damped least
+squares through an SVD, ``x⁺ = V diag(g(σ)) Uᵀ``, damped only where a singular value is
+small: ``g(σ) = 1 / σ`` for σ >= ε (the exact inverse: no velocity error, so no drift, away
+from singularities) and ``σ / ε²`` below it (DLS with λ² = ε² - σ², continuous at ε, at most
+1 / ε, 0 at the singularity):
+
+1. the linear velocity of the tool: ``v1 = Jp⁺ ẋp``, ``Jp = J[:3]`` (3, n);
+2. the angular velocity, with what the position leaves free:
+   ``v2 = (Jw N1)⁺ (ẇ - Jw v1)``, ``N1 = I - Jp⁺ Jp`` (the exact projector of the rows of Jp
+   with σ above a rank threshold), so ``Jp v2 = 0``;
+3. the secondary objectives (:mod:`ik_node.objectives`): ``v3 = -k N2 ∇h``, ``N2`` the
+   projector onto what neither of the first two uses.
+
+An arm with fewer than six joints thus jogs the position first and the orientation components
+it has joints left for, and never gives up position (drift) for an orientation it cannot
+take; a six-joint arm away from singularities gets the exact ``J⁻¹ ẋ``. Near a singularity
+the damping bounds the joint velocities (the caller still clamps them to the limits).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ['TwistSolution', 'joint_velocity_for_twist', 'condition_number']
+
+# Singular values below this fraction of the largest count as zero in the projectors.
+_RANK_TOL = 1e-9
+
+
+class TwistSolution(NamedTuple):
+    """Joint velocities (n,) for a twist and the tool twist (6,) they give to first order."""
+
+    v: np.ndarray
+    twist: np.ndarray
+
+
+def _dls(A: np.ndarray, b: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return (x, V_r): the damped solution of A x = b and the (r, n) rows spanning A's range."""
+    U, S, Vt = np.linalg.svd(A, full_matrices=False)
+    gain = np.where(S >= eps, 1.0 / np.maximum(S, eps), S / (eps * eps))
+    x = Vt.T @ (gain * (U.T @ b))
+    keep = S > _RANK_TOL * max(float(S[0]) if S.size else 0.0, 1e-300)
+    return x, Vt[keep]
+
+
+def joint_velocity_for_twist(J: ArrayLike, twist: ArrayLike, damping_linear: float,
+                             damping_angular: float, gradient: ArrayLike | None = None,
+                             gain: float = 0.0) -> TwistSolution:
+    """
+    Return the joint velocities for the tool ``twist`` (see the module docstring).
+
+    J: (6, n) geometric Jacobian of the tool, base frame, rows [v; w]. twist: (6,) the tool's
+    linear [m/s] and angular [rad/s] velocity in the base frame. damping_linear [m],
+    damping_angular [1]: ε of the two levels (> 0), the singular value below which each
+    is damped. gradient: (n,) ∇h of the
+    secondary objectives, descended at ``gain`` [1/s] in the null space left.
+    """
+    J = np.asarray(J, dtype=float)
+    x = np.asarray(twist, dtype=float)
+    n = J.shape[1]
+    use_gradient = gradient is not None and gain > 0.0
+    if n >= 6 and not use_gradient:
+        # Both levels are exact when sigma_6(J) >= both eps (a row block's and the null-space
+        # block's smallest singular values are no smaller than J's): then the three levels
+        # add up to the minimum-norm J+ x, one SVD instead of two.
+        U, S, Vt = np.linalg.svd(J, full_matrices=False)
+        if S[5] >= max(damping_linear, damping_angular):
+            v = Vt.T @ ((U.T @ x) / S)
+            return TwistSolution(v, J @ v)
+    Jp, Jw = J[:3], J[3:]
+    v1, rows_p = _dls(Jp, x[:3], damping_linear)
+    N1 = np.eye(n) - rows_p.T @ rows_p
+    A = Jw @ N1
+    v2, rows_w = _dls(A, x[3:] - Jw @ v1, damping_angular)
+    v = v1 + v2
+    if use_gradient:
+        N2 = N1 - rows_w.T @ rows_w
+        v = v - gain * (N2 @ np.asarray(gradient, dtype=float))
+    return TwistSolution(v, J @ v)
+
+
+def condition_number(J: ArrayLike) -> float:
+    """
+    Return σ_max / σ_min of the Jacobian's singularity measure (inf at a singularity).
+
+    J: (6, n). With six joints or more the whole J (MoveIt Servo's measure); with fewer, its
+    position rows (3, n): such an arm jogs the position first, and the full J of a 4-joint
+    arm is ill-conditioned in orientations it never takes.
+    """
+    J = np.asarray(J, dtype=float)
+    s = np.linalg.svd(J if J.shape[1] >= 6 else J[:3], compute_uv=False)
+    return float(s[0] / s[-1]) if s[-1] > 0.0 else float('inf')
