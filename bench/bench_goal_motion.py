@@ -571,6 +571,10 @@ def stream_figures(t: np.ndarray, q: np.ndarray, period: float, limits: dict) ->
                 k = int(np.argmax(ratio))
                 fig[f'{name}_ratio'] = float(ratio[k])
                 fig[f'{name}_ratio_joint'] = k
+                # Where: the command intervals around the peak (a gap shows as a long one).
+                i = int(np.argmax(np.abs(d[:, k]))) if len(d) else 0
+                fig[f'{name}_peak_intervals_ms'] = (np.diff(tt[max(i - 2, 0):i + 5]) * 1e3
+                                                    ).round(2).tolist()
             else:
                 fig[f'{name}_ratio'] = None
         out[label] = fig
