@@ -64,9 +64,27 @@ def _points() -> None:
     chain.path_collides(chain.lower, chain.upper, obstacles=obstacles)
 
 
+def _combined() -> None:
+    """Compile what uses both groups' kernels: collision-aware solves and the planner's check."""
+    import ik_node
+    from ik_node.collision import checker
+    import numpy as np
+    chain = _demo_arm()
+    target = chain.fk(chain.mid)
+    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    for method in ('dls', 'pinv', 'jt'):
+        ik_node.solve(chain, target, q0=chain.mid, method=method, max_iterations=2,
+                      avoid_collisions=True, obstacles=obstacles)
+    ik_node.solve(chain, target, q0=chain.mid, max_iterations=2, max_joint_change=0.5)
+    ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1,
+                        avoid_collisions=True, obstacles=obstacles)
+    checker.samples_collide(chain, chain.lower, chain.upper, 0.05, obstacles)
+
+
 # Groups that share no solver kernel (only small helpers such as forward kinematics), so
-# that neither compiles the other's.
+# that neither compiles the other's; then what combines them (after both, alone).
 GROUPS = {'jacobian': _jacobian, 'points': _points}
+COMBINED = {'combined': _combined}
 
 
 def _compile_all(quiet: bool) -> int:
@@ -87,6 +105,10 @@ def _compile_all(quiet: bool) -> int:
         groups = {name: subprocess.Popen([sys.executable, '-m', 'ik_node.compile',
                                           '--group', name]) for name in GROUPS}
         failed = [name for name, g in groups.items() if g.wait() != 0]
+        if not failed:
+            for name in COMBINED:
+                done = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--group', name])
+                failed += [name] if done.returncode != 0 else []
         if failed:
             print(f'ik-compile: compiling {", ".join(failed)} failed', file=sys.stderr)
             return 1
@@ -99,7 +121,8 @@ def _compile_all(quiet: bool) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command; return its exit status."""
     p = argparse.ArgumentParser(prog='ik-compile', description=__doc__.split('\n')[1])
-    p.add_argument('--group', choices=sorted(GROUPS), help='compile one group only (no mark)')
+    p.add_argument('--group', choices=sorted(GROUPS) + sorted(COMBINED),
+                   help='compile one group only (no mark)')
     p.add_argument('--quiet', action='store_true', help='print nothing when it worked')
     args = p.parse_args(argv)
     from ik_node import _jit
@@ -109,7 +132,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   'nothing to compile')
         return 0
     if args.group:
-        GROUPS[args.group]()
+        {**GROUPS, **COMBINED}[args.group]()
         return 0
     return _compile_all(args.quiet)
 
