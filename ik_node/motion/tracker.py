@@ -482,8 +482,13 @@ class IKTracker:
         """
         target = np.array(target, dtype=float)
         # The target the arm is on its way to, sent again (a repeating publisher, a second
-        # click): answered again (seed, solver as they are now), the motion left as it is.
+        # click): answered again, the motion left as it is; with the answer in force while
+        # the solver is the same (a solve here would hold up the commands under way), else
+        # solved again with the solver now in force (a live switch says so).
         again = is_repeat(self._target, target, self.moving)
+        last = self._last_outcome
+        if again and last is not None and last.result.method == self.method:
+            return replace(last, target=target, solve_time=0.0)
         streaming = again or is_stream_step(self._target, target, stream,
                                             self._q_cmd is not None)
         if streaming:
@@ -563,9 +568,9 @@ class IKTracker:
             self._take(target, start)
             self._goal = None
             self._replan = True
-            return replace(outcome, motion=PENDING,
-                           reason=f'the straight path is blocked ({plan.blocked}): braking '
-                                  'to plan a path at rest')
+            why = f'the straight path is blocked ({plan.blocked}): braking to plan a path at rest'
+            self._last_outcome = replace(outcome, motion=PENDING, reason=why)
+            return self._last_outcome
         if plan.kind == REFUSED or plan.waypoints is None:
             return outcome
         q = plan.waypoints[-1]
