@@ -482,13 +482,13 @@ class IKTracker:
         """
         target = np.array(target, dtype=float)
         # The target the arm is on its way to, sent again (a repeating publisher, a second
-        # click): answered again, the motion left as it is; with the answer in force while
-        # the solver is the same (a solve here would hold up the commands under way), else
-        # solved again with the solver now in force (a live switch says so).
+        # click): answered again, the motion left as it is. Solved again from the seed now
+        # in force, within one command period (it holds up the commands under way); if that
+        # is not enough, the answer in force stands. After a live solver switch, see below.
         again = is_repeat(self._target, target, self.moving)
         last = self._last_outcome
         if again and last is not None and last.result.method == self.method:
-            return replace(last, target=target, solve_time=0.0)
+            return self._answer_again(last, target, now)
         streaming = again or is_stream_step(self._target, target, stream,
                                             self._q_cmd is not None)
         if streaming:
@@ -498,6 +498,18 @@ class IKTracker:
             if not (outcome.refused and outcome.result.status != STATUS_BLOCKED):
                 return outcome
         return self._goal_motion(target, now)
+
+    def _answer_again(self, last: SolveOutcome, target: np.ndarray, now: float
+                      ) -> SolveOutcome:
+        """Answer the target in force again: a solve within one period, else ``last``."""
+        q0, source = self.seed(now)
+        options = dict(self.options)
+        options['timeout'] = min(float(options.get('timeout', self._max_dt)), self._max_dt)
+        t0 = time.perf_counter()
+        result = solve(self.chain, target, q0=q0, method=self.method, **options)
+        elapsed = time.perf_counter() - t0
+        return replace(last, result=result if result.success else last.result, target=target,
+                       seed_source=source, solve_time=elapsed)
 
     def _take(self, target: np.ndarray, q: np.ndarray) -> None:
         self._last_outcome = None
