@@ -16,7 +16,7 @@ from ik_node.urdf import ChainSpec, load_urdf_text, read_chain
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['Chain']
+__all__ = ['Chain', 'JointVector']
 
 
 @njit
@@ -28,7 +28,61 @@ def _all_finite(a):
     return True
 
 
-class Chain:
+class JointVector:
+    """
+    Joint-vector helpers: checks, limits, clipping and random draws.
+
+    For a kinematic model with ``n``, ``joint_names``, ``lower``, ``upper`` and
+    ``continuous``: :class:`Chain` and :class:`ik_node.tree_chain.TreeChain`.
+    """
+
+    n: int
+    joint_names: tuple
+    lower: np.ndarray
+    upper: np.ndarray
+    continuous: np.ndarray
+
+    def check_q(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
+        """Return ``q`` as a new float (n,) array; IKInputError for a bad shape or NaN/Inf."""
+        a = self.q_array(q, name)
+        if not _all_finite(a):
+            raise not_finite_error(a, name)
+        return a
+
+    def q_array(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
+        """Return ``q`` as a new float (n,) array, not yet checked for NaN/Inf (check_q)."""
+        try:
+            a = np.array(q, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise IKInputError(f'{name} must be {self.n} numbers: {exc}') from exc
+        if a.shape != (self.n,):
+            raise IKInputError(f'{name} must have shape ({self.n},) for joints '
+                               f'{list(self.joint_names)}, got {a.shape}')
+        return a
+
+    def within_limits(self, q: ArrayLike, tol: float = 1e-9) -> bool:
+        """Return True when ``q`` is finite and inside [lower - tol, upper + tol]."""
+        a = np.asarray(q, dtype=float)
+        return bool(a.shape == (self.n,) and np.all(np.isfinite(a))
+                    and np.all(a >= self.lower - tol) and np.all(a <= self.upper + tol))
+
+    def clip(self, q: ArrayLike) -> np.ndarray:
+        """Return ``q`` clamped into the joint limits (a new array)."""
+        return np.clip(self.check_q(q), self.lower, self.upper)
+
+    def random_q(self, rng: np.random.Generator, count: Optional[int] = None) -> np.ndarray:
+        """
+        Return joint values drawn uniformly within the limits (+-pi for continuous).
+
+        (n,), or (count, n) when ``count`` is given: the same doubles, in the same order, as
+        ``count`` calls without it.
+        """
+        lo = np.where(self.continuous, -math.pi, self.lower)
+        hi = np.where(self.continuous, math.pi, self.upper)
+        return rng.uniform(lo, hi, size=None if count is None else (count, self.n))
+
+
+class Chain(JointVector):
     """
     A serial chain base_link -> tip_link with n actuated joints.
 
@@ -221,24 +275,6 @@ class Chain:
         return (f'Chain({self.robot_name!r}, {self.base_link!r} -> {self.tip_link!r}, '
                 f'n={self.n})')
 
-    def check_q(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
-        """Return ``q`` as a new float (n,) array; IKInputError for a bad shape or NaN/Inf."""
-        a = self.q_array(q, name)
-        if not _all_finite(a):
-            raise not_finite_error(a, name)
-        return a
-
-    def q_array(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
-        """Return ``q`` as a new float (n,) array, not yet checked for NaN/Inf (check_q)."""
-        try:
-            a = np.array(q, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise IKInputError(f'{name} must be {self.n} numbers: {exc}') from exc
-        if a.shape != (self.n,):
-            raise IKInputError(f'{name} must have shape ({self.n},) for joints '
-                               f'{list(self.joint_names)}, got {a.shape}')
-        return a
-
     def fk(self, q: ArrayLike) -> np.ndarray:
         """Return the (4, 4) pose of tip_link in the base_link frame at joint values ``q``."""
         return kinematics.tip_pose(self.model, self.check_q(q))
@@ -260,24 +296,3 @@ class Chain:
         T[:, :3, 3] = p
         T[:, 3, 3] = 1.0
         return T
-
-    def within_limits(self, q: ArrayLike, tol: float = 1e-9) -> bool:
-        """Return True when ``q`` is finite and inside [lower - tol, upper + tol]."""
-        a = np.asarray(q, dtype=float)
-        return bool(a.shape == (self.n,) and np.all(np.isfinite(a))
-                    and np.all(a >= self.lower - tol) and np.all(a <= self.upper + tol))
-
-    def clip(self, q: ArrayLike) -> np.ndarray:
-        """Return ``q`` clamped into the joint limits (a new array)."""
-        return np.clip(self.check_q(q), self.lower, self.upper)
-
-    def random_q(self, rng: np.random.Generator, count: Optional[int] = None) -> np.ndarray:
-        """
-        Return joint values drawn uniformly within the limits (+-pi for continuous).
-
-        (n,), or (count, n) when ``count`` is given: the same doubles, in the same order, as
-        ``count`` calls without it.
-        """
-        lo = np.where(self.continuous, -math.pi, self.lower)
-        hi = np.where(self.continuous, math.pi, self.upper)
-        return rng.uniform(lo, hi, size=None if count is None else (count, self.n))

@@ -19,17 +19,15 @@ Conventions are :class:`ik_node.Chain`'s: poses in the base_link frame, the Jaco
 is the geometric one of the tip link's origin, rows [v; w], both in the base_link frame.
 """
 
-import math
 import os
 from types import MappingProxyType
 from typing import Mapping, Optional, Sequence, Union
 
 from ik_node import kinematics
 from ik_node._jit import readonly
-from ik_node.chain import Chain
+from ik_node.chain import Chain, JointVector
 from ik_node.collision.model import held_values
 from ik_node.errors import IKInputError, URDFError
-from ik_node.target_checks import not_finite_error
 from ik_node.urdf import chain_of, JointSpec, read_robot, RobotSpec
 import numpy as np
 from numpy.typing import ArrayLike
@@ -72,7 +70,7 @@ def _tip_model(joints: Sequence[JointSpec], by_name: Mapping[str, JointSpec],
     return model, frames, pending
 
 
-class TreeChain:
+class TreeChain(JointVector):
     """
     The subtree of a URDF from ``base_link`` to several ``tip_links``.
 
@@ -222,19 +220,6 @@ class TreeChain:
         return Chain(chain_of(self._robot, self.base_link,
                               self.tip_links[self.tip_index(tip)]))
 
-    def check_q(self, q: ArrayLike, name: str = 'q') -> np.ndarray:
-        """Return ``q`` as a new float (n,) array; IKInputError for a bad shape or NaN/Inf."""
-        try:
-            a = np.array(q, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise IKInputError(f'{name} must be {self.n} numbers: {exc}') from exc
-        if a.shape != (self.n,):
-            raise IKInputError(f'{name} must have shape ({self.n},) for joints '
-                               f'{list(self.joint_names)}, got {a.shape}')
-        if not np.all(np.isfinite(a)):
-            raise not_finite_error(a, name)
-        return a
-
     def fk(self, q: ArrayLike) -> np.ndarray:
         """Return the (t, 4, 4) poses of the tips, ``tip_links`` order, base_link frame."""
         qa = self.check_q(q)
@@ -302,22 +287,6 @@ class TreeChain:
             if master.name in tree:
                 out[j.name] = mul * out[master.name] + off
         return out
-
-    def within_limits(self, q: ArrayLike, tol: float = 1e-9) -> bool:
-        """Return True when ``q`` is finite and inside [lower - tol, upper + tol]."""
-        a = np.asarray(q, dtype=float)
-        return bool(a.shape == (self.n,) and np.all(np.isfinite(a))
-                    and np.all(a >= self.lower - tol) and np.all(a <= self.upper + tol))
-
-    def clip(self, q: ArrayLike) -> np.ndarray:
-        """Return ``q`` clamped into the joint limits (a new array)."""
-        return np.clip(self.check_q(q), self.lower, self.upper)
-
-    def random_q(self, rng: np.random.Generator, count: Optional[int] = None) -> np.ndarray:
-        """Return joint values drawn uniformly within the limits (+-pi for continuous)."""
-        lo = np.where(self.continuous, -math.pi, self.lower)
-        hi = np.where(self.continuous, math.pi, self.upper)
-        return rng.uniform(lo, hi, size=None if count is None else (count, self.n))
 
 
 def _root_path(parent: Mapping[str, str], link: str, limit: int) -> list[str]:
