@@ -555,10 +555,25 @@ def with_holds(t: np.ndarray, q: np.ndarray, period: float) -> tuple:
     return np.array(ts), np.array(qs)
 
 
+def moving_intervals(t: np.ndarray, q: np.ndarray, period: float) -> dict:
+    """Return the command intervals [ms] while the command moved on both sides of them."""
+    moved = np.any(np.abs(np.diff(q, axis=0)) > COMMAND_EPS, axis=1)
+    inside = moved[1:] & moved[:-1]          # interval k-1 -> k with motion before and after
+    dt = np.diff(t)[1:][inside] * 1e3 if len(t) > 2 else np.zeros(0)
+    if not len(dt):
+        return {'count': 0}
+    late = dt > HOLD_GAP * period * 1e3
+    return {'count': int(len(dt)), 'median_ms': float(np.median(dt)),
+            'p99_ms': float(np.percentile(dt, 99)), 'max_ms': float(np.max(dt)),
+            'longer_than_hold_gap': int(np.sum(late)),
+            'longest_at_s': float(t[1:-1][inside][int(np.argmax(dt))])}
+
+
 def stream_figures(t: np.ndarray, q: np.ndarray, period: float, limits: dict) -> dict:
     """Return the largest |v|, |a|, |j| per joint and their ratios to ``limits`` (or None)."""
     th, qh = with_holds(t, q, period)
-    out: dict[str, Any] = {'commands': int(len(t)), 'period_s': period}
+    out: dict[str, Any] = {'commands': int(len(t)), 'period_s': period,
+                           'moving_intervals': moving_intervals(t, q, period)}
     for label, (tt, qq) in (('held', (th, qh)), ('raw', (t, q))):
         v, a, j = divided_differences(tt, qq)
         fig: dict[str, Any] = {}
@@ -581,12 +596,23 @@ def stream_figures(t: np.ndarray, q: np.ndarray, period: float, limits: dict) ->
     return out
 
 
+def _or_none(values: np.ndarray) -> Optional[np.ndarray]:
+    return None if np.all(np.isnan(values)) else values
+
+
 def declared_limits(urdf_v: np.ndarray, params: dict, names, yaml_path: str = '') -> dict:
     """Return {'velocity', 'acceleration', 'jerk': (n,) or None, 'source': text}."""
     v_scale = float(params.get('velocity_scale', 1.0))
-    limits: dict[str, Any] = {'velocity': urdf_v * v_scale, 'acceleration': None,
-                              'jerk': None, 'source': 'URDF velocity x velocity_scale '
-                              f'{v_scale:g}; no acceleration/jerk limits known'}
+    a_scale = float(params.get('acceleration_scale', 1.0))
+    n = len(names)
+    # The node's defaults are the declared limits of joints no YAML limits.
+    a_default = float(params.get('default_acceleration_limit', math.nan)) * a_scale
+    j_default = float(params.get('default_jerk_limit', math.nan)) * a_scale
+    limits: dict[str, Any] = {
+        'velocity': urdf_v * v_scale, 'acceleration': _or_none(np.full(n, a_default)),
+        'jerk': _or_none(np.full(n, j_default)),
+        'source': f'URDF velocity x velocity_scale {v_scale:g}; the node defaults '
+                  f'{a_default:g} rad/s^2, {j_default:g} rad/s^3 (x acceleration_scale)'}
     path = params.get('joint_limits_file') or yaml_path
     if not path:
         return limits
@@ -595,18 +621,18 @@ def declared_limits(urdf_v: np.ndarray, params: dict, names, yaml_path: str = ''
     import yaml
     data = yaml.safe_load(Path(path).read_text()) or {}
     table = data.get('joint_limits', data)
-    a_scale = float(params.get('acceleration_scale', 1.0))
     v, a, j = limits['velocity'].copy(), [], []
     for i, name in enumerate(names):
         entry = table.get(name, {})
         if entry.get('has_velocity_limits') and 'max_velocity' in entry:
             v[i] = float(entry['max_velocity']) * v_scale
         a.append(float(entry['max_acceleration']) * a_scale
-                 if entry.get('has_acceleration_limits') else math.nan)
-        j.append(float(entry['max_jerk']) if entry.get('has_jerk_limits') else math.nan)
+                 if entry.get('has_acceleration_limits') else a_default)
+        j.append(float(entry['max_jerk']) * a_scale if entry.get('has_jerk_limits')
+                 else j_default)
     limits['velocity'] = v
-    limits['acceleration'] = None if np.all(np.isnan(a)) else np.array(a)
-    limits['jerk'] = None if np.all(np.isnan(j)) else np.array(j)
+    limits['acceleration'] = _or_none(np.array(a))
+    limits['jerk'] = _or_none(np.array(j))
     limits['source'] = (f'{path} (velocity x velocity_scale {v_scale:g}, acceleration x '
                         f'acceleration_scale {a_scale:g})')
     return limits
@@ -748,7 +774,7 @@ def run_arm(arm: Arm, args, domain: int, logs: Path) -> dict:
         'straight_paths_touching_obstacle': int(world.touching_obstacle),
         'straight_paths_touching_anything': int(world.touching_anything),
         'reference_pairs': len(world.pairs), 'domain': domain, 'aborted': aborted,
-        'targets_requested': len(goals)})
+        'targets_requested': len(goals)}, logs)
 
 
 def progress_line(arm: str, k: int, n: int, rec: dict) -> str:
@@ -764,7 +790,7 @@ def progress_line(arm: str, k: int, n: int, rec: dict) -> str:
 
 
 def analyse(arm: Arm, chain, exact: ExactChecker, records: list, probe: Probe, params: dict,
-            limits: dict, world: dict) -> dict:
+            limits: dict, world: dict, logs: Path | None = None) -> dict:
     """Add the click-to-motion times and the command-stream figures; return the arm record."""
     cmds = sorted(probe.commands, key=lambda c: c[0])
     t = np.array([c[0] for c in cmds], dtype=np.int64)
@@ -782,6 +808,12 @@ def analyse(arm: Arm, chain, exact: ExactChecker, records: list, probe: Probe, p
     period = 1.0 / float(params['output_rate']) if 'output_rate' in params else \
         float(np.median(np.diff(ts))) if len(ts) > 1 else 0.01
     stream = stream_figures(ts, Q, period, limits) if len(t) > 3 else {'commands': len(t)}
+    if logs is not None:
+        reads = sorted(probe.readings, key=lambda c: c[0])
+        np.savez(logs / f'{arm.name}_stream.npz', command_t=t, command_q=Q,
+                 reading_t=np.array([c[0] for c in reads], dtype=np.int64),
+                 reading_q=np.array([c[1] for c in reads]).reshape(-1, chain.n),
+                 target_t=np.array([r['t_pub'] for r in records], dtype=np.int64))
     contacts, distinct = [], 0
     for i in range(len(t)):
         if i > 0 and np.array_equal(Q[i], Q[i - 1]):
@@ -919,6 +951,12 @@ def arm_notes(a: dict) -> str:
              f'stopped without any motion {s["stopped_without_motion"]}.']
     if w['aborted']:
         lines.append(f'  {s["targets"]} of {w["targets_requested"]} targets run: {w["aborted"]}.')
+    gaps = a['stream'].get('moving_intervals', {})
+    if gaps.get('count'):
+        lines.append(f'  command intervals while moving: median {gaps["median_ms"]:.1f} ms, '
+                     f'p99 {gaps["p99_ms"]:.1f} ms, max {gaps["max_ms"]:.1f} ms; '
+                     f'{gaps["longer_than_hold_gap"]} of {gaps["count"]} longer than '
+                     f'{HOLD_GAP:g} periods.')
     if s['motion_values'] or s['path_values']:
         lines.append(f'  motion values {s["motion_values"]}, path values {s["path_values"]}.')
     pairs: dict[str, int] = {}
