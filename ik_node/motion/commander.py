@@ -133,8 +133,10 @@ class MotionCommander:
             why = '' if obstacles is None else path_free(self.chain, np.array([state.q, goal]),
                                                          obstacles)
             if not why:
-                self._motion.replace([LineSegment(state.q, goal, self._limits(), now)], now,
-                                     from_rest=True)
+                # From ``now``, not deferred to the first sample: a stream step taken in the
+                # same tick as that sample (a simulated clock standing still) would otherwise
+                # restart from rest at every target and never get going.
+                self._motion.replace([LineSegment(state.q, goal, self._limits(), now)], now)
                 self.revision += 1
             return why
         segment = BlendSegment(state, goal, self._limits(), now)

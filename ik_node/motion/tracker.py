@@ -108,13 +108,24 @@ class IKTracker:
         self._lag_paused: np.ndarray | None = None   # the path left when a lag paused it
         self._last_outcome: SolveOutcome | None = None   # the answer to the target in force
         self._replan = False       # the world changed under the motion: plan again at rest
+        # The motion in force follows a stream of Cartesian steps (a dragged marker): only
+        # then can a singularity ask for unbounded joint speed, so only then does the
+        # singularity guard slow it. A goal's joint path has bounded speed everywhere.
+        self._streamed = False
         # Answers the tracker gave on its own (a re-plan after the world changed), for the
         # caller to report: drained by :meth:`take_events`.
         self._events: list[SolveOutcome] = []
 
     def set_singularity_thresholds(self, slow: float, stop: float,
                                    min_scale: float = 0.0) -> None:
-        """Slow down near singularities (see :class:`ik_node.motion.guards.SingularityGuard`)."""
+        """
+        Slow streamed motion near singularities (:class:`ik_node.motion.guards.SingularityGuard`).
+
+        Only a motion that follows a stream of Cartesian steps is slowed: there a singularity
+        asks for unbounded joint speed. A goal's joint path is time-parameterised within the
+        joint limits everywhere, so passing near a singularity on it is harmless (and a goal
+        beyond one would otherwise never be reached).
+        """
         guard = SingularityGuard(slow, stop, min_scale)
         self._singularity = None if guard.off else guard
 
@@ -370,6 +381,7 @@ class IKTracker:
         self._history.clear()
         self._lag = np.zeros(self.chain.n)
         self._target = None
+        self._streamed = False
         self._arrival_reported = True
 
     @property
@@ -406,6 +418,7 @@ class IKTracker:
         rest = self._rest_point(t)
         self._cmd.follow(np.array([rest, q]), t)
         self._goal = q
+        self._streamed = False
         self._target = None
         self._lag_paused = None
 
@@ -542,6 +555,7 @@ class IKTracker:
             # handled as a goal.
             return SolveOutcome(result, target, source, elapsed, motion=REFUSED, reason=why)
         self._take(target, q)
+        self._streamed = True
         self._last_outcome = SolveOutcome(result, target, source, elapsed)
         return self._last_outcome
 
@@ -592,6 +606,7 @@ class IKTracker:
         else:
             self._cmd.follow(plan.waypoints, now)
         self._take(target, q)
+        self._streamed = False
         self._last_outcome = outcome
         return outcome
 
@@ -642,7 +657,7 @@ class IKTracker:
             self._plan_again(now)
         self._lag_guard(now)
         sample = self._cmd.sample(now)
-        scale = self._singularity_scale(sample.q, sample.v, now)
+        scale = self._singularity_scale(sample.q, sample.v, now) if self._streamed else 1.0
         self._cmd.slow(now, scale)
         hold = self._stalled(now)
         if hold is not None:

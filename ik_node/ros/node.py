@@ -48,7 +48,7 @@ from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETE
                                 topic_conflict, TOPIC_PARAMETERS)
 from ik_node.ros.robot_setup import (build_tracker, check_carry_over, continue_command,
                                      forward_order, reconfigure, start_without_feedback)
-from ik_node.ros.runtime import run_node
+from ik_node.ros.runtime import freeze_heap, run_node
 from ik_node.ros.start import KernelWatch
 from ik_node.ros.subscriptions import Subscriptions
 from ik_node.ros.target_intake import TargetIntake
@@ -156,6 +156,7 @@ class IKNode(Node):
         self.get_logger().info(status_text.ready(tracker.chain, tracker.method,
                                                  self._subs.target_topics()))
         self._marker.offer(self._times.now(), self._subs.target_topics())
+        freeze_heap(collect=False)
 
     def _start_without_feedback(self, now: float) -> None:
         assert self._state.tracker is not None
