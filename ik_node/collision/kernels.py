@@ -20,7 +20,7 @@ the true distance (signed distance is 1-Lipschitz).
 import math
 
 from ik_node import kinematics
-from ik_node._jit import njit
+from ik_node._jit import njit, njit_nogil
 import numpy as np
 
 __all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'closest', 'clearance_terms',
@@ -563,7 +563,7 @@ def distances(F, K, q, obstacles, cutoff):
     return d_self, d_obs, hits
 
 
-@njit
+@njit_nogil
 def contacts(F, K, q, obstacles):
     """
     Return the codes (h,) of the pairs in contact at ``q``.
@@ -790,7 +790,7 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
     return h
 
 
-@njit
+@njit_nogil
 def samples_contact(F, K, qa, qb, obstacles, step):
     """
     Return the first fraction s of qa -> qb whose sample is in contact, or -1.
@@ -824,7 +824,7 @@ def _clearances(F, K, q, obstacles, cutoff, out):
     return hits
 
 
-@njit
+@njit_nogil
 def path_contact(F, K, qa, qb, obstacles, sweep, step, resolution):
     """
     Return the first fraction s in [0, 1] of qa -> qb where contact cannot be ruled out, or -1.

@@ -28,11 +28,13 @@ from ik_node.solvers.driver import wrap_continuous
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['GoalPlan', 'plan_goal', 'DIRECT', 'PLANNED', 'REFUSED', 'PENDING']
+__all__ = ['GoalPlan', 'plan_goal', 'DIRECT', 'PLANNED', 'REFUSED', 'PENDING', 'SUPERSEDED']
 
 DIRECT, PLANNED, REFUSED = 'direct', 'planned', 'refused'
 # A goal taken mid-motion whose path is planned once the arm has braked (the tracker's).
 PENDING = 'pending'
+# A goal dropped before its search ended: a newer target (or a restart of the command) came.
+SUPERSEDED = 'superseded'
 # Two answers closer than this [rad or m] in every joint are the same answer.
 _SAME_ANSWER = 0.05
 # Answers tried for a free straight path, and to plan to.

@@ -9,8 +9,9 @@ joint_states message was not used).
 """
 
 from dataclasses import dataclass
+from typing import Any
 
-from ik_node.motion.goal_search import REFUSED
+from ik_node.motion.goal_search import REFUSED, SUPERSEDED
 from ik_node.result import IKResult
 import numpy as np
 
@@ -37,10 +38,11 @@ class SolveOutcome:
     path: 'streaming' (a small step of a stream, solved warm) or 'goal' (searched and
     planned); motion: 'direct' (straight joint line or a blend), 'planned' (around obstacles),
     'pending' (a goal mid-motion whose straight path is blocked: the arm brakes on its path
-    and the path is planned at rest, answered again then) or 'refused' (the arm does not
-    move for it; ``reason`` says why). search_time and
+    and the path is planned at rest, answered again then), 'refused' (the arm does not
+    move for it; ``reason`` says why) or 'superseded' (dropped before its search ended: a
+    newer target came; ``reason`` says what). search_time and
     plan_time [s]: the goal search's IK answers and path checks and planning (0 when
-    streaming).
+    streaming). tag: the caller's label of the target (its message header), or None.
     """
 
     result: IKResult
@@ -53,11 +55,12 @@ class SolveOutcome:
     search_time: float = 0.0
     plan_time: float = 0.0
     waypoints: int = 2
+    tag: Any = None
 
     @property
     def refused(self) -> bool:
         """Return True when the arm does not move for this target."""
-        return self.motion == REFUSED
+        return self.motion in (REFUSED, SUPERSEDED)
 
 
 @dataclass(frozen=True)

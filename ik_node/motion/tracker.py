@@ -11,13 +11,15 @@ results back. Times are seconds of a monotonic clock supplied by the caller.
 
 from collections import deque
 from dataclasses import replace
+import math
 import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
 from ik_node.motion import feedback, guards
 from ik_node.motion.commander import MotionCommander
-from ik_node.motion.goal_search import GoalPlan, PENDING, plan_goal, REFUSED
+from ik_node.motion.goal_search import GoalPlan, PENDING, REFUSED, SUPERSEDED
+from ik_node.motion.goal_worker import GoalJob, GoalWorker
 from ik_node.motion.guards import SingularityGuard
 from ik_node.motion.joint_space import joint_distance
 from ik_node.motion.outcome import FeedbackProblem, SolveOutcome, StepReport
@@ -26,8 +28,9 @@ from ik_node.motion.reading_clock import DeliveryDelay
 from ik_node.motion.streams import is_repeat, is_stream_step
 from ik_node.motion.trajectory import KinematicLimits
 from ik_node.pose import pose_error
-from ik_node.result import STATUS_BLOCKED
+from ik_node.result import IKResult, STATUS_BLOCKED
 from ik_node.solve_ik import solve
+from ik_node.target_checks import check_target
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -59,13 +62,17 @@ class IKTracker:
     feedback older than this [s] no longer seeds the solver. Commands follow jerk-limited
     trajectories (:class:`ik_node.motion.commander.MotionCommander`) sampled at their stamps.
     goal_budget, plan_budget [s]: the time a goal's search for collision-free answers and its
-    path planning may take.
+    path planning may take. background: search and plan goals on a thread of their own
+    (:class:`ik_node.motion.goal_worker.GoalWorker`) while the commands go on; a goal is then
+    answered by :meth:`take_events` at a later :meth:`step` (False: at once, in the caller's
+    thread).
     """
 
     def __init__(self, chain: Chain, method: str, options: Mapping[str, Any],
                  velocity: ArrayLike, output_period: float, joint_states_timeout: float,
                  acceleration: ArrayLike | None = None, jerk: ArrayLike | None = None,
-                 goal_budget: float = 0.03, plan_budget: float = 0.5):
+                 goal_budget: float = 0.03, plan_budget: float = 0.5,
+                 background: bool = False):
         self.chain = chain
         self.names = tuple(chain.joint_names)
         v = np.array(velocity, dtype=float).reshape(-1)
@@ -74,6 +81,7 @@ class IKTracker:
         self._cmd = MotionCommander(chain, self._kinematic_limits(v, acceleration, jerk))
         self.goal_budget = float(goal_budget)
         self.plan_budget = float(plan_budget)
+        self._worker = GoalWorker(chain, background)
         self._q_cmd: np.ndarray | None = None       # the last command stepped
         self.configure(method, options, velocity, output_period, joint_states_timeout,
                        acceleration, jerk)
@@ -108,6 +116,7 @@ class IKTracker:
         self._lag_paused: np.ndarray | None = None   # the path left when a lag paused it
         self._last_outcome: SolveOutcome | None = None   # the answer to the target in force
         self._replan = False       # the world changed under the motion: plan again at rest
+        self._target_tag: Any = None    # the caller's label of the target in force
         # The motion in force follows a stream of Cartesian steps (a dragged marker): only
         # then can a singularity ask for unbounded joint speed, so only then does the
         # singularity guard slow it. A goal's joint path has bounded speed everywhere.
@@ -156,6 +165,7 @@ class IKTracker:
             self.options.pop('obstacles', None)
             return
         self.options.update(avoid_collisions=True, obstacles=self._obstacles)
+        self._search_again(now)
         if now is None or not self._cmd.moving:
             return
         ahead = self._cmd.remaining_path(now)
@@ -228,6 +238,8 @@ class IKTracker:
         else:
             self._cmd.set_limits(limits, now)
         self.joint_states_timeout = float(joint_states_timeout)
+        if hasattr(self, '_worker'):
+            self._search_again(now)
 
     @property
     def limits(self) -> KinematicLimits:
@@ -370,6 +382,8 @@ class IKTracker:
         if q.shape != (self.chain.n,) or not np.all(np.isfinite(q)):
             raise ValueError(f'start position must be {self.chain.n} finite numbers, got '
                              f'{q.tolist()}')
+        self._drop_search('the command restarted at the measured arm (a hold, a stall or the '
+                          'arm moved otherwise) before its search ended')
         self._q_cmd = self._cmd.reset(q, now)
         self._start_q = self._q_cmd.copy()
         self._lag_paused = None
@@ -415,6 +429,7 @@ class IKTracker:
         if self._q_cmd is None:
             raise RuntimeError('move_to before the arm position is known')
         t = self._t_cmd if now is None else now
+        self._drop_search('a joint goal came after it')
         rest = self._rest_point(t)
         self._cmd.follow(np.array([rest, q]), t)
         self._goal = q
@@ -430,7 +445,13 @@ class IKTracker:
     @property
     def moving(self) -> bool:
         """Return True while the command has not yet come to rest at the goal (or re-plans)."""
-        return self._cmd.moving or self._lag_paused is not None or self._replan
+        return (self._cmd.moving or self._lag_paused is not None or self._replan
+                or self._worker.busy)
+
+    @property
+    def searching(self) -> bool:
+        """Return True while a goal is searched in the background (answered at a step)."""
+        return self._worker.busy
 
     def measured(self, now: float) -> np.ndarray | None:
         """Fresh measured positions (n,), or None if there are none younger than the timeout."""
@@ -480,7 +501,8 @@ class IKTracker:
             return self.command, 'command'
         return None, 'cold'
 
-    def solve(self, target: ArrayLike, now: float, stream: bool = False) -> SolveOutcome:
+    def solve(self, target: ArrayLike, now: float, stream: bool = False,
+              tag: Any = None) -> SolveOutcome | None:
         """
         Answer ``target`` ((4, 4) pose or (3,) position, base frame) and command the motion.
 
@@ -490,10 +512,18 @@ class IKTracker:
         the current state; an unreachable one gives the best attempt.
         Any other target is a goal (:func:`ik_node.motion.goal_search.plan_goal`): a
         collision-free answer near the arm and a free (or planned) path to it, or a refusal
-        before the arm moves (``outcome.refused``, ``outcome.reason``). Raises IKInputError
-        for a malformed target (the motion is then unchanged).
+        before the arm moves (``outcome.refused``, ``outcome.reason``). With a background
+        worker a goal returns None: it is searched while the commands go on, and answered by
+        :meth:`take_events` at the step that takes its plan. ``tag``: the caller's label of the
+        target (its message header), handed back in the outcome. The newest target wins: one
+        that comes while a goal is searched drops that goal (answered as ``superseded``).
+        Raises IKInputError for a malformed target (the motion is then unchanged).
         """
-        target = np.array(target, dtype=float)
+        target = check_target(target)
+        pending = self._worker.pending
+        if pending is not None and is_repeat(pending.target, target, True):
+            return None             # the goal being searched, sent again: answered once
+        self._drop_search('a newer target came before its search ended')
         # The target the arm is on its way to, sent again (a repeating publisher, a second
         # click): answered again, the motion left as it is. Solved again from the seed now
         # in force, within one command period (it holds up the commands under way); if that
@@ -501,16 +531,16 @@ class IKTracker:
         again = is_repeat(self._target, target, self.moving)
         last = self._last_outcome
         if again and last is not None and last.result.method == self.method:
-            return self._answer_again(last, target, now)
+            return replace(self._answer_again(last, target, now), tag=tag)
         streaming = again or is_stream_step(self._target, target, stream,
                                             self._q_cmd is not None)
         if streaming:
-            outcome = self._stream(target, now, again)
+            outcome = replace(self._stream(target, now, again), tag=tag)
             if again:
                 return outcome
             if not (outcome.refused and outcome.result.status != STATUS_BLOCKED):
                 return outcome
-        return self._goal_motion(target, now)
+        return self._goal_motion(target, now, tag)
 
     def _answer_again(self, last: SolveOutcome, target: np.ndarray, now: float
                       ) -> SolveOutcome:
@@ -567,8 +597,9 @@ class IKTracker:
             return self._cmd.sample(now).q
         return segments[0].stopping(now).end
 
-    def _goal_motion(self, target: np.ndarray, now: float) -> SolveOutcome:
-        """Search, plan and start the motion to a goal (see :meth:`solve`)."""
+    def _goal_motion(self, target: np.ndarray, now: float, tag: Any = None
+                     ) -> SolveOutcome | None:
+        """Search and plan a goal (see :meth:`solve`): at once, or in the background."""
         seed, source = self.seed(now)
         moving = self._cmd.moving
         if self._q_cmd is None:
@@ -577,44 +608,91 @@ class IKTracker:
             start = self._rest_point(now) if moving else self._cmd.sample(now).q
         if start is None:
             raise RuntimeError('a goal before the arm position is known')
-        obstacles = self._obstacles if self._obstacles is not None else ()
-        t0 = time.perf_counter()
         options = {k: v for k, v in self.options.items()
                    if k not in ('avoid_collisions', 'obstacles')}
-        # Mid-motion only a straight line is looked for now: planning takes up to the plan
-        # budget, and no command goes out meanwhile (the motion would freeze at speed).
-        plan = plan_goal(self.chain, target, start, self.method, options, obstacles,
-                         self.goal_budget, 0.0 if moving else self.plan_budget)
-        elapsed = time.perf_counter() - t0
-        outcome = self._outcome(plan, target, source, elapsed)
-        if moving and plan.kind == REFUSED and plan.answers > 0:
+        # Mid-motion only a straight line is looked for: the answer must blend into the
+        # motion; a path around obstacles is planned once the arm has braked (PENDING).
+        self._worker.submit(GoalJob(
+            target, np.array(start, dtype=float), now, moving, self.method, options,
+            self._obstacles if self._obstacles is not None else (), self.goal_budget,
+            0.0 if moving else self.plan_budget, source, tag))
+        return None if self._worker.background else self._collect(now)
+
+    def _collect(self, now: float) -> SolveOutcome | None:
+        """Take the plan of the goal searched, if it is ready, and start its motion."""
+        done = self._worker.take()
+        if done is None:
+            return None
+        job, plan, elapsed = done
+        outcome = self._outcome(plan, job.target, job.source, elapsed, job.tag)
+        moving = self._cmd.moving
+        rest = self._rest_point(now) if moving else self._cmd.sample(now).q
+        if job.moving and plan.kind == REFUSED and plan.answers > 0:
             # Collision-free answers exist but need a path around: brake on the path and
             # plan at rest (reported then, :meth:`take_events`).
-            self._cmd.stop(now)
-            self._take(target, start)
-            self._goal = None
-            self._replan = True
-            why = f'the straight path is blocked ({plan.blocked}): braking to plan a path at rest'
-            self._last_outcome = replace(outcome, motion=PENDING, reason=why)
-            return self._last_outcome
+            why = f'the straight path is blocked ({plan.blocked})'
+            return self._brake_to_plan(job, outcome, rest, now, why)
         if plan.kind == REFUSED or plan.waypoints is None:
             return outcome
-        q = plan.waypoints[-1]
-        if moving and plan.waypoints.shape[0] == 2 and not self._cmd.blend(
-                q, now, self._obstacles if self._obstacles is not None else None):
+        path = plan.waypoints
+        q = path[-1]
+        obstacles = self._obstacles
+        if moving and path.shape[0] == 2 and not self._cmd.blend(q, now, obstacles):
             pass        # blended from the motion in progress, no stop needed
+        elif np.array_equal(rest, path[0]):
+            self._cmd.follow(path, now)
         else:
-            self._cmd.follow(plan.waypoints, now)
-        self._take(target, q)
+            # The arm went on while the goal was searched: it comes to rest elsewhere than
+            # the search assumed. On from there if that first edge is free too.
+            why = path_free(self.chain, np.array([rest, path[0]]), obstacles or ())
+            if why:
+                return self._brake_to_plan(job, outcome, rest, now,
+                                           f'the path from where the arm stops is blocked '
+                                           f'({why})')
+            self._cmd.follow(np.vstack([rest[None, :], path]), now)
+        self._take(job.target, q)
         self._streamed = False
+        self._target_tag = job.tag
         self._last_outcome = outcome
         return outcome
 
+    def _brake_to_plan(self, job: GoalJob, outcome: SolveOutcome, rest: np.ndarray,
+                       now: float, why: str) -> SolveOutcome:
+        """Brake on the path in force, then plan to ``job``'s target at rest."""
+        self._cmd.stop(now)
+        self._take(job.target, rest)
+        self._target_tag = job.tag
+        self._goal = None
+        self._replan = True
+        self._last_outcome = replace(outcome, motion=PENDING,
+                                     reason=f'{why}: braking to plan a path at rest')
+        return self._last_outcome
+
+    def _drop_search(self, why: str) -> None:
+        """Drop the goal being searched, answering it as superseded (``why``)."""
+        job = self._worker.pending
+        if job is None:
+            return
+        self._worker.cancel()
+        result = IKResult(q=job.start.copy(), success=False, position_error=math.nan,
+                          orientation_error=math.nan, iterations=0, method=job.method,
+                          attempts=0, message=why)
+        self._events.append(SolveOutcome(result, job.target, job.source, 0.0, path='goal',
+                                         motion=SUPERSEDED, reason=why, tag=job.tag))
+
+    def _search_again(self, now: float | None) -> None:
+        """Search the goal being searched again (the world or the solver changed)."""
+        job = self._worker.pending
+        if job is None:
+            return
+        self._worker.cancel()
+        self._goal_motion(job.target, self._t_cmd if now is None else now, job.tag)
+
     @staticmethod
-    def _outcome(plan: GoalPlan, target: np.ndarray, source: str, elapsed: float
-                 ) -> SolveOutcome:
+    def _outcome(plan: GoalPlan, target: np.ndarray, source: str, elapsed: float,
+                 tag: Any = None) -> SolveOutcome:
         return SolveOutcome(plan.result, target, source, elapsed, path='goal',
-                            motion=plan.kind, reason=plan.reason,
+                            motion=plan.kind, reason=plan.reason, tag=tag,
                             search_time=plan.search_time, plan_time=plan.plan_time,
                             waypoints=0 if plan.waypoints is None else plan.waypoints.shape[0])
 
@@ -653,7 +731,10 @@ class IKTracker:
         self._t_cmd = now
         if self._cmd.moving and dt > GAP_PERIODS * self._max_dt:
             self._restart_after_gap(now)
-        if self._replan and not self._cmd.moving:
+        outcome = self._collect(now)
+        if outcome is not None:
+            self._events.append(outcome)
+        if self._replan and not self._cmd.moving and not self._worker.busy:
             self._plan_again(now)
         self._lag_guard(now)
         sample = self._cmd.sample(now)
@@ -730,7 +811,9 @@ class IKTracker:
         if target is None:
             return
         self._target = None
-        self._events.append(self._goal_motion(target, now))
+        outcome = self._goal_motion(target, now, self._target_tag)
+        if outcome is not None:
+            self._events.append(outcome)
 
     def _lead(self) -> np.ndarray:
         """Return how far (n,) the command is ahead of the last reading."""

@@ -44,14 +44,15 @@ class CommandOutput:
         """
         Answer a target ((4, 4) or (3,), base frame) received at ``now``; None if refused.
 
-        In output_mode 'immediate' the first command toward it goes out at once.
+        In output_mode 'immediate' the first command toward it goes out at once. A goal is
+        searched in the background while the commands go on: it is answered (status, first
+        command) at the timer tick that takes its plan, and None is returned here.
         """
         state = self._state
         tracker = state.tracker
         assert tracker is not None
         try:
-            outcome = tracker.solve(target, now, stream=from_marker)
-            state.goal_stamp = conv.stamp_text(header.stamp)
+            outcome = tracker.solve(target, now, stream=from_marker, tag=header)
         except IKError as exc:
             self._refuse('target', f'target refused: {exc}', header)
             if from_marker:
@@ -60,9 +61,17 @@ class CommandOutput:
         report, command_stamp = None, None
         if state.values['output_mode'] == 'immediate':
             report, command_stamp = self.step_and_publish()
+        if outcome is not None:
+            self._answered(outcome, report, header, command_stamp, now, from_marker)
+        return outcome
+
+    def _answered(self, outcome: SolveOutcome, report: StepReport | None, header: Header,
+                  command_stamp: Any, now: float, from_marker: bool = False) -> None:
+        """Tell how a target was answered; a target the arm goes to is the one in force."""
+        if not outcome.refused:
+            self._state.goal_stamp = conv.stamp_text(header.stamp)
         self._tell(outcome, report, header, command_stamp, now)
         self._marker.answered(outcome, from_marker)
-        return outcome
 
     def tick(self) -> None:
         """Step and publish at a timer tick; say when feedback is lost or the arm arrived."""
@@ -117,8 +126,11 @@ class CommandOutput:
         self._outputs.command(names, report.q, stamp, state.forward_index,
                               self._trajectory(now))
         for outcome in tracker.take_events():
-            self._tell(outcome, None, Header(stamp=stamp, frame_id=tracker.chain.base_link),
-                       None, now)
+            # A goal searched in the background, or planned again: answered with the
+            # target's own header, and with this first command toward it.
+            header = (outcome.tag if isinstance(outcome.tag, Header)
+                      else Header(stamp=stamp, frame_id=tracker.chain.base_link))
+            self._answered(outcome, report, header, stamp, now)
         if tracker.stall:
             self._log.error('stall', tracker.stall)
             self.status('ERROR', tracker.stall, {'reached': False, 'stalled': True})

@@ -15,6 +15,7 @@ from typing import Any
 from diagnostic_msgs.msg import DiagnosticArray
 from ik_node.chain import Chain
 from ik_node.motion.commander import MotionCommander
+from ik_node.motion.goal_search import SUPERSEDED
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY,
                             STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv
@@ -85,6 +86,8 @@ def answer_level(outcome: Any, feedback_lost: bool) -> tuple[str, str, str]:
     The log kind names the throttled warning the node also logs ('' for none).
     """
     result: IKResult = outcome.result
+    if outcome.motion == SUPERSEDED:
+        return 'WARN', f'target dropped before moving: {outcome.reason}', ''
     if outcome.refused:
         return ('ERROR', f'target refused before moving: {outcome.reason}; the arm stays on '
                          'its way (or put)', 'refused')

@@ -40,7 +40,7 @@ def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
                         limits.velocity, 1.0 / values['output_rate'],
                         values['joint_states_timeout'], acceleration=limits.acceleration,
                         jerk=limits.jerk, goal_budget=values['goal_search_timeout'],
-                        plan_budget=values['planning_timeout'])
+                        plan_budget=values['planning_timeout'], background=True)
     configure_guards(tracker, values)
     forward_order(chain, values)
     if values['avoid_collisions']:

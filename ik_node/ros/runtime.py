@@ -4,6 +4,7 @@
 
 import gc
 import signal
+import sys
 import threading
 from typing import Callable
 
@@ -14,6 +15,10 @@ from rclpy.logging import get_logger
 from rclpy.node import Node
 
 __all__ = ['BackgroundSpinner', 'freeze_heap', 'spin_until_shutdown', 'run_node']
+
+
+# [s] how long a thread holding the GIL runs Python before it hands the GIL over.
+SWITCH_INTERVAL = 0.0005
 
 
 def freeze_heap(collect: bool = True) -> None:
@@ -93,6 +98,10 @@ def run_node(name: str, make: Callable[[], Node], args: list[str] | None = None)
         rclpy.try_shutdown()
         return 0
     freeze_heap()
+    # The command timer and the goal worker's thread share the GIL: a thread that wants it
+    # waits up to this interval while the other runs Python (5 ms by default, five periods
+    # at 1 kHz). The solver's and collision checks' kernels release it.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     _Interrupts.spinning = True
     spin_until_shutdown(node)
     return 0

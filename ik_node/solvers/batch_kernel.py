@@ -97,7 +97,7 @@ def solve_targets(rec, ctx, rows, out, deadline, lo, hi):
                              deadline))
 
 
-@njit
+@njit_nogil
 def solve_target(records, T, pose, q0, timeout):
     """
     Check one target and seed, and solve it as :func:`solve_targets` solves a row.
@@ -108,7 +108,9 @@ def solve_target(records, T, pose, q0, timeout):
     after it, counted from when this kernel starts (its code is loaded by then). Returns
     (q (n,), q_blocked (n,), Outcome, problem): problem is the code of
     :func:`ik_node.target_checks.inputs_problem`, and nothing is solved unless it is
-    TARGET_OK (the Outcome then has zero attempts and code CODE_SKIPPED).
+    TARGET_OK (the Outcome then has zero attempts and code CODE_SKIPPED). The GIL is
+    released: a goal searched on a thread of its own (the node's goal worker) spends up to
+    its whole budget in this one call while the command timer goes on.
     """
     deadline = _now() + timeout
     rec = records.rec

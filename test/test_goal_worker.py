@@ -1,0 +1,172 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Goals searched in the background: the commands go on, the newest target wins.
+
+The 4-joint collision test arm of test_goal_motion.py. The tracker runs its goal searches on
+a thread of its own (``background=True``, as in the node); the test steps it at 100 Hz on
+its own clock, the arm following every command at once, while the search runs in real time.
+Every command is checked for contact and the stream for v/a/j at its stamps.
+"""
+
+import time
+
+from conftest import URDF_DIR
+import ik_node
+from ik_node.motion.goal_worker import GoalJob, GoalWorker
+from ik_node.motion.tracker import IKTracker
+from ik_node.watcher import CommandWatcher
+import numpy as np
+import pytest
+
+PERIOD = 0.01
+FLOOR = ik_node.HalfSpace(normal=(0, 0, 1), offset=0.0, name='floor')
+Q_A = np.array([2.35, 0.426, -0.161, 1.093])
+Q_B = np.array([-2.818, 1.035, -0.704, -1.637])
+V, A, J = 1.5, 4.0, 200.0
+
+
+@pytest.fixture(scope='module')
+def arm() -> ik_node.Chain:
+    return ik_node.Chain.from_urdf(URDF_DIR / 'collision_arm.urdf', 'base_link', 'tip')
+
+
+def tracker(arm, world) -> IKTracker:
+    n = arm.n
+    t = IKTracker(arm, 'dls', {'max_attempts': 1, 'timeout': 0.005}, np.full(n, V), PERIOD,
+                  0.5, acceleration=np.full(n, A), jerk=np.full(n, J), plan_budget=2.0,
+                  background=True)
+    t.set_collision_guard(world)
+    return t
+
+
+class Run:
+    """Step a tracker on its own clock, the arm at each command, checking every command."""
+
+    def __init__(self, t: IKTracker, world):
+        self.t, self.world, self.now = t, world, 0.0
+        n = t.chain.n
+        self.watcher = CommandWatcher.for_chain(t.chain, np.full(n, V), PERIOD,
+                                                a_max=np.full(n, A), j_max=np.full(n, J),
+                                                require_all=False)
+        self.events: list = []
+        self.commands: list = []
+
+    def step(self) -> None:
+        self.now += PERIOD
+        report = self.t.step(self.now)
+        self.t.update_feedback(self.t.names, report.q, now=self.now, stamp=self.now)
+        assert not self.t.chain.collisions(report.q, self.world), (self.now, report.q)
+        self.watcher.check(self.t.names, report.q, t=self.now,
+                           stamp_ns=int(round(self.now * 1e9)))
+        self.commands.append(report.q)
+        self.events.extend(self.t.take_events())
+
+    def until(self, condition, wall_seconds: float = 30.0) -> None:
+        """Step until ``condition()``; the search runs in real time, so give it some."""
+        deadline = time.monotonic() + wall_seconds
+        while not condition():
+            assert time.monotonic() < deadline, 'condition not met in time'
+            self.step()
+            time.sleep(0.0005)
+
+
+def test_a_goal_is_searched_while_the_commands_go_on_and_answered_at_a_step(arm):
+    world = [FLOOR]
+    t = tracker(arm, world)
+    t.start_at(Q_A, 0.0)
+    run = Run(t, world)
+    assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B') is None
+    assert t.searching and t.moving
+    run.until(lambda: run.events)
+    (outcome,) = run.events
+    assert outcome.tag == 'B' and outcome.path == 'goal' and not outcome.refused
+    run.until(lambda: not t.moving)
+    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(Q_B)[:3, 3]) < 1e-4
+    assert run.watcher.total_violations == 0, run.watcher.summary()
+    assert t.arrived(run.now, 1e-3, 1e-2)
+
+
+def test_a_newer_target_supersedes_the_goal_being_searched(arm):
+    world = [FLOOR]
+    t = tracker(arm, world)
+    t.start_at(Q_A, 0.0)
+    run = Run(t, world)
+    q_c = 0.5 * (Q_A + Q_B) + np.array([0.3, -0.2, 0.2, 0.1])
+    assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B') is None
+    assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B again') is None   # the same: one answer
+    assert t.solve(arm.fk(q_c)[:3, 3], 0.0, tag='C') is None
+    run.until(lambda: len(run.events) >= 2)
+    superseded, answered = run.events
+    assert superseded.tag == 'B' and superseded.motion == 'superseded' and superseded.refused
+    assert 'newer target' in superseded.reason
+    assert answered.tag == 'C' and not answered.refused
+    run.until(lambda: not t.moving)
+    assert len(run.events) == 2
+    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(q_c)[:3, 3]) < 1e-4
+    assert run.watcher.total_violations == 0, run.watcher.summary()
+
+
+def test_a_goal_searched_mid_motion_blends_into_the_motion_that_went_on(arm):
+    world = [FLOOR]
+    t = tracker(arm, world)
+    t.start_at(Q_A, 0.0)
+    run = Run(t, world)
+    t.solve(arm.fk(Q_B)[:3, 3], 0.0)
+    run.until(lambda: run.events)
+    for _ in range(50):
+        run.step()
+    assert t.commander.moving
+    q_c = 0.5 * (Q_A + Q_B) + np.array([0.3, -0.2, 0.2, 0.1])
+    before = len(run.commands)
+    assert t.solve(arm.fk(q_c)[:3, 3], run.now, tag='C') is None
+    run.until(lambda: len(run.events) == 2)
+    # The commands went on moving while the goal was searched: no standstill.
+    moved = [np.max(np.abs(b - a)) for a, b in zip(run.commands[before - 1:],
+                                                   run.commands[before:])]
+    assert min(moved) > 0.0
+    assert run.events[1].tag == 'C' and not run.events[1].refused
+    run.until(lambda: not t.moving)
+    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(q_c)[:3, 3]) < 1e-4
+    assert run.watcher.total_violations == 0, run.watcher.summary()
+
+
+def test_a_restart_of_the_command_drops_the_search_and_says_so(arm):
+    world = [FLOOR]
+    t = tracker(arm, world)
+    t.start_at(Q_A, 0.0)
+    assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B') is None
+    t.start_at(Q_A, 0.0)                      # a hold, a stall or the arm moved by hand
+    (dropped,) = t.take_events()
+    assert dropped.tag == 'B' and dropped.motion == 'superseded'
+    assert not t.searching
+    run = Run(t, world)
+    for _ in range(30):
+        run.step()
+    np.testing.assert_array_equal(t.command, arm.clip(Q_A))
+    assert run.events == []
+
+
+def test_the_worker_in_the_callers_thread_gives_the_plan_at_once(arm):
+    worker = GoalWorker(arm, background=False)
+    job = GoalJob(arm.fk(Q_B)[:3, 3], Q_A, 0.0, False, 'dls', {'max_attempts': 1}, (FLOOR,),
+                  0.03, 0.5, 'command', 'tag')
+    worker.submit(job)
+    taken = worker.take()
+    assert taken is not None and taken[0] is job and taken[1].kind in ('direct', 'planned')
+    assert worker.take() is None and not worker.busy
+
+
+def test_a_search_that_raises_raises_in_the_callers_thread(arm):
+    worker = GoalWorker(arm, background=True)
+    bad = GoalJob(arm.fk(Q_B)[:3, 3], np.full(3, np.nan), 0.0, False, 'dls', {}, (), 0.03,
+                  0.5, 'command')
+    worker.submit(bad)
+    deadline = time.monotonic() + 30.0
+    with pytest.raises(ik_node.IKInputError):
+        while worker.take() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+    worker.close()
+    with pytest.raises(RuntimeError):
+        worker.submit(bad)
