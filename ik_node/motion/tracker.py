@@ -618,6 +618,20 @@ class IKTracker:
             0.0 if moving else self.plan_budget, source, tag))
         return None if self._worker.background else self._collect(now)
 
+    def poll(self, now: float) -> None:
+        """
+        Take the plan of the goal searched in the background, if it is ready.
+
+        Its motion starts at ``now`` and its answer waits in :meth:`take_events`.
+        :meth:`step` does it too; a caller that does not step (nobody listens to the
+        commands, the feedback is lost) still gets its goals answered.
+        """
+        if self._q_cmd is None:
+            return
+        outcome = self._collect(now)
+        if outcome is not None:
+            self._events.append(outcome)
+
     def _collect(self, now: float) -> SolveOutcome | None:
         """Take the plan of the goal searched, if it is ready, and start its motion."""
         done = self._worker.take()
@@ -731,9 +745,7 @@ class IKTracker:
         self._t_cmd = now
         if self._cmd.moving and dt > GAP_PERIODS * self._max_dt:
             self._restart_after_gap(now)
-        outcome = self._collect(now)
-        if outcome is not None:
-            self._events.append(outcome)
+        self.poll(now)
         if self._replan and not self._cmd.moving and not self._worker.busy:
             self._plan_again(now)
         self._lag_guard(now)

@@ -65,6 +65,16 @@ class CommandOutput:
             self._answered(outcome, report, header, command_stamp, now, from_marker)
         return outcome
 
+    def _header_of(self, outcome: SolveOutcome, stamp: Any = None) -> Header:
+        """Return the target's header of ``outcome``, else one stamped ``stamp`` (or now)."""
+        if isinstance(outcome.tag, Header):
+            return outcome.tag
+        tracker = self._state.tracker
+        assert tracker is not None
+        if stamp is None:
+            stamp = conv.stamp_from_ns(self._clock.now_ns())
+        return Header(stamp=stamp, frame_id=tracker.chain.base_link)
+
     def _answered(self, outcome: SolveOutcome, report: StepReport | None, header: Header,
                   command_stamp: Any, now: float, from_marker: bool = False) -> None:
         """Tell how a target was answered; a target the arm goes to is the one in force."""
@@ -84,6 +94,11 @@ class CommandOutput:
                 or self._clock.now() < state.hold_until):
             self.step_and_publish()
         now = self._clock.now()
+        # Goals answered while no command went out (nobody listens, the feedback is lost):
+        # told without a command.
+        tracker.poll(now)
+        for outcome in tracker.take_events():
+            self._answered(outcome, None, self._header_of(outcome), None, now)
         if state.feedback_lost(now):
             self._tell_lost(now)
         else:
@@ -128,9 +143,7 @@ class CommandOutput:
         for outcome in tracker.take_events():
             # A goal searched in the background, or planned again: answered with the
             # target's own header, and with this first command toward it.
-            header = (outcome.tag if isinstance(outcome.tag, Header)
-                      else Header(stamp=stamp, frame_id=tracker.chain.base_link))
-            self._answered(outcome, report, header, stamp, now)
+            self._answered(outcome, report, self._header_of(outcome, stamp), stamp, now)
         if tracker.stall:
             self._log.error('stall', tracker.stall)
             self.status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
