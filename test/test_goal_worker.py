@@ -170,3 +170,24 @@ def test_a_search_that_raises_raises_in_the_callers_thread(arm):
     worker.close()
     with pytest.raises(RuntimeError):
         worker.submit(bad)
+
+
+def test_a_hold_brakes_within_the_limits_and_drops_the_goal(arm):
+    world = [FLOOR]
+    t = tracker(arm, world)
+    t.start_at(Q_A, 0.0)
+    run = Run(t, world)
+    t.solve(arm.fk(Q_B)[:3, 3], 0.0)
+    run.until(lambda: run.events)
+    for _ in range(60):
+        run.step()
+    speed = np.max(np.abs(run.commands[-1] - run.commands[-2])) / PERIOD
+    assert speed > 0.3 * V
+    rest = t.halt(run.now)
+    run.until(lambda: not t.moving)
+    np.testing.assert_allclose(t.command, rest, atol=1e-9)
+    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(Q_B)[:3, 3]) > 1e-2
+    for _ in range(50):                      # nothing is planned again: it stays
+        run.step()
+    np.testing.assert_allclose(t.command, rest, atol=1e-9)
+    assert run.watcher.total_violations == 0, run.watcher.summary()

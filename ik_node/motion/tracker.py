@@ -437,6 +437,26 @@ class IKTracker:
         self._target = None
         self._lag_paused = None
 
+    def halt(self, now: float) -> np.ndarray | None:
+        """
+        Stop: brake on the path within the limits, drop the target; return the rest point.
+
+        For an operator's hold: the arm comes to rest as quickly as its acceleration and jerk
+        limits allow (not at once: that is a velocity step a real driver refuses), and
+        nothing is planned again. A goal being searched is dropped and answered as such.
+        None before the arm position is known.
+        """
+        if self._q_cmd is None:
+            return None
+        self._drop_search('a hold came before its search ended')
+        rest = self._cmd.stop(now)
+        self._goal = None
+        self._target = None
+        self._replan = False
+        self._lag_paused = None
+        self._arrival_reported = True
+        return rest
+
     @property
     def goal(self) -> np.ndarray | None:
         """Return the solution being approached (n,), or None."""

@@ -316,10 +316,9 @@ class IKNode(Node):
         state = self._state
         state.paused = bool(request.data)
         tracker = state.tracker
-        if state.paused and tracker is not None and tracker.command is not None:
-            # Where the arm was last told to be: no command jumps, the goal is dropped.
-            tracker.start_at(tracker.command, self._times.now())
-            self._commands.step_and_publish()
+        if state.paused and tracker is not None:
+            # Brakes on its path within its limits (the timer steps it); the goal is dropped.
+            tracker.halt(self._times.now())
         response.success = True
         response.message = status_text.hold_reply(state.paused)
         if state.paused:
