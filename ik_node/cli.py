@@ -48,9 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument('--method', default='dls', help='solver (default: dls)')
     p.add_argument('--seed', type=float, nargs='+', metavar='Q',
                    help='seed joint values in chain order (default: mid-range)')
-    p.add_argument('--position-tolerance', type=float, default=1e-3, help='[m]')
-    p.add_argument('--orientation-tolerance', type=float, default=1e-2, help='[rad]')
-    p.add_argument('--timeout', type=float, default=0.05, help='[s]')
+    p.add_argument('--position-tolerance', type=float, default=None,
+                   help="[m] (default: the library's, 1e-5)")
+    p.add_argument('--orientation-tolerance', type=float, default=None,
+                   help="[rad] (default: the library's, 1e-4)")
+    p.add_argument('--timeout', type=float, default=None,
+                   help="[s] (default: the library's, 0.05)")
     return p
 
 
@@ -65,16 +68,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         warm_up(chain, [args.method])
         target = (pose_from_xyz_quat(args.xyz, args.quat) if args.quat is not None
                   else args.xyz)
+        given = {'position_tolerance': args.position_tolerance,
+                 'orientation_tolerance': args.orientation_tolerance,
+                 'timeout': args.timeout}
         result = solve(chain, target, q0=args.seed, method=args.method,
-                       position_tolerance=args.position_tolerance,
-                       orientation_tolerance=args.orientation_tolerance,
-                       timeout=args.timeout)
+                       **{k: v for k, v in given.items() if v is not None})
     except IKError as exc:
         print(f'ik-solve: error: {exc}', file=sys.stderr)
         return 2
     out = {
         'joints': {name: float(v) for name, v in zip(chain.joint_names, result.q)},
         'success': result.success,
+        'status': result.status,
         'position_error': result.position_error,
         'orientation_error': (None if math.isnan(result.orientation_error)
                               else result.orientation_error),

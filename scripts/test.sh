@@ -4,7 +4,7 @@
 #
 # Run the whole test suite on a fresh machine: make a venv, install the ROS 2 (Kilted)
 # client wheels, the package and its test tools, then run pytest with loopback-only DDS.
-# Usage: bash scripts/test.sh [extra pytest args]
+# Usage: bash scripts/test.sh [pytest args: test files to run, -k, -x, ...]
 #
 # ROS domains: each test process locks a block of 12 domain ids for itself (test/conftest.py),
 # so two runs on one machine never see each other; ROS_DOMAIN_ID only picks the preferred block.
@@ -35,4 +35,9 @@ ik_node_venv "$VENV" test.sh -r "$ROOT/requirements-test.txt"
 cd "$ROOT"
 echo "test.sh: running pytest on 2 workers (on a fresh checkout the solver kernels compile" \
      "first, two processes side by side: a minute or two before the first dot)"
-"$VENV/bin/python" -m pytest test -n 2 --dist loadfile "$@"
+# The whole suite unless a test file or folder is named (test/test_cli.py, test/x.py::name).
+TARGETS=(test)
+for arg in "$@"; do
+    if [ -e "${arg%%::*}" ]; then TARGETS=(); fi
+done
+"$VENV/bin/python" -m pytest "${TARGETS[@]}" -n 2 --dist loadfile "$@"

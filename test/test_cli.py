@@ -21,8 +21,21 @@ def test_pose_target_prints_joint_values_that_reach_it(capsys):
     chain = load('panda')
     q = np.array([out['joints'][name] for name in chain.joint_names])
     T = chain.fk(q)
-    np.testing.assert_allclose(T[:3, 3], [0.4, 0.1, 0.4], atol=1e-3)
-    assert out['position_error'] <= 1e-3 and out['orientation_error'] <= 1e-2
+    # The library's tolerances unless told otherwise (10 um, 1e-4 rad), checked by FK.
+    np.testing.assert_allclose(T[:3, 3], [0.4, 0.1, 0.4], atol=1e-5)
+    assert out['position_error'] <= 1e-5 and out['orientation_error'] <= 1e-4
+    assert out['status'] == 'reached'
+
+
+def test_tolerances_given_are_used(capsys):
+    runs = []
+    for extra in ([], ['--position-tolerance', '0.01']):
+        rc = main(PANDA + ['--xyz', '0.3', '-0.2', '0.5', '--method', 'fabrik'] + extra)
+        runs.append(json.loads(capsys.readouterr().out))
+        assert rc == 0
+    strict, loose = runs
+    assert strict['position_error'] <= 1e-5 < loose['position_error'] <= 0.01
+    assert loose['iterations'] < strict['iterations']
 
 
 def test_position_target_and_method_choice(capsys):
@@ -34,7 +47,7 @@ def test_position_target_and_method_choice(capsys):
 def test_unreachable_target_exits_1_with_the_best_attempt(capsys):
     rc = main(PANDA + ['--xyz', '3', '0', '0'])
     out = json.loads(capsys.readouterr().out)
-    assert rc == 1 and out['success'] is False
+    assert rc == 1 and out['success'] is False and out['status'] == 'out_of_reach'
     assert 'out of reach' in out['message']
 
 
