@@ -191,3 +191,27 @@ def test_a_hold_brakes_within_the_limits_and_drops_the_goal(arm):
         run.step()
     np.testing.assert_allclose(t.command, rest, atol=1e-9)
     assert run.watcher.total_violations == 0, run.watcher.summary()
+
+
+def test_a_stream_that_starts_far_from_the_arm_goes_on_from_its_first_target(arm):
+    # A dragged marker far from the arm: its first pose is a goal; the steps that come while
+    # that goal is searched wait for it, the newest one is taken from there, the ones in
+    # between are answered as superseded.
+    world = [FLOOR]
+    t = tracker(arm, world)
+    t.start_at(Q_A, 0.0)
+    run = Run(t, world)
+    first = arm.fk(Q_B)[:3, 3]
+    steps = [first + np.array([0.0, 0.0, 0.002 * k]) for k in range(1, 6)]
+    assert t.solve(first, 0.0, tag='first') is None
+    for k, p in enumerate(steps):
+        assert t.solve(p, 0.0, tag=f'step {k}') is None
+    run.until(lambda: len(run.events) >= 6)
+    by_tag = {o.tag: o for o in run.events}
+    assert by_tag['first'].path == 'goal' and not by_tag['first'].refused
+    assert all(by_tag[f'step {k}'].motion == 'superseded' for k in range(4))
+    last = by_tag['step 4']
+    assert last.path == 'streaming' and not last.refused
+    run.until(lambda: not t.moving)
+    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - steps[-1]) < 1e-4
+    assert run.watcher.total_violations == 0, run.watcher.summary()

@@ -117,6 +117,9 @@ class IKTracker:
         self._last_outcome: SolveOutcome | None = None   # the answer to the target in force
         self._replan = False       # the world changed under the motion: plan again at rest
         self._target_tag: Any = None    # the caller's label of the target in force
+        # The newest stream step after the goal being searched: (target, stream, tag,
+        # seed source), solved once that goal is taken.
+        self._follow_up: tuple | None = None
         # The motion in force follows a stream of Cartesian steps (a dragged marker): only
         # then can a singularity ask for unbounded joint speed, so only then does the
         # singularity guard slow it. A goal's joint path has bounded speed everywhere.
@@ -541,8 +544,16 @@ class IKTracker:
         """
         target = check_target(target)
         pending = self._worker.pending
-        if pending is not None and is_repeat(pending.target, target, True):
-            return None             # the goal being searched, sent again: answered once
+        if pending is not None:
+            if is_repeat(pending.target, target, True):
+                return None         # the goal being searched, sent again: answered once
+            if is_stream_step(pending.target, target, stream, True):
+                # A stream that starts far from the arm: its first target is searched as a
+                # goal, and the newest step after it is taken from there once it is.
+                self._drop_follow_up('a newer stream step came before the goal it follows '
+                                     'was taken')
+                self._follow_up = (target, stream, tag, pending.source)
+                return None
         self._drop_search('a newer target came before its search ended')
         # The target the arm is on its way to, sent again (a repeating publisher, a second
         # click): answered again, the motion left as it is. Solved again from the seed now
@@ -582,9 +593,16 @@ class IKTracker:
         self._lag_paused = None
         self._replan = False
 
-    def _stream(self, target: np.ndarray, now: float, again: bool = False) -> SolveOutcome:
-        """Solve a stream step warm and blend to it (see :meth:`solve`); ``again``: keep."""
-        q0, source = self.seed(now)
+    def _stream(self, target: np.ndarray, now: float, again: bool = False,
+                from_goal: bool = False) -> SolveOutcome:
+        """
+        Solve a stream step warm and blend to it (see :meth:`solve`); ``again``: keep.
+
+        from_goal: seed from the goal in force, not the arm (the step follows a goal just
+        taken, which the arm has not yet left for).
+        """
+        q0, source = ((self._goal, 'solution') if from_goal and self._goal is not None
+                      else self.seed(now))
         t0 = time.perf_counter()
         result = solve(self.chain, target, q0=q0, method=self.method, **self.options)
         elapsed = time.perf_counter() - t0
@@ -649,8 +667,20 @@ class IKTracker:
         if self._q_cmd is None:
             return
         outcome = self._collect(now)
-        if outcome is not None:
-            self._events.append(outcome)
+        if outcome is None:
+            return
+        self._events.append(outcome)
+        follow_up, self._follow_up = self._follow_up, None
+        if follow_up is None:
+            return
+        target, stream, tag, _ = follow_up
+        answer: SolveOutcome | None = None
+        if not outcome.refused:
+            answer = replace(self._stream(target, now, from_goal=True), tag=tag)
+        if answer is None or (answer.refused and answer.result.status != STATUS_BLOCKED):
+            answer = self._goal_motion(target, now, tag)
+        if answer is not None:
+            self._events.append(answer)
 
     def _collect(self, now: float) -> SolveOutcome | None:
         """Take the plan of the goal searched, if it is ready, and start its motion."""
@@ -703,16 +733,29 @@ class IKTracker:
         return self._last_outcome
 
     def _drop_search(self, why: str) -> None:
-        """Drop the goal being searched, answering it as superseded (``why``)."""
+        """Drop the goal being searched (and the step after it), answered as superseded."""
+        self._drop_follow_up(why)
         job = self._worker.pending
         if job is None:
             return
         self._worker.cancel()
-        result = IKResult(q=job.start.copy(), success=False, position_error=math.nan,
-                          orientation_error=math.nan, iterations=0, method=job.method,
+        self._superseded(job.target, job.start, job.source, job.tag, why)
+
+    def _drop_follow_up(self, why: str) -> None:
+        """Drop the stream step waiting for the goal being searched, answered as superseded."""
+        follow_up, self._follow_up = self._follow_up, None
+        if follow_up is not None:
+            target, _, tag, source = follow_up
+            assert self._q_cmd is not None
+            self._superseded(target, self._q_cmd, source, tag, why)
+
+    def _superseded(self, target: np.ndarray, q: np.ndarray, source: str, tag: Any,
+                    why: str) -> None:
+        result = IKResult(q=q.copy(), success=False, position_error=math.nan,
+                          orientation_error=math.nan, iterations=0, method=self.method,
                           attempts=0, message=why)
-        self._events.append(SolveOutcome(result, job.target, job.source, 0.0, path='goal',
-                                         motion=SUPERSEDED, reason=why, tag=job.tag))
+        self._events.append(SolveOutcome(result, target, source, 0.0, path='goal',
+                                         motion=SUPERSEDED, reason=why, tag=tag))
 
     def _search_again(self, now: float | None) -> None:
         """Search the goal being searched again (the world or the solver changed)."""
