@@ -73,7 +73,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from common import check_kernels  # noqa: E402, I100
+from common import check_kernels, publish  # noqa: E402, I100
 from exact_collision import ExactChecker, reference_pairs  # noqa: E402
 import robots  # noqa: E402
 from targets import ORIENTATION_TOLERANCE, pose_error, POSITION_TOLERANCE  # noqa: E402
@@ -1041,6 +1041,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--out-dir', default=str(OUT))
     parser.add_argument('--allow-pure-python', action='store_true',
                         help='run even without compiled kernels')
+    parser.add_argument('--publish', action='store_true',
+                        help="also rewrite the curated page bench/results/goal_motion.md")
     parser.add_argument('--from-json', default='',
                         help='rewrite the markdown report of a run from its JSON, run nothing')
     args = parser.parse_args(argv)
@@ -1088,6 +1090,8 @@ def main(argv: list[str] | None = None) -> int:
     json_path = md_path.with_suffix('.json')
     json_path.write_text(json.dumps(doc, indent=1, default=_json) + '\n')
     print(f'written: {md_path} and {json_path}')
+    if args.publish:
+        print(f'published: {publish("goal_motion", text, commit=header["commit"])}')
     return 0
 
 
