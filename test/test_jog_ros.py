@@ -21,9 +21,9 @@ from ik_node import Chain
 from ik_node.motion.keyboard import KeyboardTeleop
 import numpy as np
 import pytest
-from ros_harness import Procs, status_values, STARTUP_TIMEOUT
-from test_goal_motion_ros import (assert_never_in_contact, assert_within_limits, demo,  # noqa
-                                  DEMO_START, FLOOR, rig, start)
+from ros_harness import fresh_domain, Probe, Procs, STARTUP_TIMEOUT, status_values, WatchedProbe
+from test_goal_motion_ros import (assert_never_in_contact, assert_within_limits, DEMO_START,
+                                  DEMO_URDF, FLOOR, start)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -31,6 +31,23 @@ from geometry_msgs.msg import TwistStamped  # noqa: E402, I100
 from sensor_msgs.msg import JointState, Joy  # noqa: E402
 
 PUBLISH_PERIOD = 0.02       # [s] jog messages at 50 Hz, as a gamepad or SpaceMouse sends
+
+
+@pytest.fixture(scope='module')
+def demo() -> Chain:
+    return Chain.from_urdf(DEMO_URDF, 'base_link', 'tool0')
+
+
+@pytest.fixture
+def rig(demo, tmp_path):
+    domain = fresh_domain()
+    procs, probe = Procs(domain, tmp_path), WatchedProbe(domain, demo)
+    try:
+        yield procs, probe
+    finally:
+        probe.close()
+        procs.close()
+    assert 'Traceback' not in procs.logs(), procs.logs()
 
 
 def twist_msg(probe, v6, frame: str = 'base_link') -> TwistStamped:
@@ -199,7 +216,6 @@ def test_bad_jog_input_is_warned_about_and_moves_nothing(rig, demo):
 
 
 def test_the_keyboard_script_publishes_twists_from_a_terminal(tmp_path):
-    from ros_harness import fresh_domain, Probe
     domain = fresh_domain()
     procs, probe = Procs(domain, tmp_path), Probe(domain)
     received: list[TwistStamped] = []

@@ -708,7 +708,8 @@ class IKTracker:
         self._t_cmd = now
         self._goal, self._target, self._streamed, self._lag_paused = None, None, False, None
         self._replan, self._arrival_reported = False, True
-        if self._first_step is None and not np.array_equal(self._q_cmd, previous):
+        if self._first_step is None and (previous is None
+                                         or not np.array_equal(self._q_cmd, previous)):
             self._first_step = now
         self._history.append((now, self._q_cmd.copy()))
         return self._q_cmd.copy()

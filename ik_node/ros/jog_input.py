@@ -187,7 +187,7 @@ class JogInput:
             self._pending = None        # the latest input wins: a goal held is dropped
 
     def _bad(self, topic: str, text: str) -> None:
-        """A throttled warning for bad jog input; the jog in progress brakes (no motion)."""
+        """Warn (throttled) of bad jog input; the jog in progress brakes (no motion)."""
         self._log.warn(f'bad {topic}', f'jog message on {self._state.values[topic]} ignored, '
                        f'no motion: {text}')
 
@@ -231,8 +231,8 @@ class JogInput:
         self._last_step = jogged.step
         if jogged.stall:
             self._log.error('stall', jogged.stall)
-            commands.status('ERROR', jogged.stall, {'reached': False, 'stalled': True,
-                                                   'control': CONTROL_GOAL})
+            commands.status('ERROR', jogged.stall,
+                            {'reached': False, 'stalled': True, 'control': CONTROL_GOAL})
         self._tell(False)
         if jogged.goal_due and self._pending is not None:
             answer, target, header, from_marker = self._pending
@@ -290,4 +290,3 @@ class JogInput:
         else:
             message = 'goal motion in control (the jog ended)'
         self._outputs.status('OK', message, values, tracker.chain.robot_name)
-

@@ -38,11 +38,11 @@ def twist_message(twist: Any, frame: str, stamp: Any) -> TwistStamped:
 
 
 def _run(node: Node, fd: int) -> None:
-    linear = node.declare_parameter('linear_speed', 0.05).value
-    angular = node.declare_parameter('angular_speed', 0.3).value
-    rate = node.declare_parameter('rate', 20.0).value
-    frames = (node.declare_parameter('base_frame', 'base_link').value,
-              node.declare_parameter('tool_frame', 'tool0').value)
+    linear = float(node.declare_parameter('linear_speed', 0.05).value)
+    angular = float(node.declare_parameter('angular_speed', 0.3).value)
+    rate = float(node.declare_parameter('rate', 20.0).value)
+    frames = (str(node.declare_parameter('base_frame', 'base_link').value),
+              str(node.declare_parameter('tool_frame', 'tool0').value))
     teleop = KeyboardTeleop(linear, angular, frames=frames)
     pub = node.create_publisher(TwistStamped, 'jog_twist', 10)
     clock = node.get_clock()

@@ -190,12 +190,12 @@ def _joy_mapping(value) -> str | None:
 
 _JOG = (
     ParamSpec('jog_twist_topic', 'jog_twist',
-              'geometry_msgs/TwistStamped jog: the tool origin\'s velocity, linear [m/s] and '
+              "geometry_msgs/TwistStamped jog: the tool origin's velocity, linear [m/s] and "
               'angular [rad/s], in the base frame or the tool frame (header frame_id: '
               'base_link or tip_link, with frame_prefix; empty: jog_frame). The arm brakes '
               'to rest jog_timeout after the last one (empty: off).', _topic),
     ParamSpec('jog_joint_topic', 'jog_joints',
-              'sensor_msgs/JointState joint jog: the velocity field gives each named joint\'s '
+              "sensor_msgs/JointState joint jog: the velocity field gives each named joint's "
               'velocity [rad/s or m/s] (names and velocities of equal length; joints not '
               'named stand still; position and effort are ignored) (empty: off).', _topic),
     ParamSpec('joy_topic', 'joy',
