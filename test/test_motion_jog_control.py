@@ -76,6 +76,7 @@ def test_a_jog_takes_over_a_moving_goal_motion_without_a_jump(demo):
 def test_a_goal_while_jogging_waits_for_rest_then_starts_there(demo):
     control = make(demo)
     twist = np.array([0.0, 0.05, 0.0, 0.0, 0.0, 0.0])
+
     def jog_twist(t: float) -> bool:
         return control.command(MODE_TWIST, lambda jog: jog.twist(twist, t), False, t)
 
