@@ -182,6 +182,31 @@ def test_a_jog_takes_over_a_goal_and_a_goal_waits_for_the_jog(rig, demo):
     assert_within_limits(demo, probe, n_cmd)
 
 
+def test_the_floor_and_a_joint_limit_slow_the_jog_and_ik_status_says_why(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, joints, _ = jog_publishers(probe)
+    n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+
+    def slowed_by(reason: str) -> bool:
+        return any(status_values(s).get('jog_slowed_by') == reason
+                   for s in probe.statuses[n_status:])
+
+    # Straight down toward the floor: slowed with the clearance, never in contact.
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, [0, 0, -0.1, 0, 0, 0])),
+                 lambda: slowed_by('collision'), 30.0)
+    q = probe.settled(timeout=30.0, every=lambda: twist.publish(
+        twist_msg(probe, [0, 0, -0.1, 0, 0, 0])))
+    assert tool(demo, q)[2] < 0.1 and not demo.collisions(q, [FLOOR])
+    # wrist_3 at 3 rad/s toward its upper limit: stops short of it by the margin (0.1 rad).
+    msg = JointState(name=['wrist_3_joint'], velocity=[3.0])
+    stream_until(probe, lambda: joints.publish(msg), lambda: slowed_by('joint_limit'), 30.0)
+    q = probe.settled(timeout=10.0, every=lambda: joints.publish(msg))
+    assert demo.upper[5] - 0.1 - 1e-6 <= q[5] <= demo.upper[5] - 0.1 + 0.05, q[5]
+    assert_never_in_contact(demo, probe, [FLOOR], n_arm)
+    assert_within_limits(demo, probe, n_cmd)
+
+
 def test_bad_jog_input_is_warned_about_and_moves_nothing(rig, demo):
     procs, probe = rig
     start(procs, probe, demo)
