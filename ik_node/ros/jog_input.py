@@ -100,9 +100,11 @@ class JogInput:
         if tracker is None:
             return None
         values = self._state.values
+        # Objects by identity (limits hold arrays), values by their text.
         key = (tracker, tracker.limits, tracker.options.get('obstacles'),
                tuple(repr(values[name]) for name in _JOG_VALUES))
-        if self._control is None or key != self._key:
+        if self._control is None or len(key) != len(self._key) or any(
+                a is not b for a, b in zip(key[:3], self._key[:3])) or key[3] != self._key[3]:
             chain = tracker.chain
             settings = JogSettings(timeout=values['jog_timeout'],
                                    singularity_slowdown=values['singularity_slowdown'],
@@ -196,7 +198,8 @@ class JogInput:
     def answer_goal(self, answer: Callable, target: np.ndarray, header: Any, now: float,
                     from_marker: bool) -> None:
         """Answer a goal target now, or hold it while the jog brakes to rest (then answer)."""
-        control = self._jog()
+        control = self._control if self._control is not None and self._control.in_control \
+            else None       # (not rebuilt here: a goal never waits on the jog's model)
         if control is None or not control.goal(now):
             answer(target, header, now, from_marker)
             return
@@ -209,7 +212,12 @@ class JogInput:
         tracker = self._state.tracker
         if tracker is not None and (control is None or control.tracker is not tracker):
             # Built (and its kernels loaded) before the first jog command, not in its tick.
+            # A new model ends the jog; a goal it held is answered now.
+            pending = self._pending
             control = self._jog()
+            if pending is not None:
+                answer, target, header, from_marker = pending
+                answer(target, header, self._clock.now(), from_marker)
         if control is None or not control.in_control:
             commands.tick()
             return
