@@ -6,9 +6,9 @@ The ik_node ROS 2 node: pose targets in, safe joint commands out.
 Inputs: ``target_pose`` (geometry_msgs/PoseStamped), RViz ``/goal_pose`` and ``/clicked_point``
 (PointStamped, position only, the tip orientation is kept), a 6-DOF interactive marker (with
 ``interactive_markers``), the jog topics (:mod:`ik_node.ros.jog_input`: the latest input wins)
-and the arm's ``joint_states`` as feedback (it seeds the solver). Outputs: sensor_msgs/JointState commands
-with the URDF joint names, optionally trajectory_msgs/JointTrajectory, a
-diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
+and the arm's ``joint_states`` as feedback (it seeds the solver). Outputs: JointState commands
+with the URDF joint names, optionally trajectory_msgs/JointTrajectory and Float64MultiArray,
+a diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
 
 A target goes conversion -> motion layer -> conversion -> publish:
 :class:`ik_node.ros.target_intake.TargetIntake` turns the message into a base-frame target
