@@ -61,6 +61,7 @@ setup(
             'web_view = ik_node.ros.web_view:main',
             'ik_node = ik_node.ros.start:main',
             'sim_arm = ik_node.ros.sim_arm:main',
+            'ik_jog_keyboard = ik_node.ros.jog_keyboard:main',
         ],
     },
 )

@@ -226,6 +226,19 @@ class Jogger:
         self._t = float(now)
         self._command = None
 
+    def warm_up(self) -> None:
+        """Step once at mid-range so compiled kernels are loaded; the state is kept."""
+        saved = self._state, self._t, self._command
+        self.reset(self.chain.mid, 0.0)
+        self.joint_velocities(self.chain.joint_names[:1], [0.01 * self.limits.velocity[0]],
+                              0.0)
+        self.step(0.01)
+        twist = np.zeros(6)
+        twist[0] = 1e-3
+        self.twist(twist, 0.01)
+        self.step(0.02)
+        self._state, self._t, self._command = saved
+
     @property
     def active(self) -> bool:
         """Return True while a command is in force or the arm still brakes from one."""

@@ -845,6 +845,31 @@ class IKTracker:
         self._history.append((now, report.q.copy()))
         return report
 
+    def follow_external(self, q: ArrayLike, now: float) -> np.ndarray:
+        """
+        Record ``q`` (n,) as the command at ``now``, stepped by another source (the jogger).
+
+        The goal is dropped and the command stands at rest at ``q`` (a later goal starts
+        there: the source hands over at rest). Readings are judged against these commands
+        (feedback, resync and the following-error guard go on as for the tracker's own); an
+        arm that does not follow is held where it was measured (:attr:`stall` says why).
+        Returns the command to publish: ``q``, or that hold.
+        """
+        self.stall = ''
+        hold = self._stalled(now)
+        if hold is not None:
+            return hold
+        previous = self._q_cmd
+        self._q_cmd = self._cmd.reset(self.chain.check_q(q), now)
+        self._t_cmd = now
+        self._goal, self._target, self._streamed, self._lag_paused = None, None, False, None
+        self._replan, self._arrival_reported = False, True
+        if self._first_step is None and (previous is None
+                                         or not np.array_equal(self._q_cmd, previous)):
+            self._first_step = now
+        self._history.append((now, self._q_cmd.copy()))
+        return self._q_cmd.copy()
+
     def _restart_after_gap(self, now: float) -> None:
         """
         Start the motion again from rest at the last command after a gap in the commands.

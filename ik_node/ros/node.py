@@ -3,12 +3,12 @@
 """
 The ik_node ROS 2 node: pose targets in, safe joint commands out.
 
-Inputs: ``target_pose`` (geometry_msgs/PoseStamped), RViz ``/goal_pose`` (PoseStamped) and
-``/clicked_point`` (PointStamped, position only, the current tip orientation is kept), a 6-DOF
-interactive marker when the ``interactive_markers`` package is installed, and the arm's
-``joint_states`` as feedback (it seeds the solver). Outputs: sensor_msgs/JointState commands
-with the URDF joint names, optionally trajectory_msgs/JointTrajectory, a
-diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
+Inputs: ``target_pose`` (geometry_msgs/PoseStamped), RViz ``/goal_pose`` and ``/clicked_point``
+(PointStamped, position only, the tip orientation is kept), a 6-DOF interactive marker (with
+``interactive_markers``), the jog topics (:mod:`ik_node.ros.jog_input`: the latest input wins)
+and the arm's ``joint_states`` as feedback (it seeds the solver). Outputs: JointState commands
+with the URDF joint names, optionally trajectory_msgs/JointTrajectory and Float64MultiArray,
+a diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
 
 A target goes conversion -> motion layer -> conversion -> publish:
 :class:`ik_node.ros.target_intake.TargetIntake` turns the message into a base-frame target
@@ -38,6 +38,7 @@ from ik_node.ros import status_text
 from ik_node.ros.command_output import CommandOutput
 from ik_node.ros.description import RobotDescriptionSource
 from ik_node.ros.feedback import JointStatesIntake
+from ik_node.ros.jog_input import JogInput
 from ik_node.ros.kind_log import KindLog
 from ik_node.ros.marker_view import MarkerView
 from ik_node.ros.node_state import NodeClock, NodeState
@@ -92,10 +93,11 @@ class IKNode(Node):
             raise ValueError(f'invalid parameter: {reason}')
         self._state = state = NodeState(values)
         self._outputs = Outputs(self)
+        self._jog = JogInput(state, self._times, self._outputs, self._log)
         self._subs = Subscriptions(self, {
             'joint_states': self._on_joint_states, 'target': self._on_pose,
             'goal_pose': self._on_goal_pose, 'clicked_point': self._on_point,
-            'obstacles': self._on_obstacles})
+            'obstacles': self._on_obstacles, **self._jog.callbacks})
         self._timer: Any = None
         # The arm's readings: when each was taken, the newest, recent positions by stamp.
         self._readings = JointStatesIntake(values['joint_states_timeout'], self._log.warn,
@@ -307,8 +309,8 @@ class IKNode(Node):
         """Target message -> base-frame target (or refused) -> motion layer -> commands."""
         now = self._times.now()
         target = self._targets.to_base(header, pose, now, point_only, planar, from_marker)
-        if target is not None:
-            self._commands.answer(target, header, now, from_marker)
+        if target is not None:      # now, or once a jog in progress has braked to rest
+            self._jog.answer_goal(self._commands.answer, target, header, now, from_marker)
 
     def _on_hold(self, request: SetBool.Request, response: SetBool.Response
                  ) -> SetBool.Response:
@@ -329,7 +331,7 @@ class IKNode(Node):
 
     @_guarded('command timer')
     def _on_timer(self) -> None:
-        self._commands.tick()
+        self._jog.tick(self._commands)      # the jog while it is in control, else the goal
 
 
 def main(args: list[str] | None = None, background_compile: Any = None) -> int:

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 __all__ = ['ParamSpec', 'IK_NODE_PARAMETERS', 'SIM_ARM_PARAMETERS', 'OUTPUT_MODES',
            'MODEL_PARAMETERS', 'TOPIC_PARAMETERS', 'JACOBIAN_METHODS', 'check_value',
            'check_values', 'defaults', 'solver_options', 'topic_conflict', 'velocity_limits',
-           'limits_from_values', 'command_velocity_limits']
+           'limits_from_values', 'command_velocity_limits', 'JOY_MAPPINGS']
 
 OUTPUT_MODES = ('immediate', 'timer')
 GOAL_POSE_MODES = ('planar', 'full')
@@ -174,6 +174,42 @@ _MODEL = (
               'read when neither robot_description nor urdf_file is set.', _required_topic),
     ParamSpec('urdf_file', '',
               'Path of a URDF file, used when robot_description is empty.'),
+)
+
+# Teleop jogging (ik_node.ros.jog_input): the jog inputs and how they are read.
+JOY_MAPPINGS = ('xbox', 'dualshock', 'spacemouse')
+
+
+def _joy_mapping(value) -> str | None:
+    if value in JOY_MAPPINGS:
+        return None
+    if value == '':
+        return f'must be one of {", ".join(JOY_MAPPINGS)} or a YAML file, got an empty name'
+    return _readable_file(value)
+
+
+_JOG = (
+    ParamSpec('jog_twist_topic', 'jog_twist',
+              "geometry_msgs/TwistStamped jog: the tool origin's velocity, linear [m/s] and "
+              'angular [rad/s], in the base frame or the tool frame (header frame_id: '
+              'base_link or tip_link, with frame_prefix; empty: jog_frame). The arm brakes '
+              'to rest jog_timeout after the last one (empty: off).', _topic),
+    ParamSpec('jog_joint_topic', 'jog_joints',
+              "sensor_msgs/JointState joint jog: the velocity field gives each named joint's "
+              'velocity [rad/s or m/s] (names and velocities of equal length; joints not '
+              'named stand still; position and effort are ignored) (empty: off).', _topic),
+    ParamSpec('joy_topic', 'joy',
+              'sensor_msgs/Joy gamepad or SpaceMouse jog, mapped to a tool twist by '
+              'joy_mapping (empty: off).', _topic),
+    ParamSpec('joy_mapping', 'xbox',
+              'Axes and buttons of the Joy jog: xbox, dualshock, spacemouse (the shipped '
+              'config/joy_*.yaml) or the path of a YAML file in their format.', _joy_mapping),
+    ParamSpec('jog_frame', 'base',
+              'The frame of a jog twist whose header frame_id is empty: base (base_link) or '
+              'tool (tip_link).', _one_of(('base', 'tool'))),
+    ParamSpec('jog_timeout', 0.1,
+              'A jog command older than this [s] brakes the arm to rest within its limits '
+              '(MoveIt Servo: 0.1).', _positive_at_most(10.0)),
 )
 
 IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
@@ -346,7 +382,7 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('interactive_marker', True,
               'Offer a 6-DOF interactive marker target (needs the interactive_markers '
               'package).'),
-)
+) + _JOG
 
 SIM_ARM_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('rate', 100.0, 'Simulation and joint_states rate [Hz].', _in_range(1.0, 2000.0)),

@@ -10,10 +10,10 @@ topic turns that input off.
 
 from typing import Any, Callable
 
-from geometry_msgs.msg import PointStamped, PoseStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
 from rclpy.node import Node
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import JointState, Joy
 from visualization_msgs.msg import MarkerArray
 
 __all__ = ['Subscriptions', 'INPUTS', 'TARGET_INPUTS']
@@ -25,6 +25,10 @@ INPUTS: dict[str, tuple[Any, str, Any]] = {
     'goal_pose': (PoseStamped, 'goal_pose_topic', TARGET_QOS),
     'clicked_point': (PointStamped, 'clicked_point_topic', TARGET_QOS),
     'obstacles': (MarkerArray, 'obstacles_topic', 10),
+    # The jog inputs (ik_node.ros.jog_input): streams, the newest counts.
+    'jog_twist': (TwistStamped, 'jog_twist_topic', 10),
+    'jog_joints': (JointState, 'jog_joint_topic', 10),
+    'joy': (Joy, 'joy_topic', 10),
 }
 TARGET_INPUTS = ('target', 'goal_pose', 'clicked_point')
 

@@ -9,7 +9,8 @@ robot model and topic names through its parameter services, then serves a page t
 
 - draws the arm from ``joint_states`` with the URDF's visual geometry;
 - publishes ``target_pose`` (geometry_msgs/PoseStamped in the base link frame) when the gizmo
-  is dragged;
+  is dragged, and the IK node's ``jog_twist_topic`` (TwistStamped) while a jog button's
+  nudge holds (:mod:`ik_node.web.jog_buttons`);
 - sets the node's solver parameters through its ``set_parameters`` service, so they are
   validated as by ``ros2 param set``; a refusal and its reason are shown on the page;
 - shows and plots ``ik_status`` (success, errors, iterations, solve time) and the latency
@@ -31,12 +32,14 @@ import time
 from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import PoseStamped, TwistStamped
 from ik_node.errors import IKError
+from ik_node.ros.jog_keyboard import twist_message
 from ik_node.ros.runtime import BackgroundSpinner
 from ik_node.solve_ik import methods
 from ik_node.web.app import show_error
 from ik_node.web.arm_display import ArmDisplay
+from ik_node.web.jog_buttons import JogButtons
 from ik_node.web.robot import load_robot, RobotModel
 import numpy as np
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
@@ -72,7 +75,7 @@ CONTROLLED = (
 _ParamInput = Union[viser.GuiDropdownHandle[str], viser.GuiCheckboxHandle,
                     viser.GuiNumberHandle[Any]]
 _MODEL = ('robot_description', 'urdf_file', 'base_link', 'tip_link', 'robot_description_topic',
-          'target_topic', 'joint_states_topic', 'status_topic')
+          'target_topic', 'joint_states_topic', 'status_topic', 'jog_twist_topic')
 
 
 def _value(pv: ParameterValue):
@@ -227,8 +230,18 @@ class RosView:
                                  self._joint_states, 10)
         node.create_subscription(DiagnosticArray, topics['status_topic'] or 'ik_status',
                                  self._status, 10)
+        self.jog_pub = node.create_publisher(TwistStamped,
+                                             topics.get('jog_twist_topic') or 'jog_twist', 10)
+        self.jog_buttons = JogButtons(gui, (chain.base_link, chain.tip_link), self.send_jog)
         self.gizmo.on_update(self._gizmo_moved)
         self._timer = node.create_timer(1.0 / 30.0, self._draw)
+
+    def send_jog(self, twist: Optional[np.ndarray], frame: str, now: float) -> bool:
+        """Publish a jog button's twist (the IK node's jog_timeout stops the arm after)."""
+        if twist is not None:
+            self.jog_pub.publish(twist_message(twist, frame,
+                                               self.node.get_clock().now().to_msg()))
+        return False
 
     def _gizmo_moved(self, _event: viser.TransformControlsEvent) -> None:
         self.publish_target(self.gizmo.position, self.gizmo.wxyz)

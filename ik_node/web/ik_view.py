@@ -22,6 +22,7 @@ from ik_node.result import IKResult
 from ik_node.solve_ik import solve, warm_up
 from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.controls import Settings, SolverControls
+from ik_node.web.jog_buttons import JogButtons, StandaloneJog
 from ik_node.web.obstacles import ObstacleEditor
 from ik_node.web.robot import RobotModel
 import numpy as np
@@ -147,6 +148,8 @@ class IKView:
                 empty[:2], (viser.uplot.Series(label='solve'),
                             viser.uplot.Series(label='solve time [ms]', stroke='blue')),
                 title='solve time [ms]', aspect=2.0)
+        self.jog = StandaloneJog(chain, lambda: self.q.copy(), self._jogged)
+        self.jog_buttons = JogButtons(gui, (chain.base_link, chain.tip_link), self.jog.send)
         self.gizmo.on_update(self._gizmo_moved)
         self.target_xyz.on_update(self._xyz_typed)
         self._worker = threading.Thread(target=self._run, name='ik-web-solver', daemon=True)
@@ -164,6 +167,15 @@ class IKView:
 
     def _settings_changed(self, settings: Settings) -> None:
         self.request(_pose(self.gizmo.position, self.gizmo.wxyz))
+
+    def _jogged(self, q: np.ndarray) -> None:
+        """Draw the arm at ``q`` from a jog step; the gizmo follows the tool."""
+        self.q = q
+        T_tip = self.chain.fk(q)
+        with self.server.atomic():
+            self.display.update(self.robot.display_cfg(q))
+            self.reached.position = self.gizmo.position = T_tip[:3, 3]
+            self.reached.wxyz = self.gizmo.wxyz = _wxyz(T_tip)
 
     def set_target(self, T: np.ndarray) -> int:
         """Move the gizmo to T (4, 4, base frame) and solve for it; return the request number."""
@@ -192,7 +204,8 @@ class IKView:
             return self.last
 
     def close(self) -> None:
-        """Stop the worker thread."""
+        """Stop the worker and jog threads."""
+        self.jog_buttons.close()
         with self._cv:
             self._closed = True
             self._cv.notify_all()

@@ -1,0 +1,136 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Who commands the arm, a goal motion or a jog: the latest input wins, never with a jump.
+
+:class:`JogControl` sits between the jog inputs, the :class:`ik_node.motion.jog.Jogger` and
+the goal motion of an :class:`ik_node.motion.tracker.IKTracker`. The priority:
+
+- **a jog command while a goal motion moves** takes over from the goal motion's commanded
+  state (position, velocity and acceleration at that time: :meth:`Jogger.take_over`), so the
+  hand-over is as smooth as any twist change; the goal is dropped;
+- **a goal while jogging** stops the jogger, which brakes to rest within its limits
+  (``MODE_STOPPING``); the goal is held meanwhile (:meth:`JogControl.goal` returns True) and
+  is due once the jog command rests (:attr:`JogTick.goal_due`): the goal motion then starts
+  from that rest point, like any goal from an arm at rest;
+- a jog command during that braking drops the held goal (the latest input wins);
+- a zero twist or all-zero joint velocities never takes control (an idle gamepad or a
+  publisher that streams zeros must not block goals); while jogging it brakes to rest.
+
+While the jog is in control each of its commands is handed to the tracker
+(:meth:`IKTracker.follow_external`), so readings are judged against it (feedback, resync, the
+following-error guard) and a later goal starts where the jog left the arm. Anything else that
+restarts the tracker's command (a resync, a hold, a stalled arm) ends the jog at once.
+Nothing here imports rclpy; every time is the caller's clock [s].
+"""
+
+from typing import Callable, NamedTuple
+
+from ik_node.errors import IKInputError
+from ik_node.motion.jog import Jogger, JogStep, MODE_IDLE, MODE_JOINT, MODE_TWIST
+import numpy as np
+
+__all__ = ['JogControl', 'JogTick', 'CONTROL_GOAL', 'CONTROL_JOG_TWIST', 'CONTROL_JOG_JOINT']
+
+# Which input is in control (``ik_status`` value ``control``).
+CONTROL_GOAL = 'goal'
+CONTROL_JOG_TWIST = 'jog twist'
+CONTROL_JOG_JOINT = 'jog joint'
+_CONTROL = {MODE_TWIST: CONTROL_JOG_TWIST, MODE_JOINT: CONTROL_JOG_JOINT}
+
+
+class JogTick(NamedTuple):
+    """
+    One jog command and what came of it.
+
+    q: (n,) the command to publish [rad or m]. step: the jogger's step (its sample's v and a,
+    the mode, the scale and why). stall: why the tracker held the arm instead ('' when it
+    did not; the jog has then ended). released: the jog came to rest and hands the arm back.
+    goal_due: a goal held while the jog braked is to be started now.
+    """
+
+    q: np.ndarray
+    step: JogStep
+    stall: str
+    released: bool
+    goal_due: bool
+
+
+class JogControl:
+    """
+    The jog's share of the arm (see the module docstring).
+
+    tracker: the node's IKTracker. jogger: a Jogger of the same chain and limits.
+    """
+
+    def __init__(self, tracker, jogger: Jogger):
+        self.tracker = tracker
+        self.jogger = jogger
+        self.in_control = False
+        self.control = CONTROL_GOAL
+        self.goal_held = False
+        self._given: np.ndarray | None = None      # the last command handed to the tracker
+        self.dropped_goal = False       # the last take-over ended a goal motion
+
+    def command(self, mode: str, apply: Callable[[Jogger], None], zero: bool,
+                now: float) -> bool:
+        """
+        Give the jogger a command at ``now``: ``apply(jogger)`` (e.g. a twist); mode: MODE_*.
+
+        zero: the command asks for no motion (see the module docstring). Returns True when
+        the jog is in control afterwards. IKInputError (from ``apply``): the jog brakes to
+        rest, as without a command, and the error goes on to the caller.
+        """
+        if zero:
+            if self.in_control:
+                self.jogger.stop(now)
+            return self.in_control
+        if not self.tracker.ready:
+            raise IKInputError('arm position unknown: no jog until joint_states arrive')
+        jogger = self.jogger
+        if not self.in_control:
+            # The goal motion's commanded state now: position, velocity, acceleration.
+            self.dropped_goal = self.tracker.moving
+            jogger.take_over(self.tracker.commander.sample(now), now)
+        try:
+            apply(jogger)
+        except IKInputError:
+            jogger.stop(now)
+            raise
+        self.in_control, self.goal_held = True, False
+        self.control = _CONTROL[mode]
+        return True
+
+    def goal(self, now: float) -> bool:
+        """Return True when a goal arriving at ``now`` must wait: the jog brakes first."""
+        if not self.in_control:
+            return False
+        self.jogger.stop(now)
+        self.goal_held = True
+        return True
+
+    def release(self) -> bool:
+        """End the jog at once (another part restarted the command); True if it was held."""
+        held = self.goal_held
+        self.in_control, self.goal_held, self.control = False, False, CONTROL_GOAL
+        self._given = None
+        return held
+
+    def step(self, now: float) -> JogTick | None:
+        """Return the jog command at ``now``, or None when the jog is not in control."""
+        if not self.in_control:
+            return None
+        tracker = self.tracker
+        if self._given is not None and not np.array_equal(tracker.command, self._given):
+            self.release()      # a resync, a hold or a stall restarted the command
+            return None
+        step = self.jogger.step(now)
+        q = tracker.follow_external(step.sample.q, now)
+        stall = tracker.stall
+        released = bool(stall) or step.mode == MODE_IDLE
+        goal_due = released and self.goal_held and not stall
+        if released:
+            self.release()
+        else:
+            self._given = q
+        return JogTick(q, step, stall, released, goal_due)

@@ -1,0 +1,300 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The jog inputs of ik_node: messages -> arrays -> :class:`ik_node.motion.jog.Jogger`.
+
+Three topics (relative to the node's namespace, names as parameters, empty: off):
+
+- ``jog_twist_topic`` (geometry_msgs/TwistStamped): the tool origin's velocity, linear
+  [m/s] and angular [rad/s], its components in the base frame or the tool frame as the
+  header's frame_id says (the chain's base_link or tip_link, with or without frame_prefix;
+  empty: the ``jog_frame`` parameter);
+- ``jog_joint_topic`` (sensor_msgs/JointState): joint jogging, the ``velocity`` field gives
+  each named joint's velocity [rad/s or m/s]; joints not named stand still;
+- ``joy_topic`` (sensor_msgs/Joy): a gamepad or a SpaceMouse, mapped to a twist by the
+  ``joy_mapping`` YAML file (:mod:`ik_node.motion.joy`); the joy node must repeat its
+  message faster than ``jog_timeout`` (its ``autorepeat_rate``, 20 Hz by default) while a
+  stick is held.
+
+Who is in control, and the hand-over without jumps, is :mod:`ik_node.motion.jog_control`:
+the latest input wins; a goal while jogging waits until the jog has braked to rest. The jog's
+commands go out like the goal motion's (:class:`ik_node.ros.outputs.Outputs`: JointState,
+Float64MultiArray, JointTrajectory as configured), stamped by the node clock (strictly
+increasing with the goal motion's), not while the feedback is lost or nobody listens, and
+through the tracker's feedback and following-error guards; the jogger itself keeps out of
+contact, slows near singularities and joint limits. ``ik_status`` says which input is in
+control (``control``: goal, jog twist, jog joint) and why a jog step was slowed
+(``jog_slowed_by``: velocity, singularity, joint_limit, collision, contact). Bad input (NaN,
+Inf, huge values, unknown frames or joints, arrays of the wrong length) gets a throttled
+warning and no motion: a jog in progress brakes to rest.
+"""
+
+import math
+from typing import Any, Callable
+
+from geometry_msgs.msg import TwistStamped
+from ik_node.errors import IKInputError
+from ik_node.motion.jog import Jogger, JogSettings, JogStep, MODE_JOINT, MODE_TWIST
+from ik_node.motion.jog_control import CONTROL_GOAL, JogControl, JogTick
+from ik_node.motion.joy import FRAME_TOOL, JoyMapping, JoyTeleop
+from ik_node.resources import share_path
+from ik_node.ros import conversions as conv
+from ik_node.ros.kind_log import KindLog
+from ik_node.ros.node_state import NodeClock, NodeState
+from ik_node.ros.outputs import Outputs
+from ik_node.ros.params import JOY_MAPPINGS, solver_options
+import numpy as np
+from sensor_msgs.msg import JointState, Joy
+
+__all__ = ['JogInput', 'STATUS_PERIOD']
+
+STATUS_PERIOD = 0.5     # [s] while jogging, ik_status repeats the jog's state this often
+# The values a Jogger is built from: a change rebuilds it (the jog in progress ends).
+_JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
+               'singularity_min_speed', 'solver', 'nullspace_limit_avoidance',
+               'nullspace_rest_posture', 'rest_positions', 'nullspace_manipulability',
+               'null_space_gain')
+
+
+def twist_array(msg: TwistStamped) -> np.ndarray:
+    """Return (6,) linear [m/s] then angular [rad/s] of a TwistStamped."""
+    lin, ang = msg.twist.linear, msg.twist.angular
+    return np.array([lin.x, lin.y, lin.z, ang.x, ang.y, ang.z], dtype=float)
+
+
+def joy_mapping_path(value: str) -> str:
+    """Return the YAML file of the ``joy_mapping`` parameter value (a shipped name or a path)."""
+    return str(share_path(f'config/joy_{value}.yaml')) if value in JOY_MAPPINGS else value
+
+
+class JogInput:
+    """The jog topics' callbacks and the jog's share of the command timer (module docstring)."""
+
+    def __init__(self, state: NodeState, clock: NodeClock, outputs: Outputs, log: KindLog):
+        self._state, self._clock, self._outputs, self._log = state, clock, outputs, log
+        self.callbacks: dict[str, Callable] = {
+            'jog_twist': self._guarded(self._on_twist), 'jog_joints': self._guarded(
+                self._on_joints), 'joy': self._guarded(self._on_joy)}
+        self._control: JogControl | None = None
+        self._key: tuple = ()
+        self._joy: tuple[str, JoyTeleop | None] = ('', None)
+        self._pending: tuple | None = None      # (answer, target, header, from_marker)
+        self._told: tuple = ()
+        self._told_at = -math.inf
+        self._last_step: JogStep | None = None
+
+    def _guarded(self, callback: Callable) -> Callable:
+        def guarded(msg: Any) -> None:
+            try:
+                callback(msg)
+            except Exception as exc:  # noqa: B902  (one bad message must not stop the node)
+                self._log.error('internal jog', f'jog callback failed and was skipped: '
+                                f'{type(exc).__name__}: {exc}')
+        return guarded
+
+    # The jogger of the model in use --------------------------------------------------------
+
+    def _jog(self) -> JogControl | None:
+        """Return the JogControl of the tracker in use (rebuilt when it or its values change)."""
+        tracker = self._state.tracker
+        if tracker is None:
+            return None
+        values = self._state.values
+        # Objects by identity (limits hold arrays), values by their text.
+        key = (tracker, tracker.limits, tracker.options.get('obstacles'),
+               tuple(repr(values[name]) for name in _JOG_VALUES))
+        if self._control is None or len(key) != len(self._key) or any(
+                a is not b for a, b in zip(key[:3], self._key[:3])) or key[3] != self._key[3]:
+            chain = tracker.chain
+            settings = JogSettings(timeout=values['jog_timeout'],
+                                   singularity_slowdown=values['singularity_slowdown'],
+                                   singularity_stop=values['singularity_stop'],
+                                   singularity_min_scale=values['singularity_min_speed'])
+            objectives = solver_options(values, chain).get('objectives', ())
+            jogger = Jogger(chain, tracker.limits, settings, tracker.options.get('obstacles'),
+                            objectives)
+            jogger.warm_up()
+            self._control, self._key, self._pending = JogControl(tracker, jogger), key, None
+        return self._control
+
+    # Callbacks: message -> arrays -> jogger --------------------------------------------------
+
+    def _on_twist(self, msg: TwistStamped) -> None:
+        x = twist_array(msg)
+        frame = msg.header.frame_id
+        self._command(MODE_TWIST, lambda jog, now: jog.twist(x, now, self._frame(frame, jog)),
+                      not np.any(x), 'jog_twist_topic')
+
+    def _on_joints(self, msg: JointState) -> None:
+        names, v = list(msg.name), list(msg.velocity)
+        self._command(MODE_JOINT, lambda jog, now: jog.joint_velocities(names, v, now),
+                      len(names) == len(v) and not any(v), 'jog_joint_topic')
+
+    def _on_joy(self, msg: Joy) -> None:
+        teleop = self._joy_teleop()
+        if teleop is None:
+            return
+        try:
+            cmd = teleop.update(msg.axes, msg.buttons)
+        except IKInputError as exc:
+            self._bad('joy_topic', str(exc))
+            return
+        frame = 'tool' if cmd.frame == FRAME_TOOL else 'base'
+        self._command(MODE_TWIST, lambda jog, now: jog.twist(
+            cmd.twist, now, self._frame('', jog, frame)), cmd.stop or not np.any(cmd.twist),
+            'joy_topic')
+
+    def _joy_teleop(self) -> JoyTeleop | None:
+        value = self._state.values['joy_mapping']
+        if self._joy[0] != value:
+            try:
+                self._joy = (value, JoyTeleop(JoyMapping.from_yaml(joy_mapping_path(value))))
+            except (IKInputError, OSError) as exc:
+                self._joy = (value, None)
+                self._log.error('joy mapping', f'joy_mapping {value!r} not usable, Joy '
+                                f'messages are ignored: {exc}')
+        return self._joy[1]
+
+    def _frame(self, frame: str, jog: Jogger, empty: str | None = None) -> str:
+        """Return the chain link a twist's header ``frame`` names; IKInputError if neither."""
+        chain = jog.chain
+        if frame == '':
+            which = empty or self._state.values['jog_frame']
+            return chain.tip_link if which == 'tool' else chain.base_link
+        prefix = self._state.values['frame_prefix'].lstrip('/')
+        for link in (chain.base_link, chain.tip_link):
+            if frame.lstrip('/') in (link, prefix + link):
+                return link
+        raise IKInputError(f'twist frame {frame!r} is unknown: use the base frame '
+                           f'{prefix + chain.base_link!r} or the tool frame '
+                           f'{prefix + chain.tip_link!r} (or an empty frame_id: jog_frame)')
+
+    def _command(self, mode: str, apply: Callable[[Jogger, float], None], zero: bool,
+                 topic: str) -> None:
+        control = self._jog()
+        if control is None or not control.tracker.ready:
+            self._log.warn('jog not ready', 'jog ignored: the arm position is not known yet')
+            return
+        if self._state.paused:
+            self._log.warn('jog while holding', 'jog ignored: holding (the hold service was '
+                           'called)')
+            return
+        now = self._clock.now()
+        try:
+            control.command(mode, lambda jog: apply(jog, now), zero, now)
+        except IKInputError as exc:
+            self._bad(topic, str(exc))
+            return
+        if control.in_control:
+            self._pending = None        # the latest input wins: a goal held is dropped
+
+    def _bad(self, topic: str, text: str) -> None:
+        """Warn (throttled) of bad jog input; the jog in progress brakes (no motion)."""
+        self._log.warn(f'bad {topic}', f'jog message on {self._state.values[topic]} ignored, '
+                       f'no motion: {text}')
+
+    # Goals and the command timer ------------------------------------------------------------
+
+    def answer_goal(self, answer: Callable, target: np.ndarray, header: Any, now: float,
+                    from_marker: bool) -> None:
+        """Answer a goal target now, or hold it while the jog brakes to rest (then answer)."""
+        control = self._control if self._control is not None and self._control.in_control \
+            else None       # (not rebuilt here: a goal never waits on the jog's model)
+        if control is None or not control.goal(now):
+            answer(target, header, now, from_marker)
+            return
+        self._pending = (answer, target, header, from_marker)
+        self._tell(True, force=True)
+
+    def tick(self, commands: Any) -> None:
+        """At a timer tick: step and publish the jog while it is in control, else ``commands``."""
+        control = self._control
+        tracker = self._state.tracker
+        if tracker is not None and (control is None or control.tracker is not tracker):
+            # Built (and its kernels loaded) before the first jog command, not in its tick.
+            # A new model ends the jog; a goal it held is answered now.
+            pending = self._pending
+            control = self._jog()
+            if pending is not None:
+                answer, target, header, from_marker = pending
+                answer(target, header, self._clock.now(), from_marker)
+        if control is None or not control.in_control:
+            commands.tick()
+            return
+        state = self._state
+        now_ns = max(self._clock.now_ns(), state.last_stamp_ns + 1)
+        now = self._clock.seconds(now_ns)
+        unheard = self._outputs.unheard()
+        if state.feedback_lost(now) or unheard or state.paused:
+            # The arm may not follow: the jog ends where it was last commanded.
+            self._end(control)
+            commands.tick()
+            return
+        jogged = control.step(now)
+        if jogged is None:
+            self._end(control)
+            commands.tick()
+            return
+        self._publish(jogged, now_ns)
+        self._last_step = jogged.step
+        if jogged.stall:
+            self._log.error('stall', jogged.stall)
+            commands.status('ERROR', jogged.stall,
+                            {'reached': False, 'stalled': True, 'control': CONTROL_GOAL})
+        self._tell(False)
+        if jogged.goal_due and self._pending is not None:
+            answer, target, header, from_marker = self._pending
+            self._pending = None
+            answer(target, header, self._clock.now(), from_marker)
+
+    def _end(self, control: JogControl) -> None:
+        if control.release():
+            self._log.warn('jog ended', 'the goal held while jogging is dropped: the jog '
+                           'ended before rest; send it again')
+        self._pending = None
+        self._tell(False)
+
+    def _publish(self, jogged: JogTick, now_ns: int) -> None:
+        state = self._state
+        tracker = state.tracker
+        assert tracker is not None
+        state.last_stamp_ns = now_ns
+        stamp = conv.stamp_from_ns(now_ns)
+        names = tracker.names
+        state.last_command.update(zip(names, (float(v) for v in jogged.q)))
+        sample = jogged.step.sample
+        # A JointTrajectory of one point, the jog's state two periods ahead in time (the
+        # controller blends into it), as MoveIt Servo sends.
+        points = None
+        if self._outputs.sends_trajectories:
+            points = [(2.0 / state.values['output_rate'], jogged.q, sample.v, sample.a)]
+        self._outputs.command(names, jogged.q, stamp, state.forward_index, points)
+
+    def _tell(self, goal_held: bool, force: bool = False) -> None:
+        """Publish the jog's state in ik_status on a change, and every STATUS_PERIOD."""
+        control = self._control
+        tracker = self._state.tracker
+        if control is None or tracker is None:
+            return
+        last = self._last_step
+        reason = last.reason if last is not None and control.in_control else ''
+        told = (control.control, reason, goal_held or control.goal_held)
+        now = self._clock.now()
+        if not force and told == self._told and (
+                not control.in_control or now - self._told_at < STATUS_PERIOD):
+            return
+        self._told, self._told_at = told, now
+        values: dict[str, Any] = {'control': control.control, 'jog_slowed_by': reason,
+                                  'goal_held': bool(told[2])}
+        if last is not None and control.in_control:
+            values.update(jog_mode=last.mode, jog_scale=f'{last.scale:.3f}',
+                          condition=f'{last.condition:.3g}',
+                          clearance=f'{last.clearance:.4g}')
+        if told[2]:
+            message = 'goal held: the jog brakes to rest, then the goal motion starts there'
+        elif control.in_control:
+            message = f'{control.control} in control' + (f', slowed by {reason}' if reason
+                                                         else '')
+        else:
+            message = 'goal motion in control (the jog ended)'
+        self._outputs.status('OK', message, values, tracker.chain.robot_name)

@@ -1,0 +1,295 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Jogging the demo arm as real processes: sim_arm executes every command at once.
+
+A twist stream moves the tool in the commanded direction and a command timeout brings it to
+a smooth stop; a joint is jogged by name; a gamepad (the xbox mapping) moves the tool; a jog
+takes over from a goal motion and a goal waits for the jog to brake; bad input gets a
+warning and no motion; the keyboard console script publishes twists from a terminal. The
+command stream is judged by stamp for velocity, acceleration and jerk against the node's
+limits, and every measured state for contact with the floor.
+"""
+
+import os
+import pty
+import subprocess
+import sys
+import time
+
+from ik_node import Chain
+from ik_node.motion.keyboard import KeyboardTeleop
+import numpy as np
+import pytest
+from ros_harness import fresh_domain, Probe, Procs, STARTUP_TIMEOUT, status_values, WatchedProbe
+from test_goal_motion_ros import (assert_never_in_contact, assert_within_limits, DEMO_START,
+                                  DEMO_URDF, FLOOR, start)
+
+rclpy = pytest.importorskip('rclpy')
+
+from geometry_msgs.msg import TwistStamped  # noqa: E402, I100
+from sensor_msgs.msg import JointState, Joy  # noqa: E402
+
+PUBLISH_PERIOD = 0.02       # [s] jog messages at 50 Hz, as a gamepad or SpaceMouse sends
+
+
+@pytest.fixture(scope='module')
+def demo() -> Chain:
+    return Chain.from_urdf(DEMO_URDF, 'base_link', 'tool0')
+
+
+@pytest.fixture
+def rig(demo, tmp_path):
+    domain = fresh_domain()
+    procs, probe = Procs(domain, tmp_path), WatchedProbe(domain, demo)
+    try:
+        yield procs, probe
+    finally:
+        probe.close()
+        procs.close()
+    assert 'Traceback' not in procs.logs(), procs.logs()
+
+
+def twist_msg(probe, v6, frame: str = 'base_link') -> TwistStamped:
+    msg = TwistStamped()
+    msg.header.frame_id = frame
+    msg.header.stamp = probe.node.get_clock().now().to_msg()
+    lin, ang = msg.twist.linear, msg.twist.angular
+    lin.x, lin.y, lin.z, ang.x, ang.y, ang.z = (float(v) for v in v6)
+    return msg
+
+
+def jog_publishers(probe):
+    node = probe.node
+    return (node.create_publisher(TwistStamped, 'jog_twist', 10),
+            node.create_publisher(JointState, 'jog_joints', 10),
+            node.create_publisher(Joy, 'joy', 10))
+
+
+def tool(demo: Chain, q) -> np.ndarray:
+    return demo.fk(q)[:3, 3]
+
+
+def controls(probe, since: int) -> list[str]:
+    return [status_values(s).get('control', '') for s in probe.statuses[since:]]
+
+
+def stream_until(probe, publish, done, timeout: float = 20.0) -> None:
+    """Publish every PUBLISH_PERIOD until ``done()``; fail after ``timeout`` [s]."""
+    assert probe.spin_until(done, timeout, publish, PUBLISH_PERIOD), 'not done in time'
+
+
+def test_a_twist_stream_moves_the_tool_and_a_timeout_stops_it_smoothly(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, _, _ = jog_publishers(probe)
+    n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+    p0 = tool(demo, probe.arm[-1][1])
+    v = np.array([0.0, 0.05, -0.03, 0.0, 0.0, 0.0])
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, v)),
+                 lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.04)
+    moved = tool(demo, probe.arm[-1][1]) - p0
+    # In the commanded direction (the blend and the null space bend it only a little).
+    assert moved @ v[:3] / (np.linalg.norm(moved) * np.linalg.norm(v[:3])) > 0.98, moved
+    p_last = tool(demo, probe.arm[-1][1])
+    # No more messages: the jog times out and brakes to rest within the limits.
+    rest = probe.settled(timeout=10.0)
+    assert np.linalg.norm(tool(demo, rest) - p_last) < 0.02
+    assert 'jog twist' in controls(probe, n_status), procs.logs()
+    assert probe.spin_until(lambda: controls(probe, n_status)[-1] == 'goal', 5.0)
+    assert_never_in_contact(demo, probe, [FLOOR], n_arm)
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_a_tool_frame_twist_and_a_joint_jog_by_name(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, joints, _ = jog_publishers(probe)
+    n_cmd, n_status = len(probe.commands), len(probe.statuses)
+    # Along the tool's own z axis.
+    q0 = probe.arm[-1][1]
+    z_tool = demo.fk(q0)[:3, 2]
+    p0 = tool(demo, q0)
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, [0, 0, 0.04, 0, 0, 0], 'tool0')),
+                 lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.03)
+    moved = tool(demo, probe.arm[-1][1]) - p0
+    assert moved @ z_tool / np.linalg.norm(moved) > 0.98
+    q1 = probe.settled(timeout=10.0)
+    # One joint by name; the others stand.
+    msg = JointState(name=['elbow_joint'], velocity=[-0.3])
+    stream_until(probe, lambda: joints.publish(msg),
+                 lambda: probe.arm[-1][1][2] < q1[2] - 0.2)
+    q2 = probe.settled(timeout=10.0)
+    others = [0, 1, 3, 4, 5]
+    np.testing.assert_allclose(q2[others], q1[others], atol=1e-9)
+    assert 'jog joint' in controls(probe, n_status)
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_a_gamepad_with_the_xbox_mapping_moves_the_tool(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo, 'joy_mapping:=xbox')
+    _, _, joy = jog_publishers(probe)
+    n_cmd = len(probe.commands)
+    p0 = tool(demo, probe.arm[-1][1])
+    # Left stick pushed up: +x at 0.1 m/s (config/joy_xbox.yaml); triggers untouched (0).
+    axes = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    msg = Joy(axes=axes, buttons=[0] * 11)
+    stream_until(probe, lambda: joy.publish(msg),
+                 lambda: tool(demo, probe.arm[-1][1])[0] - p0[0] > 0.04)
+    moved = tool(demo, probe.arm[-1][1]) - p0
+    assert moved[0] / np.linalg.norm(moved) > 0.98, moved
+    # B held: stop, even with the stick still up.
+    q_stop = probe.arm[-1][1]
+    stopped = Joy(axes=axes, buttons=[0, 1] + [0] * 9)
+    rest = probe.settled(timeout=10.0, every=lambda: joy.publish(stopped))
+    assert np.linalg.norm(tool(demo, rest) - tool(demo, q_stop)) < 0.02
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_a_jog_takes_over_a_goal_and_a_goal_waits_for_the_jog(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, joints, _ = jog_publishers(probe)
+    n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+    goal = DEMO_START + np.array([0.9, -0.3, 0.4, 0.0, 0.6, 0.0])
+    status = probe.answer_to(lambda: probe.publish_pose(demo.fk(goal)))
+    assert status_values(status)['motion'] == 'direct', status_values(status)
+    assert probe.spin_until(
+        lambda: np.max(np.abs(probe.arm[-1][1] - DEMO_START)) > 0.2, 20.0, period=0.005)
+    # Mid-motion, a joint jog takes over from the goal motion's state: no jump.
+    msg = JointState(name=['wrist_3_joint'], velocity=[0.5])
+    q_take = probe.arm[-1][1]
+    stream_until(probe, lambda: joints.publish(msg),
+                 lambda: probe.arm[-1][1][5] > q_take[5] + 0.3)
+    assert 'jog joint' in controls(probe, n_status)
+    q_rest = probe.settled(timeout=10.0)
+    # The goal was dropped: the arm rests short of it.
+    assert np.max(np.abs(q_rest - goal)) > 0.05
+    # A goal while jogging: the jog brakes to rest, then the goal motion starts there.
+    back = DEMO_START + np.array([0.3, 0.0, 0.2, 0.0, 0.2, 0.0])
+    T = demo.fk(back)
+    p0 = tool(demo, q_rest)
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, [0.0, 0.05, 0, 0, 0, 0])),
+                 lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.02)
+    # The goal comes while the jog still moves (no twist after it: the latest input wins).
+    n_goal = len(probe.statuses)
+    status = probe.answer_to(lambda: probe.publish_pose(T))
+    assert status is not None and status_values(status)['motion'] == 'direct', procs.logs()
+    assert any(status_values(s).get('goal_held') == 'True' for s in probe.statuses[n_goal:])
+    assert probe.spin_until(lambda: probe.arm_reached(T), 30.0), procs.logs()
+    assert_never_in_contact(demo, probe, [FLOOR], n_arm)
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_the_floor_and_a_joint_limit_slow_the_jog_and_ik_status_says_why(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, joints, _ = jog_publishers(probe)
+    n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+
+    def slowed_by(reason: str) -> bool:
+        return any(status_values(s).get('jog_slowed_by') == reason
+                   for s in probe.statuses[n_status:])
+
+    # Straight down toward the floor: slowed with the clearance, never in contact.
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, [0, 0, -0.1, 0, 0, 0])),
+                 lambda: slowed_by('collision'), 30.0)
+    q = probe.settled(timeout=30.0, every=lambda: twist.publish(
+        twist_msg(probe, [0, 0, -0.1, 0, 0, 0])))
+    assert tool(demo, q)[2] < 0.1 and not demo.collisions(q, [FLOOR])
+    # wrist_3 at 3 rad/s toward its upper limit: stops short of it by the margin (0.1 rad).
+    msg = JointState(name=['wrist_3_joint'], velocity=[3.0])
+    stream_until(probe, lambda: joints.publish(msg), lambda: slowed_by('joint_limit'), 30.0)
+    q = probe.settled(timeout=10.0, every=lambda: joints.publish(msg))
+    assert demo.upper[5] - 0.1 - 1e-6 <= q[5] <= demo.upper[5] - 0.1 + 0.05, q[5]
+    assert_never_in_contact(demo, probe, [FLOOR], n_arm)
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_bad_jog_input_is_warned_about_and_moves_nothing(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, joints, joy = jog_publishers(probe)
+    n_arm = len(probe.arm)
+    log = procs.procs[-1].log_path
+    bad = [
+        (lambda: twist.publish(twist_msg(probe, [float('nan'), 0, 0, 0, 0, 0])), 'NaN'),
+        (lambda: twist.publish(twist_msg(probe, [100.0, 0, 0, 0, 0, 0])), 'above the limit'),
+        (lambda: twist.publish(twist_msg(probe, [0.05, 0, 0, 0, 0, 0], 'map')),
+         "frame 'map' is unknown"),
+        (lambda: joints.publish(JointState(name=['no_such_joint'], velocity=[0.1])),
+         "unknown joint 'no_such_joint'"),
+        (lambda: joints.publish(JointState(name=['elbow_joint', 'wrist_1_joint'],
+                                           velocity=[0.1])), '2 joint names but 1 velocities'),
+        (lambda: joints.publish(JointState(name=['elbow_joint'], velocity=[1e9])),
+         'above its limit'),
+        (lambda: joy.publish(Joy(axes=[0.0, 1.0], buttons=[])), 'the message has'),
+    ]
+    for publish, text in bad:
+        sent = []
+        assert probe.spin_until(lambda: text in log.read_text(), 10.0,
+                                lambda: sent.append(publish()), PUBLISH_PERIOD), \
+            (text, procs.logs())
+        # Throttled: one line per kind, however many messages came.
+        probe.spin_until(lambda: len(sent) > 25, 2.0, lambda: sent.append(publish()),
+                         PUBLISH_PERIOD)
+        assert log.read_text().count(text) < len(sent) / 5, (text, len(sent))
+    moved = [np.max(np.abs(q - DEMO_START)) for _, q in probe.arm[n_arm:]]
+    assert moved and max(moved) < 1e-9, max(moved)
+    assert procs.procs[-1].poll() is None, 'the node stopped'
+
+
+def test_the_keyboard_script_publishes_twists_from_a_terminal(tmp_path):
+    domain = fresh_domain()
+    procs, probe = Procs(domain, tmp_path), Probe(domain)
+    received: list[TwistStamped] = []
+    arrived: list[float] = []
+    probe.node.create_subscription(
+        TwistStamped, 'jog_twist', lambda m: (received.append(m),
+                                              arrived.append(time.monotonic())), 100)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, '-m', 'ik_node.ros.jog_keyboard', '--ros-args',
+                             '-p', 'linear_speed:=0.04'], stdin=slave, stdout=slave,
+                            stderr=slave, env=procs.env, close_fds=True)
+    os.close(slave)
+    output = bytearray()
+
+    def read_output():
+        import select
+        while select.select([master], [], [], 0)[0]:
+            try:
+                output.extend(os.read(master, 4096))
+            except OSError:
+                break
+
+    try:
+        def press(key: bytes):
+            return lambda: (os.write(master, key), read_output())
+
+        assert probe.spin_until(lambda: any(m.twist.linear.x > 0 for m in received),
+                                STARTUP_TIMEOUT, press(b'w'), 0.1), output.decode()
+        m = next(m for m in received if m.twist.linear.x > 0)
+        assert m.twist.linear.x == pytest.approx(0.04) and m.header.frame_id == 'base_link'
+        assert m.header.stamp.sec > 0
+        # t: the tool frame; j: yaw at the default angular speed.
+        os.write(master, b't')
+        assert probe.spin_until(
+            lambda: any(m.header.frame_id == 'tool0' and m.twist.angular.z > 0
+                        for m in received), 20.0, press(b'j'), 0.1)
+        yaw = next(m for m in received if m.twist.angular.z > 0)
+        assert yaw.twist.angular.z == pytest.approx(KeyboardTeleop().angular_speed)
+        # Released: nothing more is sent once the hold is over (KeyboardTeleop.hold).
+        t_key = time.monotonic()
+        assert probe.spin_until(lambda: time.monotonic() - arrived[-1] > 0.5, 10.0)
+        assert arrived[-1] - t_key < KeyboardTeleop().hold + 0.3
+        os.write(master, b'q')
+        assert proc.wait(timeout=10.0) == 0
+        read_output()
+        assert b'jog_twist' in output
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+        probe.close()

@@ -1,0 +1,146 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""JogControl without ROS: the latest input wins, and every hand-over is without a jump."""
+
+from ik_node import Chain, share_path
+from ik_node.errors import IKInputError
+from ik_node.motion.jog import Jogger, MODE_JOINT, MODE_TWIST
+from ik_node.motion.jog_control import (CONTROL_GOAL, CONTROL_JOG_JOINT, CONTROL_JOG_TWIST,
+                                        JogControl)
+from ik_node.motion.tracker import IKTracker
+import numpy as np
+import pytest
+
+PERIOD = 0.01
+START = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+
+
+@pytest.fixture(scope='module')
+def demo() -> Chain:
+    return Chain.from_urdf(share_path(), 'base_link', 'tool0')
+
+
+def make(demo: Chain) -> JogControl:
+    tracker = IKTracker(demo, 'dls', {}, np.full(demo.n, 3.0), PERIOD, 0.5)
+    tracker.start_at(START, 0.0)
+    tracker.step(0.0)
+    return JogControl(tracker, Jogger(demo, tracker.limits))
+
+
+def joints(control: JogControl, names, v, now: float) -> bool:
+    """Command joint velocities ``v`` of ``names`` at ``now``; True if the jog is in control."""
+    return control.command(MODE_JOINT, lambda jog: jog.joint_velocities(names, v, now),
+                           not np.any(v), now)
+
+
+def run(control: JogControl, t0: float, t1: float, feed=None):
+    """Step the jog (or the tracker when the jog is not in control) from t0 to t1."""
+    out = []
+    for t in np.arange(t0, t1, PERIOD):
+        if feed is not None:
+            feed(t)
+        tick = control.step(t)
+        if tick is None:
+            report = control.tracker.step(t)
+            out.append((t, report.q, 'goal'))
+        else:
+            out.append((t, tick.q, control.control))
+            if tick.goal_due:
+                out.append((t, tick.q, 'goal due'))
+    return out
+
+
+def accelerations(samples) -> np.ndarray:
+    q = np.array([s[1] for s in samples])
+    return np.diff(q, 2, axis=0) / PERIOD ** 2
+
+
+def test_a_jog_takes_over_a_moving_goal_motion_without_a_jump(demo):
+    control = make(demo)
+    tracker = control.tracker
+    tracker.move_to(START + 0.8, 0.0)
+    before = run(control, 0.0, 0.5)
+    assert tracker.moving
+    names = [demo.joint_names[0]]
+    assert joints(control, names, [-0.5], 0.5)
+    assert control.control == CONTROL_JOG_JOINT and control.dropped_goal
+    after = run(control, 0.5, 1.5, feed=lambda t: joints(control, names, [-0.5], t))
+    a = accelerations(before[-3:] + after[:5])
+    limit = tracker.limits.acceleration
+    assert np.all(np.abs(a) <= limit * 1.05 + 1e-9), (a, limit)
+    assert tracker.goal is None and not tracker.moving
+    # The jog's commands are the tracker's (its feedback is judged against them).
+    np.testing.assert_array_equal(tracker.command, after[-1][1])
+
+
+def test_a_goal_while_jogging_waits_for_rest_then_starts_there(demo):
+    control = make(demo)
+    twist = np.array([0.0, 0.05, 0.0, 0.0, 0.0, 0.0])
+
+    def jog_twist(t: float) -> bool:
+        return control.command(MODE_TWIST, lambda jog: jog.twist(twist, t), False, t)
+
+    assert jog_twist(0.0)
+    out = run(control, 0.0, 0.3, feed=jog_twist)
+    assert control.control == CONTROL_JOG_TWIST
+    assert control.goal(0.3)
+    out += run(control, 0.3, 2.0)
+    due = [s for s in out if s[2] == 'goal due']
+    assert len(due) == 1 and not control.in_control and control.control == CONTROL_GOAL
+    t_due, q_due = due[0][0], due[0][1]
+    # At rest there: the last commands before it stand still, the tracker holds it.
+    moving = [s for s in out if s[2] == CONTROL_JOG_TWIST]
+    assert np.max(np.abs(moving[-1][1] - q_due)) < 1e-9
+    np.testing.assert_allclose(control.tracker.commander.sample(t_due).q, q_due)
+    assert np.all(np.abs(accelerations(moving)) <= control.tracker.limits.acceleration * 1.05)
+
+
+def test_a_jog_command_after_a_goal_drops_the_goal_held(demo):
+    control = make(demo)
+    names = [demo.joint_names[1]]
+    joints(control, names, [0.3], 0.0)
+    run(control, 0.0, 0.2)
+    assert control.goal(0.2) and control.goal_held
+    joints(control, names, [0.3], 0.21)
+    assert not control.goal_held and control.in_control
+
+
+def test_a_zero_command_never_takes_control_and_brakes_a_jog(demo):
+    control = make(demo)
+    names = [demo.joint_names[2]]
+    assert not joints(control, names, [0.0], 0.0)
+    assert control.step(0.01) is None
+    joints(control, names, [0.4], 0.01)
+    run(control, 0.01, 0.3, feed=lambda t: joints(control, names, [0.4], t))
+    assert joints(control, names, [0.0], 0.3)
+    out = run(control, 0.3, 1.5, feed=lambda t: joints(control, names, [0.0], t))
+    assert not control.in_control and out[-1][2] == 'goal'
+
+
+def test_bad_input_brakes_the_jog_and_is_raised(demo):
+    control = make(demo)
+    names = [demo.joint_names[0]]
+    joints(control, names, [0.4], 0.0)
+    run(control, 0.0, 0.3, feed=lambda t: joints(control, names, [0.4], t))
+    with pytest.raises(IKInputError, match='unknown joint'):
+        joints(control, ['nope'], [0.4], 0.3)
+    out = run(control, 0.3, 1.5)
+    assert not control.in_control
+    q = np.array([s[1] for s in out])
+    assert np.max(np.abs(q[-1] - q[-20])) < 1e-12
+
+
+def test_a_restarted_tracker_command_ends_the_jog(demo):
+    control = make(demo)
+    names = [demo.joint_names[0]]
+    joints(control, names, [0.4], 0.0)
+    run(control, 0.0, 0.2)
+    control.tracker.start_at(START, 0.2)        # a resync, say
+    assert control.step(0.21) is None and not control.in_control
+
+
+def test_no_jog_before_the_arm_position_is_known(demo):
+    tracker = IKTracker(demo, 'dls', {}, np.full(demo.n, 3.0), PERIOD, 0.5)
+    control = JogControl(tracker, Jogger(demo, tracker.limits))
+    with pytest.raises(IKInputError, match='arm position unknown'):
+        joints(control, [demo.joint_names[0]], [0.4], 0.0)

@@ -1,0 +1,105 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The browser view's jog buttons: standalone in headless chromium, and in ROS mode.
+
+Standalone, a click on the page's +z button moves the drawn tool up (the view's own Jogger)
+and it comes to rest after the nudge. In ROS mode the same button publishes the IK node's
+jog twist, and the real ik_node moves the simulated arm's tool up.
+"""
+
+import os
+from pathlib import Path
+import shutil
+
+from ik_node.chain import Chain
+from ik_node.web.app import start
+import numpy as np
+import pytest
+from ros_harness import fresh_domain, Procs
+from web_helpers import free_port, wait_until
+
+CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
+                 if p and os.path.exists(p)), None)
+URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
+Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get('IK_NODE_REQUIRE_BROWSER'),
+                    reason='needs the system chromium browser (apt-get install chromium)')
+def test_a_click_on_a_jog_button_moves_the_tool_in_the_browser():
+    from playwright.sync_api import sync_playwright
+    app = start(port=free_port())
+    view = app.view
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+                '--use-angle=swiftshader', '--enable-unsafe-swiftshader'])
+            page = browser.new_page(viewport={'width': 800, 'height': 700})
+            page.goto(app.url)
+            page.get_by_text('REACHED', exact=True).wait_for(timeout=20000)
+            button = page.get_by_role('button', name='+z', exact=True)
+            button.scroll_into_view_if_needed()
+            z0 = view.chain.fk(view.q)[2, 3]
+            q0 = view.q.copy()
+            button.click()
+            assert wait_until(lambda: view.chain.fk(view.q)[2, 3] > z0 + 0.005, 20.0)
+            # The nudge holds, then the jogger brakes to rest.
+            assert wait_until(lambda: not view.jog.jogger.active, 20.0)
+            moved = view.chain.fk(view.q)[:3, 3] - view.chain.fk(q0)[:3, 3]
+            assert moved[2] > 0.005 and np.linalg.norm(moved[:2]) < 0.2 * moved[2], moved
+            # The frame button switches the jog to the tool frame, the page says so.
+            page.get_by_role('button', name='frame', exact=True).click()
+            page.get_by_text('tool0', exact=False).first.wait_for(timeout=10000)
+            assert view.jog_buttons.teleop.frame == 'tool0'
+            browser.close()
+    finally:
+        app.close()
+
+
+def test_the_ros_view_jog_button_moves_the_arm_through_the_node(tmp_path):
+    rclpy = pytest.importorskip('rclpy')
+    import viser
+    from ik_node.ros.runtime import BackgroundSpinner
+    from ik_node.ros.web_view import load_model, RosView, WebViewNode
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+    domain = fresh_domain()
+    procs = Procs(domain, tmp_path)
+    procs.start('sim_arm', f'urdf_file:={URDF}',
+                'initial_positions:=[' + ','.join(map(str, Q0)) + ']')
+    procs.start('ik_node', f'urdf_file:={URDF}')
+    ctx = Context()
+    rclpy.init(context=ctx, domain_id=domain)
+    node = WebViewNode(context=ctx, parameter_overrides=[
+        rclpy.parameter.Parameter('model_timeout', value=30.0)])
+    executor = SingleThreadedExecutor(context=ctx)
+    executor.add_node(node)
+    spinner = BackgroundSpinner(executor)
+    server = viser.ViserServer(host='127.0.0.1', port=free_port(), verbose=False)
+    try:
+        robot, topics = load_model(node)
+        assert topics['jog_twist_topic'] == 'jog_twist'
+        view = RosView(server, robot, node, topics)
+        chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
+        assert wait_until(lambda: view.arm_updates > 0 and np.allclose(view.q, Q0, atol=1e-6),
+                          60.0)
+        z0 = chain.fk(view.q)[2, 3]
+
+        def pressed_and_moved() -> bool:
+            view.jog_buttons.press('r')     # what the +z button does
+            return chain.fk(view.q)[2, 3] > z0 + 0.01
+
+        # (pressed again while it holds: the node may still be loading its models)
+        assert wait_until(pressed_and_moved, 60.0), procs.logs()
+        moved = chain.fk(view.q)[:3, 3] - chain.fk(np.array(Q0))[:3, 3]
+        assert np.linalg.norm(moved[:2]) < 0.2 * moved[2], moved
+    finally:
+        view_buttons = locals().get('view')
+        if view_buttons is not None:
+            view_buttons.jog_buttons.close()
+        spinner.stop()
+        node.destroy_node()
+        rclpy.try_shutdown(context=ctx)
+        server.stop()
+        procs.close()
