@@ -856,6 +856,7 @@ class IKTracker:
         Returns the command to publish: ``q``, or that hold.
         """
         self.stall = ''
+        self._drop_search('a jog took over before its search ended')
         hold = self._stalled(now)
         if hold is not None:
             return hold
