@@ -207,6 +207,8 @@ def test_a_stream_that_starts_far_from_the_arm_goes_on_from_its_first_target(arm
     for k, p in enumerate(steps):
         assert t.solve(p, 0.0, tag=f'step {k}') is None
     run.until(lambda: len(run.events) >= 6)
+    # Answered in the order the targets came.
+    assert [o.tag for o in run.events] == ['first'] + [f'step {k}' for k in range(5)]
     by_tag = {o.tag: o for o in run.events}
     assert by_tag['first'].path == 'goal' and not by_tag['first'].refused
     assert all(by_tag[f'step {k}'].motion == 'superseded' for k in range(4))

@@ -120,6 +120,9 @@ class IKTracker:
         # The newest stream step after the goal being searched: (target, stream, tag,
         # seed source), solved once that goal is taken.
         self._follow_up: tuple | None = None
+        # Answers to steps that followed the goal being searched, told after that goal's own
+        # answer (answers go out in the order their targets came).
+        self._after_goal: list[SolveOutcome] = []
         # The motion in force follows a stream of Cartesian steps (a dragged marker): only
         # then can a singularity ask for unbounded joint speed, so only then does the
         # singularity guard slow it. A goal's joint path has bounded speed everywhere.
@@ -670,6 +673,8 @@ class IKTracker:
         if outcome is None:
             return
         self._events.append(outcome)
+        self._events.extend(self._after_goal)
+        self._after_goal.clear()
         follow_up, self._follow_up = self._follow_up, None
         if follow_up is None:
             return
@@ -734,12 +739,14 @@ class IKTracker:
 
     def _drop_search(self, why: str) -> None:
         """Drop the goal being searched (and the step after it), answered as superseded."""
-        self._drop_follow_up(why)
         job = self._worker.pending
-        if job is None:
-            return
-        self._worker.cancel()
-        self._superseded(job.target, job.start, job.source, job.tag, why)
+        if job is not None:
+            self._worker.cancel()
+            self._events.append(self._superseded(job.target, job.start, job.source, job.tag,
+                                                 why))
+        self._drop_follow_up(why)
+        self._events.extend(self._after_goal)
+        self._after_goal.clear()
 
     def _drop_follow_up(self, why: str) -> None:
         """Drop the stream step waiting for the goal being searched, answered as superseded."""
@@ -747,15 +754,15 @@ class IKTracker:
         if follow_up is not None:
             target, _, tag, source = follow_up
             assert self._q_cmd is not None
-            self._superseded(target, self._q_cmd, source, tag, why)
+            self._after_goal.append(self._superseded(target, self._q_cmd, source, tag, why))
 
     def _superseded(self, target: np.ndarray, q: np.ndarray, source: str, tag: Any,
-                    why: str) -> None:
+                    why: str) -> SolveOutcome:
         result = IKResult(q=q.copy(), success=False, position_error=math.nan,
                           orientation_error=math.nan, iterations=0, method=self.method,
                           attempts=0, message=why)
-        self._events.append(SolveOutcome(result, target, source, 0.0, path='goal',
-                                         motion=SUPERSEDED, reason=why, tag=tag))
+        return SolveOutcome(result, target, source, 0.0, path='goal', motion=SUPERSEDED,
+                            reason=why, tag=tag)
 
     def _search_again(self, now: float | None) -> None:
         """Search the goal being searched again (the world or the solver changed)."""

@@ -58,6 +58,10 @@ class CommandOutput:
             if from_marker:
                 self._marker.show(None, 'refused')
             return None
+        # Older targets answered meanwhile (dropped by this one) go first: answers go out in
+        # the order their targets came.
+        for older in tracker.take_events():
+            self._answered(older, None, self._header_of(older), None, now)
         report, command_stamp = None, None
         if state.values['output_mode'] == 'immediate':
             report, command_stamp = self.step_and_publish()
