@@ -4,9 +4,12 @@
 
 import copy
 import pickle
+import subprocess
+import sys
 
-from conftest import load
+from conftest import load, URDF_DIR
 from ik_node import IKInputError, RestPosture, solve, solve_batch, Solver
+from ik_node._jit import JIT_ENABLED
 from ik_node.solver import solver_for, SOLVERS_KEPT
 import numpy as np
 import pytest
@@ -104,3 +107,30 @@ def test_a_chain_pickles_and_copies_without_its_solvers():
     for other in (pickle.loads(pickle.dumps(chain)), copy.copy(chain), copy.deepcopy(chain)):
         assert other._solvers == {}
         assert solve(other, chain.fk(chain.mid + 0.2)).success
+
+
+# Solves with every kind of option set in a process of its own (another test's chain, e.g.
+# an unpickled one with writable arrays, may add a type of its own), then counts the types
+# the compiled entry points were compiled or loaded for.
+_TYPES_SCRIPT = r"""
+import sys
+import numpy as np
+from ik_node import Chain, RestPosture, solve, solve_batch
+from ik_node.solvers import batch_kernel as bk
+chain = Chain.from_urdf(sys.argv[1], 'panda_link0', 'panda_link8')
+T = chain.fk(chain.mid + 0.2)
+for options in ({}, {'rng_seed': None}, {'max_joint_change': 0.3},
+                {'avoid_collisions': True}, {'objectives': [RestPosture(chain.mid)]}):
+    assert solve(chain, T, **options).success, options
+    assert solve_batch(chain, np.stack([T, T]), **options).success.all(), options
+print(len(bk.solve_target.signatures), len(bk.solve_targets.signatures))
+"""
+
+
+@pytest.mark.skipif(not JIT_ENABLED, reason='numba is off: no compiled kernel')
+def test_every_option_set_runs_one_compiled_kernel():
+    """Kept records and records made per solve have the same types: one compile serves all."""
+    out = subprocess.run([sys.executable, '-c', _TYPES_SCRIPT, str(URDF_DIR / 'panda.urdf')],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ['1', '1']

@@ -137,7 +137,8 @@ class CompiledSolve:
         if self.opts.rng_seed is None:
             return start_table(self.chain, self.opts)
         if self._starts is None:
-            self._starts = readonly(start_table(self.chain, self.opts))
+            # Writable like a table drawn per call: one type, so one compiled kernel.
+            self._starts = start_table(self.chain, self.opts)
         return self._starts
 
     def records(self, pose: bool) -> tuple[DriverRecords, JacobianAttempts]:
