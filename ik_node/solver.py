@@ -136,7 +136,10 @@ def keep_solver(solver: Solver, options: dict) -> None:
     except TypeError:
         return
     if len(kept) >= SOLVERS_KEPT and key not in kept:
-        del kept[next(iter(kept))]
+        try:
+            del kept[next(iter(kept))]
+        except (KeyError, RuntimeError, StopIteration):     # another thread evicted it
+            pass
     kept[key] = solver
 
 

@@ -134,3 +134,34 @@ def test_every_option_set_runs_one_compiled_kernel():
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ['1', '1']
+
+
+def test_threads_share_a_chain_while_its_solvers_come_and_go(rng):
+    """Two threads solving on one chain with many option sets get the one-thread answers."""
+    import threading
+    chain = load('panda')
+    targets = [chain.fk(chain.random_q(rng)) for _ in range(2 * SOLVERS_KEPT)]
+    # More option sets than the chain keeps: the threads evict each other's solvers.
+    jobs = [(T, {'max_iterations': 50 + i, 'timeout': 10.0, 'max_attempts': 20})
+            for i, T in enumerate(targets)]
+    expected = [Solver(load('panda'), **options).solve(T).q for T, options in jobs]
+    got: list = [None] * len(jobs)
+    errors: list = []
+
+    def work(part: int) -> None:
+        try:
+            for i in range(part, len(jobs), 2):
+                T, options = jobs[i]
+                got[i] = solve(chain, T, **options).q
+        except Exception as exc:    # noqa: B902 - reported by the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for q, want in zip(got, expected):
+        assert np.array_equal(q, want)
+    assert len(chain._solvers) <= SOLVERS_KEPT
