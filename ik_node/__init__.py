@@ -4,7 +4,8 @@
 ik_node: inverse kinematics for URDF arms (DLS with null-space objectives, FABRIK).
 
 The library never imports rclpy; the ROS 2 layer in ``ik_node.ros`` is a thin layer over it.
-URDF solvers: :func:`solve` (methods in :mod:`ik_node.solvers.table`); point chains:
+URDF solvers: :class:`Solver` and the one-call :func:`solve` (methods in
+:mod:`ik_node.solvers.table`); point chains:
 :mod:`ik_node.pointchain`.
 
 The names below load on first use: ``import ik_node`` itself imports no kernel, so a program
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ik_node.resources import share_path
     from ik_node.result import IKResult
     from ik_node.solve_ik import methods, register_method, solve, warm_up
+    from ik_node.solver import Solver
     from ik_node.tree_chain import TreeChain
 
 _HOMES = {
@@ -52,6 +54,7 @@ _HOMES = {
     'ik_node.resources': ('share_path',),
     'ik_node.result': ('IKResult',),
     'ik_node.solve_ik': ('methods', 'register_method', 'solve', 'warm_up'),
+    'ik_node.solver': ('Solver',),
     'ik_node.tree_chain': ('TreeChain',),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
@@ -59,7 +62,7 @@ _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 __all__ = [
     'Chain', 'TreeChain', 'IKError', 'IKInputError', 'JointLimitsError', 'URDFError', 'IKResult',
     'SolveOptions',
-    'solve', 'methods', 'register_method', 'warm_up', 'solve_batch', 'BatchResult',
+    'Solver', 'solve', 'methods', 'register_method', 'warm_up', 'solve_batch', 'BatchResult',
     'reachability', 'ReachMap',
     'JointLimitAvoidance', 'Manipulability', 'ObstacleClearance', 'RestPosture',
     'HalfSpace', 'Sphere', 'Box', 'Cylinder', 'CollisionClearance',

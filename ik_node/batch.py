@@ -17,17 +17,14 @@ from typing import Optional
 
 from ik_node._jit import compiled_entry
 from ik_node.errors import IKInputError
-from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solve_ik import check_target, methods
+from ik_node.solver import keep_solver, Solver, solver_for
 from ik_node.solvers import batch_kernel as bk
 from ik_node.solvers.codes import CODE_SKIPPED
-from ik_node.solvers.compiled_driver import driver_records
 from ik_node.solvers.dls import METHOD_CODES
-from ik_node.solvers.jacobian import jacobian_attempts
 from ik_node.solvers.outcome import failure_message, STATUS_OF_CODE
 from ik_node.solvers.restarts import Outcome
-from ik_node.solvers.table import METHODS
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -234,7 +231,11 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
     if method not in METHOD_CODES:
         raise IKInputError(f'solve_batch runs the compiled methods {sorted(METHOD_CODES)}, '
                            f'got {method!r} (all methods: {list(methods())})')
-    opts = SolveOptions.from_kwargs(METHODS[method].options, method, **options)
+    solver = solver_for(chain, method, options)
+    if solver is None:
+        solver = Solver(chain, method, **options)
+        keep_solver(solver, options)
+    opts = solver.options
     t, problems = _as_rows(targets)
     m = t.shape[0]
     need = batch_memory(m, chain.n)
@@ -249,11 +250,9 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
                  else np.broadcast_to(np.eye(3), (m, 3, 3)).copy())
     positions[~valid] = 0.0
     rotations[~valid] = np.eye(3)
-    code = METHOD_CODES[method]
     rows = bk.BatchRows(positions, rotations, pose, valid, seeds)
     out = _outputs(seeds)
-    _run_threads((driver_records(chain, opts), jacobian_attempts(code, chain, opts, pose),
-                  rows, out, np.inf), m, threads)
+    _run_threads((*solver.compiled_records(pose), rows, out, np.inf), m, threads)
     status = np.array([_STATUS[int(c)] for c in out.code], dtype=object)
     messages = [''] * m
     for i, reason in problems.items():

@@ -152,6 +152,9 @@ class Chain(JointVector):
         # Collision geometry: set by from_urdf, loaded on first use (collision_setup).
         self._collision_source: Optional[checker.CollisionSource] = None
         self._collision_setup: Optional[checker.CollisionSetup] = None
+        # The solvers ik_node.solve made for this chain, by method and options as given
+        # (ik_node.solver.solver_for); not pickled or copied.
+        self._solvers: dict = {}
         # The tuple the numba kernels take; built once, reused by every solve.
         self.model = kinematics.ChainModel(
             readonly(origins_arr[:, :3, :3]), readonly(origins_arr[:, :3, 3]),
@@ -269,6 +272,10 @@ class Chain(JointVector):
     def disabled_pairs_srdf(self) -> str:
         """Return the disabled-pair matrix in force as SRDF text."""
         return self.collision_setup.srdf()
+
+    def __getstate__(self) -> dict:
+        """Return the state to pickle or copy: all but the solvers kept by ik_node.solve."""
+        return {**self.__dict__, '_solvers': {}}
 
     def __repr__(self) -> str:
         """Name the robot, the two ends and the joint count."""

@@ -20,7 +20,7 @@ it. They compose by summing weighted costs:
 
 from dataclasses import dataclass, field
 import math
-from typing import Sequence
+from typing import Any, NamedTuple, Sequence
 
 from ik_node import kinematics
 from ik_node._jit import njit, readonly
@@ -31,7 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ['Objective', 'JointLimitAvoidance', 'RestPosture', 'Manipulability',
-           'ObstacleClearance', 'pack_objectives', 'EMPTY_OBJECTIVES', 'objectives_active']
+           'ObstacleClearance', 'pack_objectives', 'EMPTY_OBJECTIVES', 'objectives_active',
+           'PackedObjectives', 'ClearanceTerms', 'NO_CLEARANCE']
 
 _MANIP_EPS = 1e-9
 
@@ -124,40 +125,61 @@ class ObstacleClearance(Objective):
         packed['obstacle'] = _check_weight(self.weight)
 
 
+class ClearanceTerms(NamedTuple):
+    """The packed :class:`ik_node.collision.clearance.CollisionClearance` (weight 0: off)."""
+
+    weight: float       # k_collision
+    margin: float       # [m]
+    F: np.ndarray       # the collision model's (F, K) (CollisionModel.flat)
+    K: np.ndarray
+    rows: np.ndarray    # (k, 16) obstacle rows (ik_node.collision.shapes)
+
+
+class PackedObjectives(NamedTuple):
+    """The objectives of a solve, packed for the kernels (a weight of 0: off)."""
+
+    k_limits: float
+    k_rest: float
+    q_rest: np.ndarray          # (n,) weighted mean rest posture [rad or m]
+    k_manip: float
+    spheres: np.ndarray         # (k, 4) obstacle spheres x, y, z, radius [m]
+    k_obstacle: float
+    margin: float               # of the obstacle spheres [m]
+    collision: ClearanceTerms
+
+
 # Read-only like the (F, K) arrays of a collision model (pack_flat): a kernel compiled for one
 # serves the other (numba compiles once per argument type, and read-only is part of it).
-_NO_COLLISION = (0.0, 0.02, readonly(np.zeros(0)), readonly(np.zeros(0, dtype=np.int64)),
-                 np.zeros((0, 16)))
+NO_CLEARANCE = ClearanceTerms(0.0, 0.02, readonly(np.zeros(0)),
+                              readonly(np.zeros(0, dtype=np.int64)), np.zeros((0, 16)))
 
 
-def pack_objectives(chain, objectives: Sequence[Objective] | None) -> tuple:
-    """
-    Return the packed tuple the kernels take.
-
-    (k_limits, k_rest, q_rest (n,), k_manip, spheres (k, 4), k_obstacle, margin [m],
-    collision): collision is (k_collision, margin [m], F, K, obstacle rows) of
-    :class:`ik_node.collision.clearance.CollisionClearance`.
-    """
-    packed = {'limits': 0.0, 'rest': 0.0, 'q_rest': np.zeros(chain.n), 'manip': 0.0,
-              'spheres': np.zeros((0, 4)), 'obstacle': 0.0, 'margin': 0.05,
-              'collision': _NO_COLLISION}
+def pack_objectives(chain, objectives: Sequence[Objective] | None) -> PackedObjectives:
+    """Return the :class:`PackedObjectives` the kernels take."""
+    packed: dict[str, Any] = {
+        'limits': 0.0, 'rest': 0.0, 'q_rest': np.zeros(chain.n), 'manip': 0.0,
+        'spheres': np.zeros((0, 4)), 'obstacle': 0.0, 'margin': 0.05,
+        'collision': NO_CLEARANCE}
     for obj in objectives or ():
         if not isinstance(obj, Objective):
             raise IKInputError(f'objectives must be Objective instances, got {type(obj)!r}')
         obj._fill(chain, packed)
-    return (packed['limits'], packed['rest'], np.ascontiguousarray(packed['q_rest']),
-            packed['manip'], np.ascontiguousarray(packed['spheres']), packed['obstacle'],
-            packed['margin'], packed['collision'])
+    return PackedObjectives(packed['limits'], packed['rest'],
+                            np.ascontiguousarray(packed['q_rest']), packed['manip'],
+                            np.ascontiguousarray(packed['spheres']), packed['obstacle'],
+                            packed['margin'], packed['collision'])
 
 
-def empty_objectives(n: int) -> tuple:
-    """Return the packed tuple with every objective off."""
-    return (0.0, 0.0, np.zeros(n), 0.0, np.zeros((0, 4)), 0.0, 0.05, _NO_COLLISION)
+def empty_objectives(n: int) -> PackedObjectives:
+    """Return the packed objectives with every objective off."""
+    return PackedObjectives(0.0, 0.0, np.zeros(n), 0.0, np.zeros((0, 4)), 0.0, 0.05,
+                            NO_CLEARANCE)
 
 
-def objectives_active(obj: tuple) -> bool:
-    """Return True when a packed objectives tuple has any weight on."""
-    return obj[0] > 0 or obj[1] > 0 or obj[3] > 0 or obj[5] > 0 or obj[7][0] > 0
+def objectives_active(obj: PackedObjectives) -> bool:
+    """Return True when packed objectives have any weight on."""
+    return (obj.k_limits > 0 or obj.k_rest > 0 or obj.k_manip > 0 or obj.k_obstacle > 0
+            or obj.collision.weight > 0)
 
 
 EMPTY_OBJECTIVES = empty_objectives
@@ -323,8 +345,9 @@ def objective_cost(model, n, q, lower, upper, obj):
         h += k_manip * _manip_cost(model, n, q)
     if k_obs > 0.0 and spheres.shape[0] > 0:
         h += k_obs * _obstacle_terms(model, n, q, spheres, margin, np.empty(0))
-    if coll[0] > 0.0:
-        h += coll[0] * clearance_terms(coll[2], coll[3], q, coll[4], coll[1], np.empty(0))
+    if coll.weight > 0.0:
+        h += coll.weight * clearance_terms(coll.F, coll.K, q, coll.rows, coll.margin,
+                                           np.empty(0))
     return h
 
 
@@ -350,9 +373,9 @@ def objective_gradient(model, n, q, lower, upper, obj):
         _obstacle_terms(model, n, q, spheres, margin, go)
         for i in range(n):
             g[i] += k_obs * go[i]
-    if coll[0] > 0.0:
+    if coll.weight > 0.0:
         gc = np.zeros(n)
-        clearance_terms(coll[2], coll[3], q, coll[4], coll[1], gc)
+        clearance_terms(coll.F, coll.K, q, coll.rows, coll.margin, gc)
         for i in range(n):
-            g[i] += coll[0] * gc[i]
+            g[i] += coll.weight * gc[i]
     return g

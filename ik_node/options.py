@@ -95,7 +95,8 @@ class SolveOptions:
 
         used: the option names ``method`` uses (empty: every option). defaults: the method's
         defaults (the shared defaults when None). Only the given options are validated: the
-        defaults are valid, so a call with few options costs a few microseconds.
+        defaults are valid, so a call with few options costs a few microseconds (an
+        :class:`ik_node.Solver` validates its options once).
         """
         return cls.from_mapping(kwargs, used, method, defaults)
 
@@ -106,13 +107,6 @@ class SolveOptions:
         base = _DEFAULTS if defaults is None else defaults
         if not kwargs:
             return base
-        key: Optional[tuple] = (id(base), used, method, *kwargs_key(kwargs))
-        try:
-            hit = _BUILT.get(key)   # type: ignore[arg-type]
-        except TypeError:       # a value that cannot be hashed (a list of joint weights)
-            key = hit = None
-        if hit is not None and hit[0] is base:
-            return hit[1]
         for name in kwargs:
             if name not in _CHECKS:
                 raise IKInputError(f'unknown option {name!r}; valid options: '
@@ -125,10 +119,6 @@ class SolveOptions:
         opts = replace(base, **kwargs)
         if opts.position_weight == 0.0:
             raise IKInputError('option position_weight must be > 0')
-        if key is not None:
-            if len(_BUILT) >= _BUILT_SIZE:
-                _BUILT.clear()
-            _BUILT[key] = (base, opts)
         return opts
 
     def validate(self) -> None:
@@ -241,13 +231,6 @@ COMMON_OPTIONS = frozenset({'position_tolerance', 'orientation_tolerance', 'max_
                             'max_joint_change', 'avoid_collisions', 'obstacles'})
 # Options of the collision clearance objective (the methods with null-space objectives).
 CLEARANCE_OPTIONS = frozenset({'collision_margin', 'collision_weight'})
-
-# Options built from keyword arguments, by (defaults, method, the arguments with their
-# types): a caller that passes the same options on every call (a tracking loop, a
-# benchmark) validates them once. Options are immutable, so sharing them is safe; arguments
-# that cannot be hashed (a list of joint weights) are validated on every call.
-_BUILT: dict[tuple, tuple['SolveOptions', 'SolveOptions']] = {}
-_BUILT_SIZE = 256
 
 
 def kwargs_key(kwargs: dict) -> tuple:

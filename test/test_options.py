@@ -57,22 +57,3 @@ def test_every_method_refuses_unknown_and_unused_options_and_takes_its_own(metho
         if value is None:
             continue
         solve(chain, target, method=method, **{'timeout': 0.005, name: value})
-
-
-def test_options_given_again_are_built_once_and_still_judged_by_type():
-    used = METHODS['dls'].options
-    first = SolveOptions.from_kwargs(used, 'dls', timeout=0.1, restarts=False)
-    assert SolveOptions.from_kwargs(used, 'dls', timeout=0.1, restarts=False) is first
-    # Another order of the same options is built (and kept) apart, equal to the first.
-    other = SolveOptions.from_kwargs(used, 'dls', restarts=False, timeout=0.1)
-    assert other == first and other is not first
-    assert SolveOptions.from_kwargs(used, 'dls', restarts=False, timeout=0.1) is other
-    # 0 equals False, but is not a boolean: the earlier options do not let it through.
-    with pytest.raises(IKInputError, match='restarts'):
-        SolveOptions.from_kwargs(used, 'dls', timeout=0.1, restarts=0)
-    # An option another method does not use is refused there, whatever was built before.
-    with pytest.raises(IKInputError, match='damping'):
-        SolveOptions.from_kwargs(METHODS['fabrik'].options, 'fabrik', damping=1e-3)
-    SolveOptions.from_kwargs(used, 'dls', damping=1e-3)
-    with pytest.raises(IKInputError, match='damping'):
-        SolveOptions.from_kwargs(METHODS['fabrik'].options, 'fabrik', damping=1e-3)

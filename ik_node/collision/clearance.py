@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ik_node.collision.shapes import pack_obstacles
 from ik_node.errors import IKInputError
-from ik_node.objectives import Objective
+from ik_node.objectives import ClearanceTerms, Objective
 
 __all__ = ['CollisionClearance']
 
@@ -37,7 +37,7 @@ class CollisionClearance(Objective):
         margin = float(self.margin)
         if not math.isfinite(margin) or margin <= 0.0:
             raise IKInputError(f'collision margin must be > 0 [m], got {self.margin!r}')
-        if packed['collision'][0] > 0.0:
+        if packed['collision'].weight > 0.0:
             raise IKInputError('a solve takes one CollisionClearance objective')
         F, K = chain.collision_setup.model.flat
-        packed['collision'] = (w, margin, F, K, pack_obstacles(self.obstacles))
+        packed['collision'] = ClearanceTerms(w, margin, F, K, pack_obstacles(self.obstacles))

@@ -21,6 +21,8 @@ import math
 
 from ik_node import kinematics
 from ik_node._jit import njit, njit_nogil
+from ik_node.collision.model import Capsules
+from ik_node.collision.shapes import BOX, CYLINDER, HALF_SPACE, SPHERE
 import numpy as np
 
 __all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'closest', 'clearance_terms',
@@ -37,7 +39,7 @@ SLACK = 1e-9
 
 @njit
 def unpack(F, K):
-    """Return (ChainModel, (seg, radius, anchor, pairs, moving)) as views of F and K."""
+    """Return (ChainModel, Capsules) as read-only views of F and K (see ``pack_flat``)."""
     m = K[0]
     c = K[1]
     p = K[2]
@@ -78,7 +80,7 @@ def unpack(F, K):
     # kinematics kernels then compile once for both.
     model = kinematics.ChainModel(orig_R, orig_t, axes, types, index, mult, offset, tip_R,
                                   tip_t)
-    return model, (seg, radius, anchor, pairs, moving, points, start)
+    return model, Capsules(seg, radius, anchor, pairs, moving, points, start)
 
 
 @njit
@@ -183,13 +185,13 @@ def _local(row, x0, x1, x2):
 def shape_sdf(row, x0, x1, x2):
     """Return the signed distance [m] from point x to the obstacle ``row`` (< 0 inside)."""
     kind = int(row[0])
-    if kind == 0:
+    if kind == HALF_SPACE:
         return row[4] * x0 + row[7] * x1 + row[10] * x2 - row[1]
-    if kind == 1:
+    if kind == SPHERE:
         return math.sqrt((x0 - row[13]) ** 2 + (x1 - row[14]) ** 2 + (x2 - row[15]) ** 2) \
             - row[1]
     l0, l1, l2 = _local(row, x0, x1, x2)
-    if kind == 2:
+    if kind == BOX:
         q0 = abs(l0) - row[1]
         q1 = abs(l1) - row[2]
         q2 = abs(l2) - row[3]
@@ -208,15 +210,15 @@ def shape_sdf(row, x0, x1, x2):
 def shape_normal(row, x0, x1, x2):
     """Return the unit gradient of :func:`shape_sdf` at x (base frame)."""
     kind = int(row[0])
-    if kind == 0:
+    if kind == HALF_SPACE:
         return row[4], row[7], row[10]
-    if kind == 1:
+    if kind == SPHERE:
         g0 = x0 - row[13]
         g1 = x1 - row[14]
         g2 = x2 - row[15]
     else:
         l0, l1, l2 = _local(row, x0, x1, x2)
-        if kind == 2:
+        if kind == BOX:
             q0 = abs(l0) - row[1]
             q1 = abs(l1) - row[2]
             q2 = abs(l2) - row[3]
@@ -262,7 +264,7 @@ def _shape_capsule_bound(W, c, row):
     The segment's distance to that capsule bounds the distance to the shape from below
     (t: the segment's parameter at the closest point).
     """
-    if int(row[0]) == 3:
+    if int(row[0]) == CYLINDER:
         j = 2
         half = row[2]
         r = row[1]
@@ -297,11 +299,11 @@ def segment_obstacle(W, c, row, cutoff):
     still lower bounds).
     """
     kind = int(row[0])
-    if kind == 0:
+    if kind == HALF_SPACE:
         d0 = row[4] * W[c, 0, 0] + row[7] * W[c, 0, 1] + row[10] * W[c, 0, 2] - row[1]
         d1 = row[4] * W[c, 1, 0] + row[7] * W[c, 1, 1] + row[10] * W[c, 1, 2] - row[1]
         return (d0, 0.0) if d0 <= d1 else (d1, 1.0)
-    if kind == 1:
+    if kind == SPHERE:
         dc, tc = _point_segment(W, c, row[13], row[14], row[15])
         return dc - row[1], tc
     bound, tc = _shape_capsule_bound(W, c, row)
@@ -355,13 +357,13 @@ def support(caps, W, c, R_out, p_out, u0, u1, u2):
     of u·x minus its radius. The hull contains the link geometry, so for a unit u,
     h_a(u) - max_b u·y bounds the distance between a and b from below (a separating gap).
     """
-    points = caps[5]
-    start = caps[6]
-    k = caps[2][c]
+    points = caps.points
+    start = caps.start
+    k = caps.anchor[c]
     best = math.inf
     b0 = b1 = b2 = 0.0
     if start[c + 1] == start[c]:
-        r = caps[1][c]
+        r = caps.radius[c]
         for e in range(2):
             d = u0 * W[c, e, 0] + u1 * W[c, e, 1] + u2 * W[c, e, 2] - r
             if d < best:
@@ -392,13 +394,13 @@ def shape_support(row, u0, u1, u2):
     """Return the largest u·y over the obstacle ``row`` (not used for half-spaces)."""
     kind = int(row[0])
     c = u0 * row[13] + u1 * row[14] + u2 * row[15]
-    if kind == 1:
+    if kind == SPHERE:
         return c + row[1]
     # Directions in the shape frame: u·R e_i.
     a0 = row[4] * u0 + row[7] * u1 + row[10] * u2
     a1 = row[5] * u0 + row[8] * u1 + row[11] * u2
     a2 = row[6] * u0 + row[9] * u1 + row[12] * u2
-    if kind == 2:
+    if kind == BOX:
         return c + row[1] * abs(a0) + row[2] * abs(a1) + row[3] * abs(a2)
     return c + row[2] * abs(a2) + row[1] * math.sqrt(max(a0 * a0 + a1 * a1, 0.0))
 
@@ -468,7 +470,7 @@ def obstacle_gap(caps, W, c, R_out, p_out, row, t):
     y2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
     u0, u1, u2 = shape_normal(row, y0, y1, y2)
     h, x0, x1, x2 = support(caps, W, c, R_out, p_out, u0, u1, u2)
-    if int(row[0]) == 0:
+    if int(row[0]) == HALF_SPACE:
         return h - row[1], x0, x1, x2
     return h - shape_support(row, u0, u1, u2), x0, x1, x2
 
@@ -483,11 +485,11 @@ def _obstacle_bound(W, c, row, radius):
     search of :func:`segment_obstacle`.
     """
     kind = int(row[0])
-    if kind == 0:
+    if kind == HALF_SPACE:
         d0 = row[4] * W[c, 0, 0] + row[7] * W[c, 0, 1] + row[10] * W[c, 0, 2] - row[1]
         d1 = row[4] * W[c, 1, 0] + row[7] * W[c, 1, 1] + row[10] * W[c, 1, 2] - row[1]
         return min(d0, d1) - radius
-    if kind == 1:
+    if kind == SPHERE:
         return _point_segment(W, c, row[13], row[14], row[15])[0] - row[1] - radius
     return _shape_capsule_bound(W, c, row)[0] - radius
 
@@ -502,10 +504,10 @@ def refine_obstacle(caps, W, c, R_out, p_out, row, cutoff):
     overshoot flat geometry (a link's flat base above the floor), the hull does not, and it
     is exact against a plane. Past ``cutoff`` the value may be a looser lower bound.
     """
-    radius = caps[1][c]
+    radius = caps.radius[c]
     d, t = segment_obstacle(W, c, row, cutoff + radius)
     d = d - radius
-    if d <= cutoff and caps[6][c + 1] > caps[6][c]:
+    if d <= cutoff and caps.start[c + 1] > caps.start[c]:
         d = max(d, obstacle_gap(caps, W, c, R_out, p_out, row, t)[0])
     return d
 
@@ -518,8 +520,8 @@ def _frames(F, K, q):
     R_out = np.empty((m + 1, 3, 3))
     p_out = np.empty((m + 1, 3))
     z_out = np.empty((m, 3))
-    W = np.empty((caps[0].shape[0], 2, 3))
-    world_segments(model, q, caps[0], caps[2], R_out, p_out, z_out, W)
+    W = np.empty((caps.seg.shape[0], 2, 3))
+    world_segments(model, q, caps.seg, caps.anchor, R_out, p_out, z_out, W)
     return model, caps, R_out, p_out, z_out, W
 
 
@@ -534,8 +536,8 @@ def distances(F, K, q, obstacles, cutoff):
     cylinders the distance to a capsule around them).
     """
     model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
-    radius = caps[1]
-    pairs = caps[3]
+    radius = caps.radius
+    pairs = caps.pairs
     d_self = np.empty(pairs.shape[0])
     hits = 0
     for i in range(pairs.shape[0]):
@@ -548,7 +550,7 @@ def distances(F, K, q, obstacles, cutoff):
         d_self[i] = dc
         if dc <= SLACK:
             hits += 1
-    moving = caps[4]
+    moving = caps.moving
     d_obs = np.empty((moving.shape[0], obstacles.shape[0]))
     for i in range(moving.shape[0]):
         c = moving[i]
@@ -578,9 +580,9 @@ def contacts(F, K, q, obstacles):
         if not math.isfinite(q[j]):
             return np.full(1, -1, dtype=np.int64)
     model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
-    radius = caps[1]
-    pairs = caps[3]
-    moving = caps[4]
+    radius = caps.radius
+    pairs = caps.pairs
+    moving = caps.moving
     p = pairs.shape[0]
     o = obstacles.shape[0]
     out = np.empty(p + moving.shape[0] * o, dtype=np.int64)
@@ -639,8 +641,8 @@ def closest(F, K, q, obstacles):
         if not math.isfinite(q[j]):
             return math.inf, -2, math.inf, -1
     model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
-    radius = caps[1]
-    pairs = caps[3]
+    radius = caps.radius
+    pairs = caps.pairs
     p = pairs.shape[0]
     bound = np.empty(p)
     par = np.empty((p, 3))
@@ -662,7 +664,7 @@ def closest(F, K, q, obstacles):
         if dc < best_s:
             best_s = dc
             arg_s = i
-    moving = caps[4]
+    moving = caps.moving
     o = obstacles.shape[0]
     bound_o = np.empty(moving.shape[0] * o)
     for i in range(moving.shape[0]):
@@ -712,9 +714,9 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
     (the closest points may be held fixed: envelope theorem), and ∂h/∂q = -(margin - d) ∂d/∂q.
     """
     model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
-    radius = caps[1]
-    anchor = caps[2]
-    pairs = caps[3]
+    radius = caps.radius
+    anchor = caps.anchor
+    pairs = caps.pairs
     want_grad = grad.shape[0] > 0
     h = 0.0
     for i in range(pairs.shape[0]):
@@ -764,10 +766,10 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
         if anchor[b] >= 0:
             _add_point_gradient(model, p_out, z_out, anchor[b], xb0, xb1, xb2, u0, u1, u2,
                                 pen, grad)
-    moving = caps[4]
+    moving = caps.moving
     for i in range(moving.shape[0]):
         c = moving[i]
-        has_hull = caps[6][c + 1] > caps[6][c]
+        has_hull = caps.start[c + 1] > caps.start[c]
         for o in range(obstacles.shape[0]):
             d, t = segment_obstacle(W, c, obstacles[o], margin + radius[c])
             d = d - radius[c]

@@ -7,7 +7,9 @@ The driver (:func:`ik_node.solvers.restarts.drive`) takes the arm's records
 (:class:`ik_node.solvers.restarts.DriverRecords`: model, limits, the table of random starts,
 its parameters, the collision model) and the method's attempt records
 (:class:`ik_node.solvers.jacobian.JacobianAttempts`). They depend on the chain and the
-options only; they are kept for the same chain and options without objectives.
+options only: a :class:`CompiledSolve` (held by an :class:`ik_node.Solver`) makes them once
+and keeps them, unless objectives are given (they may change between calls, e.g. a
+posture's reference) or ``rng_seed`` is None (every call draws its own starts).
 """
 
 from typing import Callable, Optional
@@ -16,7 +18,7 @@ from ik_node._jit import compiled_entry, readonly
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solvers import batch_kernel as bk
-from ik_node.solvers.jacobian import jacobian_attempts
+from ik_node.solvers.jacobian import jacobian_attempts, JacobianAttempts
 from ik_node.solvers.outcome import result_of
 from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.restarts import CollisionCheck, DriverParams, DriverRecords
@@ -24,47 +26,14 @@ from ik_node.solvers.solve_records import make_solve_records
 from ik_node.target_checks import pose_matrix, raise_for, TARGET_OK
 import numpy as np
 
-__all__ = ['applies', 'driver_records', 'start_table', 'solve_one', 'kept_for', 'solve_kept',
-           'MAX_TABLE_ATTEMPTS']
+__all__ = ['applies', 'driver_records', 'start_table', 'CompiledSolve', 'MAX_TABLE_ATTEMPTS']
 
-# What a solve keeps for recent (chain, options, method, pose or point) without objectives,
-# and the start tables of recent (chain, rng_seed): they depend on nothing else, and
-# building them costs more than a short solve. The entries hold the chain and options, so
-# their ids are not reused meanwhile.
-_KEPT: dict = {}
-_STARTS: dict = {}
-_CACHE_SIZE = 64
 # The most attempts a compiled solve takes (its table of starts is drawn up front). At
 # 20 µs or more per attempt, they outlast the default 50 ms timeout twice over.
 MAX_TABLE_ATTEMPTS = 4096
 # The collision check of a solve without avoid_collisions (the types of a real one).
 _NO_COLLISIONS = CollisionCheck(False, readonly(np.zeros(0)),
                                 readonly(np.zeros(0, dtype=np.int64)), np.zeros((0, 16)))
-
-
-class _Kept:
-    """
-    The records of one (chain, options, method, pose) and the kernel's compiled code.
-
-    ``entry``: numba's dispatcher works out the type of every argument on each call. The
-    types depend only on the chain and the options (every other argument is made with fixed
-    types: the target and seed by ``solve``), so the compiled code found on the first call
-    is called directly afterwards (None until then). ``handle``: the records in the one
-    object the kernel takes (:func:`ik_node.solvers.solve_records.make_solve_records`).
-    ``collision_model``: the chain's collision model the records were made from (a chain
-    whose held joints changed has another).
-    """
-
-    __slots__ = ('chain', 'opts', 'code', 'pose', 'handle', 'entry', 'collision_model')
-
-    def __init__(self, chain, opts: SolveOptions, code: int, pose: bool, collision_model):
-        self.chain = chain
-        self.opts = opts
-        self.code = code
-        self.pose = pose
-        self.handle = _handle(chain, code, opts, pose)
-        self.entry: Optional[Callable] = None
-        self.collision_model = collision_model
 
 
 def applies(opts: SolveOptions) -> bool:
@@ -78,12 +47,13 @@ def applies(opts: SolveOptions) -> bool:
     return opts.max_attempts <= MAX_TABLE_ATTEMPTS
 
 
-def _collision_model(chain, opts: SolveOptions):
-    return chain.collision_setup.model if opts.avoid_collisions else None
+def driver_records(chain, opts: SolveOptions, starts: Optional[np.ndarray] = None,
+                   rescue: bool = False) -> DriverRecords:
+    """
+    Return the driver's records of a solve on ``chain`` with ``opts``.
 
-
-def driver_records(chain, opts: SolveOptions, rescue: bool = False) -> DriverRecords:
-    """Return the driver's records of a solve on ``chain`` with ``opts``."""
+    starts: the table of random starts (:func:`start_table`; drawn now when None).
+    """
     w = opts.solution_weights(chain.n)
     mc = opts.max_joint_change
     params = DriverParams(
@@ -100,33 +70,9 @@ def driver_records(chain, opts: SolveOptions, rescue: bool = False) -> DriverRec
         collide = CollisionCheck(True, F, K, setup.packed(opts.obstacles).rows)
     else:
         collide = _NO_COLLISIONS
-    return DriverRecords(chain.model, chain.limits, start_table(chain, opts), params, collide)
-
-
-def kept_for(chain, code: int, opts: SolveOptions, pose: bool) -> Optional[_Kept]:
-    """
-    Return what is kept for these arguments (made now if need be).
-
-    None with objectives (they may change between calls, e.g. a posture's reference) or
-    with ``rng_seed`` None (every call draws its own starts).
-
-    :func:`solve_kept` takes it; ``solve`` keeps it for options given again.
-    """
-    if opts.objectives or opts.rng_seed is None:
-        return None
-    key = (id(chain), id(opts), code, pose)
-    kept = _KEPT.get(key)
-    if kept is None or kept.chain is not chain or kept.opts is not opts:
-        kept = _Kept(chain, opts, code, pose, _collision_model(chain, opts))
-        if len(_KEPT) >= _CACHE_SIZE:
-            _KEPT.clear()
-        _KEPT[key] = kept
-    return kept
-
-
-def _handle(chain, code: int, opts: SolveOptions, pose: bool):
-    return make_solve_records(driver_records(chain, opts),
-                              jacobian_attempts(code, chain, opts, pose))
+    if starts is None:
+        starts = start_table(chain, opts)
+    return DriverRecords(chain.model, chain.limits, starts, params, collide)
 
 
 def start_table(chain, opts: SolveOptions) -> np.ndarray:
@@ -134,71 +80,113 @@ def start_table(chain, opts: SolveOptions) -> np.ndarray:
     Return the random starts 2..max_attempts: rows (k, n) of ``default_rng(rng_seed)``.
 
     Draws within the limits (before the seed is added to continuous joints, which the
-    kernel does); with ``max_joint_change`` c, offsets uniform in [-c, c] from the seed. One
-    table of draws within the limits per chain and ``rng_seed`` is kept and grown as later
-    calls need more rows (the draws of one generator, so a shorter table is a prefix of a
-    longer one); with ``rng_seed`` None the table is drawn afresh.
+    kernel does); with ``max_joint_change`` c, offsets uniform in [-c, c] from the seed.
+    The draws of one generator: the table of fewer attempts is a prefix of a longer one.
     """
     k = max(int(opts.max_attempts) - 1, 1) if opts.restarts else 1
-    seed = opts.rng_seed
+    rng = np.random.default_rng(opts.rng_seed)
     if opts.max_joint_change is not None:
         c = float(opts.max_joint_change)
-        return np.random.default_rng(seed).uniform(-c, c, (k, chain.n))
-    hit = _STARTS.get((id(chain), seed)) if seed is not None else None
-    if hit is None or hit[0] is not chain:
-        hit = (chain, np.random.default_rng(seed), np.empty((0, chain.n)))
-    _, rng, table = hit
-    if table.shape[0] < k:
-        grow = max(k, 2 * table.shape[0]) - table.shape[0]
-        table = np.concatenate([table, chain.random_q(rng, grow)])
-        if seed is not None:
-            if len(_STARTS) >= _CACHE_SIZE:
-                _STARTS.clear()
-            _STARTS[(id(chain), seed)] = (chain, rng, table)
-    return table[:k]
+        return rng.uniform(-c, c, (k, chain.n))
+    return chain.random_q(rng, k)
 
 
-def solve_one(chain, target: np.ndarray, q0: np.ndarray, opts: SolveOptions, code: int,
-              method: str) -> IKResult:
+class _Kept:
     """
-    Solve one validated target in one compiled call of the driver.
+    The records of one target kind (pose or point) and the kernel's compiled code.
 
-    target: (4, 4) pose or (3,) position; q0 (n,); both fresh, writable, C-ordered float64
-    arrays, as ``solve`` makes them (the kept compiled entry takes them without checking
-    their types). The kernel checks them (and clamps q0 into the limits) first;
-    IKInputError for a problem. code: the method's METHOD_* code. The timeout counts
-    from when the kernel starts: neither the arm's stretched reach, estimated once per chain
-    on its first solve, nor the loading of the kernel eats it.
+    ``handle``: the records in the one object the kernel takes
+    (:func:`ik_node.solvers.solve_records.make_solve_records`). ``entry``: numba's
+    dispatcher works out the type of every argument on each call. The types depend only on
+    the chain and the options (every other argument is made with fixed types: the target
+    and seed by ``solve``), so the compiled code found on the first call is called directly
+    afterwards (None until then). ``collision_model``: the chain's collision model the
+    records were made from (a chain whose held joints changed has another).
     """
-    pose = target.shape == (4, 4)
-    kept = kept_for(chain, code, opts, pose)
-    if kept is not None:
-        return solve_kept(kept, target, q0, method)
-    return _solve(chain, opts, method, bk.solve_target, _handle(chain, code, opts, pose),
-                  target, q0)
+
+    __slots__ = ('handle', 'entry', 'collision_model')
+
+    def __init__(self, handle, collision_model):
+        self.handle = handle
+        self.entry: Optional[Callable] = None
+        self.collision_model = collision_model
 
 
-def solve_kept(kept: _Kept, target: np.ndarray, q0: np.ndarray, method: str) -> IKResult:
-    """:func:`solve_one` with the records of :func:`kept_for` (for the target's kind)."""
-    if (kept.collision_model is not None
-            and kept.collision_model is not kept.chain.collision_setup.model):
-        # The chain's held joints changed: records of its new collision model.
-        kept.collision_model = kept.chain.collision_setup.model
-        kept.handle = _handle(kept.chain, kept.code, kept.opts, kept.pose)
-    if kept.entry is not None:
-        return _solve(kept.chain, kept.opts, method, kept.entry, kept.handle, target, q0)
-    # The dispatcher loads or compiles the code for these types on the first call; that
-    # code is called directly afterwards (every argument has the same types then).
-    result = _solve(kept.chain, kept.opts, method, bk.solve_target, kept.handle, target, q0)
-    kept.entry = compiled_entry(bk.solve_target, (kept.handle, np.eye(4), True, q0, 0.0))
-    return result
+class CompiledSolve:
+    """
+    The compiled driver's solve for one chain, validated options and Jacobian method.
 
+    Makes the records on first use of each target kind and keeps them, with the table of
+    random starts (see the module's docstring for when they are made on every call).
+    """
 
-def _solve(chain, opts: SolveOptions, method: str, entry, handle, target: np.ndarray,
-           q0: np.ndarray) -> IKResult:
-    """Run the kernel ``entry`` (bk.solve_target or its compiled code) on one target."""
-    T, pose = pose_matrix(target)
-    q, q_blocked, outcome, problem = entry(handle, T, pose, q0, float(opts.timeout))
-    if problem != TARGET_OK:
-        raise_for(problem, target, q0)
-    return result_of(chain, opts, method, q, q_blocked, outcome, pose, T[:3, 3])
+    __slots__ = ('chain', 'opts', 'code', 'method', 'keeps', '_starts', '_kept')
+
+    def __init__(self, chain, opts: SolveOptions, code: int, method: str):
+        """Keep ``chain`` and the validated ``opts`` of ``method`` (code: its METHOD_* code)."""
+        self.chain = chain
+        self.opts = opts
+        self.code = code
+        self.method = method
+        self.keeps = not opts.objectives and opts.rng_seed is not None
+        self._starts: Optional[np.ndarray] = None
+        self._kept: list[Optional[_Kept]] = [None, None]     # by pose: [point, pose]
+
+    def starts(self) -> np.ndarray:
+        """Return the table of random starts, kept unless ``rng_seed`` is None."""
+        if self.opts.rng_seed is None:
+            return start_table(self.chain, self.opts)
+        if self._starts is None:
+            # Writable like a table drawn per call: one type, so one compiled kernel.
+            self._starts = start_table(self.chain, self.opts)
+        return self._starts
+
+    def records(self, pose: bool) -> tuple[DriverRecords, JacobianAttempts]:
+        """Return the driver's and the attempts' records for pose (else point) targets."""
+        return (driver_records(self.chain, self.opts, self.starts()),
+                jacobian_attempts(self.code, self.chain, self.opts, pose))
+
+    def _handle(self, pose: bool):
+        return make_solve_records(*self.records(pose))
+
+    def _collision_model(self):
+        return self.chain.collision_setup.model if self.opts.avoid_collisions else None
+
+    def solve(self, target: np.ndarray, q0: np.ndarray) -> IKResult:
+        """
+        Solve one target in one compiled call of the driver.
+
+        target: (4, 4) pose or (3,) position; q0 (n,); both fresh, writable, C-ordered
+        float64 arrays, as ``target_and_seed_arrays`` makes them (the kept compiled entry
+        takes them without checking their types). The kernel checks them (and clamps q0
+        into the limits) first; IKInputError for a problem. The timeout counts from when
+        the kernel starts: neither the arm's stretched reach, estimated once per chain on
+        its first solve, nor the loading of the kernel eats it.
+        """
+        pose = target.shape == (4, 4)
+        if not self.keeps:
+            return self._run(bk.solve_target, self._handle(pose), target, q0)
+        kept = self._kept[pose]
+        if kept is None:
+            kept = self._kept[pose] = _Kept(self._handle(pose), self._collision_model())
+        elif (kept.collision_model is not None
+              and kept.collision_model is not self.chain.collision_setup.model):
+            # The chain's held joints changed: records of its new collision model.
+            kept.collision_model = self.chain.collision_setup.model
+            kept.handle = self._handle(pose)
+        if kept.entry is not None:
+            return self._run(kept.entry, kept.handle, target, q0)
+        # The dispatcher loads or compiles the code for these types on the first call; that
+        # code is called directly afterwards (every argument has the same types then).
+        result = self._run(bk.solve_target, kept.handle, target, q0)
+        kept.entry = compiled_entry(bk.solve_target, (kept.handle, np.eye(4), True, q0, 0.0))
+        return result
+
+    def _run(self, entry, handle, target: np.ndarray, q0: np.ndarray) -> IKResult:
+        """Run the kernel ``entry`` (bk.solve_target or its compiled code) on one target."""
+        T, pose = pose_matrix(target)
+        q, q_blocked, outcome, problem = entry(handle, T, pose, q0, float(self.opts.timeout))
+        if problem != TARGET_OK:
+            raise_for(problem, target, q0)
+        return result_of(self.chain, self.opts, self.method, q, q_blocked, outcome, pose,
+                         T[:3, 3])
