@@ -197,8 +197,8 @@ def test_the_floor_and_a_joint_limit_slow_the_jog_and_ik_status_says_why(rig, de
     # Straight down toward the floor: slowed with the clearance, never in contact.
     stream_until(probe, lambda: twist.publish(twist_msg(probe, [0, 0, -0.1, 0, 0, 0])),
                  lambda: slowed_by('collision'), 30.0)
-    # The slow-down ends in a creep of less than 1 mm in half a second (by stamps).
 
+    # The slow-down ends in a creep of less than 1 mm in half a second (by stamps).
     def creeping() -> bool:
         readings = sorted(probe.arm_stamped[n_arm:], key=lambda e: e[0])
         if not readings or readings[-1][0] - readings[0][0] < 1e9:
