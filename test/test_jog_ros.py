@@ -212,11 +212,16 @@ def test_the_floor_and_a_joint_limit_slow_the_jog_and_ik_status_says_why(rig, de
     q = probe.arm[-1][1]
     assert tool(demo, q)[2] < 0.1 and not demo.collisions(q, [FLOOR])
     probe.settled(timeout=10.0)
-    # wrist_3 at 3 rad/s toward its upper limit: stops short of it by the margin (0.1 rad).
-    msg = JointState(name=['wrist_3_joint'], velocity=[3.0])
-    stream_until(probe, lambda: joints.publish(msg), lambda: slowed_by('joint_limit'), 30.0)
-    q = probe.settled(timeout=10.0, every=lambda: joints.publish(msg))
-    assert demo.upper[5] - 0.1 - 1e-6 <= q[5] <= demo.upper[5] - 0.1 + 0.05, q[5]
+    # wrist_3 at 2 rad/s toward its upper limit: stops short of it by the margin (0.1 rad).
+    msg = JointState(name=['wrist_3_joint'], velocity=[2.0])
+    stop = demo.upper[5] - 0.1
+    stream_until(probe, lambda: joints.publish(msg),
+                 lambda: slowed_by('joint_limit') and probe.arm[-1][1][5] > stop - 0.02, 30.0)
+    n_near = len(probe.arm)
+    stream_until(probe, lambda: joints.publish(msg), lambda: len(probe.arm) > n_near + 30)
+    # The margin is where the slow-down aims (a blend may end a hair past it), the limit is
+    # never reached.
+    assert max(q[5] for _, q in probe.arm[n_arm:]) <= min(stop + 0.01, demo.upper[5])
     assert_never_in_contact(demo, probe, [FLOOR], n_arm)
     assert_within_limits(demo, probe, n_cmd)
 
