@@ -163,6 +163,8 @@ def test_a_jog_takes_over_a_goal_and_a_goal_waits_for_the_jog(rig, demo):
     stream_until(probe, lambda: joints.publish(msg),
                  lambda: probe.arm[-1][1][5] > q_take[5] + 0.3)
     assert 'jog joint' in controls(probe, n_status)
+    assert any(status_values(s).get('goal_dropped') == 'True'
+               for s in probe.statuses[n_status:])
     q_rest = probe.settled(timeout=10.0)
     # The goal was dropped: the arm rests short of it.
     assert np.max(np.abs(q_rest - goal)) > 0.05
@@ -195,14 +197,31 @@ def test_the_floor_and_a_joint_limit_slow_the_jog_and_ik_status_says_why(rig, de
     # Straight down toward the floor: slowed with the clearance, never in contact.
     stream_until(probe, lambda: twist.publish(twist_msg(probe, [0, 0, -0.1, 0, 0, 0])),
                  lambda: slowed_by('collision'), 30.0)
-    q = probe.settled(timeout=30.0, every=lambda: twist.publish(
-        twist_msg(probe, [0, 0, -0.1, 0, 0, 0])))
+
+    # The slow-down ends in a creep of less than 1 mm in half a second (by stamps).
+    def creeping() -> bool:
+        readings = sorted(probe.arm_stamped[n_arm:], key=lambda e: e[0])
+        if not readings or readings[-1][0] - readings[0][0] < 1e9:
+            return False
+        t_last = readings[-1][0]
+        before = next(q for t, q in reversed(readings) if t <= t_last - 5e8)
+        return abs(tool(demo, readings[-1][1])[2] - tool(demo, before)[2]) < 1e-3
+
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, [0, 0, -0.1, 0, 0, 0])),
+                 creeping, 30.0)
+    q = probe.arm[-1][1]
     assert tool(demo, q)[2] < 0.1 and not demo.collisions(q, [FLOOR])
-    # wrist_3 at 3 rad/s toward its upper limit: stops short of it by the margin (0.1 rad).
-    msg = JointState(name=['wrist_3_joint'], velocity=[3.0])
-    stream_until(probe, lambda: joints.publish(msg), lambda: slowed_by('joint_limit'), 30.0)
-    q = probe.settled(timeout=10.0, every=lambda: joints.publish(msg))
-    assert demo.upper[5] - 0.1 - 1e-6 <= q[5] <= demo.upper[5] - 0.1 + 0.05, q[5]
+    probe.settled(timeout=10.0)
+    # wrist_3 at 2 rad/s toward its upper limit: stops short of it by the margin (0.1 rad).
+    msg = JointState(name=['wrist_3_joint'], velocity=[2.0])
+    stop = demo.upper[5] - 0.1
+    stream_until(probe, lambda: joints.publish(msg),
+                 lambda: slowed_by('joint_limit') and probe.arm[-1][1][5] > stop - 0.02, 30.0)
+    n_near = len(probe.arm)
+    stream_until(probe, lambda: joints.publish(msg), lambda: len(probe.arm) > n_near + 30)
+    # The margin is where the slow-down aims (a blend may end a hair past it), the limit is
+    # never reached.
+    assert max(q[5] for _, q in probe.arm[n_arm:]) <= min(stop + 0.01, demo.upper[5])
     assert_never_in_contact(demo, probe, [FLOOR], n_arm)
     assert_within_limits(demo, probe, n_cmd)
 

@@ -144,3 +144,18 @@ def test_no_jog_before_the_arm_position_is_known(demo):
     control = JogControl(tracker, Jogger(demo, tracker.limits))
     with pytest.raises(IKInputError, match='arm position unknown'):
         joints(control, [demo.joint_names[0]], [0.4], 0.0)
+
+
+def test_a_gap_in_the_commands_restarts_the_jog_from_rest(demo):
+    control = make(demo)
+    names = [demo.joint_names[0]]
+    run(control, 0.0, 0.5, feed=lambda t: joints(control, names, [1.0], t))
+    assert abs(control.jogger.state.v[0]) > 0.5
+    # No step for 0.2 s (the timer paused): the arm held the last command.
+    q_held = control.tracker.command
+    joints(control, names, [1.0], 0.7)
+    tick = control.step(0.7)
+    assert tick is not None
+    limits = control.tracker.limits
+    assert abs(tick.step.sample.v[0]) <= limits.acceleration[0] * PERIOD + 1e-9
+    assert abs(tick.q[0] - q_held[0]) <= limits.velocity[0] * PERIOD

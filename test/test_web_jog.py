@@ -50,8 +50,9 @@ def test_a_click_on_a_jog_button_moves_the_tool_in_the_browser():
             assert moved[2] > 0.005 and np.linalg.norm(moved[:2]) < 0.2 * moved[2], moved
             # The frame button switches the jog to the tool frame, the page says so.
             page.get_by_role('button', name='frame', exact=True).click()
-            page.get_by_text('tool0', exact=False).first.wait_for(timeout=10000)
-            assert view.jog_buttons.teleop.frame == 'tool0'
+            assert wait_until(lambda: view.jog_buttons.teleop.frame == 'tool0', 20.0)
+            assert 'jog in the **tool0** frame' in view.jog_buttons.info.content
+            page.get_by_text('jog in the tool0 frame', exact=False).wait_for(timeout=20000)
             browser.close()
     finally:
         app.close()

@@ -24,10 +24,12 @@ restarts the tracker's command (a resync, a hold, a stalled arm) ends the jog at
 Nothing here imports rclpy; every time is the caller's clock [s].
 """
 
+import math
 from typing import Callable, NamedTuple
 
 from ik_node.errors import IKInputError
 from ik_node.motion.jog import Jogger, JogStep, MODE_IDLE, MODE_JOINT, MODE_TWIST
+from ik_node.motion.tracker import GAP_PERIODS
 import numpy as np
 
 __all__ = ['JogControl', 'JogTick', 'CONTROL_GOAL', 'CONTROL_JOG_TWIST', 'CONTROL_JOG_JOINT']
@@ -60,12 +62,17 @@ class JogControl:
     """
     The jog's share of the arm (see the module docstring).
 
-    tracker: the node's IKTracker. jogger: a Jogger of the same chain and limits.
+    tracker: the node's IKTracker. jogger: a Jogger of the same chain and limits. period
+    [s]: the command period; a step more than :data:`GAP_PERIODS` periods after the one
+    before (no command went out meanwhile: the arm held the last one) starts the jog again
+    from rest there, as the tracker does for a goal motion.
     """
 
-    def __init__(self, tracker, jogger: Jogger):
+    def __init__(self, tracker, jogger: Jogger, period: float = 0.01):
         self.tracker = tracker
         self.jogger = jogger
+        self.period = float(period)
+        self._t_given = math.inf
         self.in_control = False
         self.control = CONTROL_GOAL
         self.goal_held = False
@@ -113,7 +120,7 @@ class JogControl:
         """End the jog at once (another part restarted the command); True if it was held."""
         held = self.goal_held
         self.in_control, self.goal_held, self.control = False, False, CONTROL_GOAL
-        self._given = None
+        self._given, self._t_given = None, math.inf
         return held
 
     def step(self, now: float) -> JogTick | None:
@@ -124,6 +131,9 @@ class JogControl:
         if self._given is not None and not np.array_equal(tracker.command, self._given):
             self.release()      # a resync, a hold or a stall restarted the command
             return None
+        if now - self._t_given > GAP_PERIODS * self.period:
+            self.jogger.restart_from_rest(now - self.period)
+        self._t_given = now
         step = self.jogger.step(now)
         q = tracker.follow_external(step.sample.q, now)
         stall = tracker.stall

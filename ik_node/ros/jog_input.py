@@ -49,11 +49,12 @@ from sensor_msgs.msg import JointState, Joy
 __all__ = ['JogInput', 'STATUS_PERIOD']
 
 STATUS_PERIOD = 0.5     # [s] while jogging, ik_status repeats the jog's state this often
+STATUS_MIN_PERIOD = 0.1     # [s] and tells a new slow-down reason at most this often
 # The values a Jogger is built from: a change rebuilds it (the jog in progress ends).
 _JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
                'singularity_min_speed', 'solver', 'nullspace_limit_avoidance',
                'nullspace_rest_posture', 'rest_positions', 'nullspace_manipulability',
-               'null_space_gain')
+               'null_space_gain', 'output_rate')
 
 
 def twist_array(msg: TwistStamped) -> np.ndarray:
@@ -114,7 +115,8 @@ class JogInput:
             jogger = Jogger(chain, tracker.limits, settings, tracker.options.get('obstacles'),
                             objectives)
             jogger.warm_up()
-            self._control, self._key, self._pending = JogControl(tracker, jogger), key, None
+            self._control = JogControl(tracker, jogger, 1.0 / values['output_rate'])
+            self._key, self._pending = key, None
         return self._control
 
     # Callbacks: message -> arrays -> jogger --------------------------------------------------
@@ -280,21 +282,28 @@ class JogInput:
         reason = last.reason if last is not None and control.in_control else ''
         told = (control.control, reason, goal_held or control.goal_held)
         now = self._clock.now()
-        if not force and told == self._told and (
-                not control.in_control or now - self._told_at < STATUS_PERIOD):
+        # A change of control at once; a change of the slow-down reason at most every
+        # STATUS_MIN_PERIOD (it may flip each step); the state every STATUS_PERIOD.
+        since = now - self._told_at
+        if not force and told[:1] == self._told[:1] and (
+                (told == self._told and (not control.in_control or since < STATUS_PERIOD))
+                or since < STATUS_MIN_PERIOD):
             return
         self._told, self._told_at = told, now
         values: dict[str, Any] = {'control': control.control, 'jog_slowed_by': reason,
                                   'goal_held': bool(told[2])}
         if last is not None and control.in_control:
-            values.update(jog_mode=last.mode, jog_scale=f'{last.scale:.3f}',
+            values.update(goal_dropped=control.dropped_goal,
+                          jog_mode=last.mode, jog_scale=f'{last.scale:.3f}',
                           condition=f'{last.condition:.3g}',
                           clearance=f'{last.clearance:.4g}')
         if told[2]:
             message = 'goal held: the jog brakes to rest, then the goal motion starts there'
         elif control.in_control:
-            message = f'{control.control} in control' + (f', slowed by {reason}' if reason
-                                                         else '')
+            message = (f'{control.control} in control'
+                       + (' (it took over from a goal motion, the goal is dropped)'
+                          if control.dropped_goal else '')
+                       + (f', slowed by {reason}' if reason else ''))
         else:
             message = 'goal motion in control (the jog ended)'
         self._outputs.status('OK', message, values, tracker.chain.robot_name)
