@@ -67,7 +67,8 @@ def joint_limit_scale(q: ArrayLike, v: ArrayLike, lower: ArrayLike, upper: Array
     room = np.where(np.isfinite(room), np.maximum(room, 0.0), np.inf)
     allowed = np.sqrt(2.0 * np.asarray(deceleration, dtype=float) * room)
     speed = np.abs(va)
-    with np.errstate(divide='ignore', invalid='ignore'):
+    # Both branches are computed: allowed / a tiny speed may overflow where it is not used.
+    with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
         ratio = np.where(speed > allowed, allowed / np.where(speed > 0.0, speed, 1.0), 1.0)
     i = int(np.argmin(ratio)) if ratio.size else -1
     if i < 0 or ratio[i] >= 1.0:
