@@ -64,8 +64,7 @@ class GoalWorker:
         self._lock = threading.Condition()
         self._generation = 0
         self._queued: tuple[int, GoalJob] | None = None
-        self._running: int | None = None             # generation of the job in progress
-        self._current: GoalJob | None = None
+        self._running: tuple[int, GoalJob] | None = None      # the job in progress
         # (generation, job, plan or the exception the search raised, seconds it took)
         self._done: tuple[int, GoalJob, GoalPlan | Exception, float] | None = None
         self._thread: threading.Thread | None = None
@@ -74,21 +73,16 @@ class GoalWorker:
     @property
     def busy(self) -> bool:
         """Return True while the latest job is queued, running, or done and not yet taken."""
-        with self._lock:
-            gen = self._generation
-            return ((self._queued is not None and self._queued[0] == gen)
-                    or self._running == gen
-                    or (self._done is not None and self._done[0] == gen))
+        return self.pending is not None
 
     @property
     def pending(self) -> GoalJob | None:
         """Return the latest job while it is not yet taken, else None."""
         with self._lock:
-            gen = self._generation
-            for entry in (self._queued, self._done):
-                if entry is not None and entry[0] == gen:
+            for entry in (self._queued, self._running, self._done):
+                if entry is not None and entry[0] == self._generation:
                     return entry[1]
-            return self._current if self._running == gen else None
+            return None
 
     def submit(self, job: GoalJob) -> None:
         """Search ``job`` (in the background, or now); any earlier job's plan is dropped."""
@@ -154,13 +148,9 @@ class GoalWorker:
                 if self._closed:
                     return
                 assert self._queued is not None
-                gen, job = self._queued
+                gen, job = self._running = self._queued
                 self._queued = None
-                self._running, self._current = gen, job
-            plan, elapsed = self._plan(job)
-            with self._lock:
-                self._running, self._current = None, None
-            self._finish(gen, job, plan, elapsed)
+            self._finish(gen, job, *self._plan(job))
 
     def _plan(self, job: GoalJob) -> tuple[GoalPlan | Exception, float]:
         t0 = time.perf_counter()
@@ -175,5 +165,7 @@ class GoalWorker:
     def _finish(self, gen: int, job: GoalJob, plan: GoalPlan | Exception,
                 elapsed: float) -> None:
         with self._lock:
+            # One step from running to done: the job is never seen as neither.
+            self._running = None
             if gen == self._generation:
                 self._done = (gen, job, plan, elapsed)
