@@ -60,14 +60,22 @@ class CommandOutput:
             return None
         # Older targets answered meanwhile (dropped by this one) go first: answers go out in
         # the order their targets came.
-        for older in tracker.take_events():
-            self._answered(older, None, self._header_of(older), None, now)
+        self._tell_events(now)
         report, command_stamp = None, None
         if state.values['output_mode'] == 'immediate':
             report, command_stamp = self.step_and_publish()
         if outcome is not None:
             self._answered(outcome, report, header, command_stamp, now, from_marker)
         return outcome
+
+    def _tell_events(self, now: float, report: StepReport | None = None,
+                     command_stamp: Any = None) -> None:
+        """Tell the answers the tracker gave since the last call, each with its target's header."""
+        tracker = self._state.tracker
+        assert tracker is not None
+        for outcome in tracker.take_events():
+            self._answered(outcome, report, self._header_of(outcome, command_stamp),
+                           command_stamp, now)
 
     def _header_of(self, outcome: SolveOutcome, stamp: Any = None) -> Header:
         """Return the target's header of ``outcome``, else one stamped ``stamp`` (or now)."""
@@ -101,8 +109,7 @@ class CommandOutput:
         # Goals answered while no command went out (nobody listens, the feedback is lost):
         # told without a command.
         tracker.poll(now)
-        for outcome in tracker.take_events():
-            self._answered(outcome, None, self._header_of(outcome), None, now)
+        self._tell_events(now)
         if state.feedback_lost(now):
             self._tell_lost(now)
         else:
@@ -144,10 +151,9 @@ class CommandOutput:
         state.last_command.update(zip(names, (float(v) for v in report.q)))
         self._outputs.command(names, report.q, stamp, state.forward_index,
                               self._trajectory(now))
-        for outcome in tracker.take_events():
-            # A goal searched in the background, or planned again: answered with the
-            # target's own header, and with this first command toward it.
-            self._answered(outcome, report, self._header_of(outcome, stamp), stamp, now)
+        # A goal searched in the background, or planned again: answered with this first
+        # command toward it.
+        self._tell_events(now, report, stamp)
         if tracker.stall:
             self._log.error('stall', tracker.stall)
             self.status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
