@@ -1065,6 +1065,9 @@ def main(argv: list[str] | None = None) -> int:
     logs.mkdir(parents=True, exist_ok=True)
     domain = args.domain_id if args.domain_id is not None else int(
         os.environ.get('ROS_DOMAIN_ID', '43'))
+    # This process's own probe node too: DDS discovery stays on this machine.
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ.pop('ROS_LOCALHOST_ONLY', None)
     import ik_node
     package = Path(ik_node.__file__).resolve().parent.parent
     command = ' '.join([sys.executable, *(sys.argv if argv is None else [__file__, *argv])])
