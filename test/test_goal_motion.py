@@ -37,10 +37,11 @@ def box(arm) -> ik_node.Box:
     return ik_node.Box(pose=T, size=(0.08, 0.08, 0.08), name='box')
 
 
-def tracker(arm, obstacles) -> IKTracker:
+def tracker(arm, obstacles, background: bool = False) -> IKTracker:
     n = arm.n
     t = IKTracker(arm, 'dls', {'max_attempts': 1, 'timeout': 0.005}, np.full(n, V), PERIOD,
-                  0.5, acceleration=np.full(n, A), jerk=np.full(n, J), plan_budget=2.0)
+                  0.5, acceleration=np.full(n, A), jerk=np.full(n, J), plan_budget=2.0,
+                  background=background)
     t.set_collision_guard(obstacles)
     return t
 

@@ -17,7 +17,7 @@ from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest
-from ros_harness import fresh_domain, Procs, stamp_ns, status_values, WatchedProbe
+from ros_harness import ros_rig, stamp_ns, status_values
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -46,13 +46,9 @@ def demo() -> Chain:
 
 @pytest.fixture
 def rig(demo, tmp_path):
-    domain = fresh_domain()
-    procs, probe = Procs(domain, tmp_path), WatchedProbe(domain, demo)
-    try:
-        yield procs, probe
-    finally:
-        probe.close()
-        procs.close()
+    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
+    with ros_rig(tmp_path, demo) as rig:
+        yield rig
 
 
 def start(procs, probe, demo, *node_params: str) -> None:

@@ -15,15 +15,11 @@ from conftest import URDF_DIR
 import ik_node
 from ik_node.motion.goal_worker import GoalJob, GoalWorker
 from ik_node.motion.tracker import IKTracker
-from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest
+from test_goal_motion import FLOOR, make_watcher, PERIOD, Q_A, Q_B, tracker, V
 
-PERIOD = 0.01
-FLOOR = ik_node.HalfSpace(normal=(0, 0, 1), offset=0.0, name='floor')
-Q_A = np.array([2.35, 0.426, -0.161, 1.093])
-Q_B = np.array([-2.818, 1.035, -0.704, -1.637])
-V, A, J = 1.5, 4.0, 200.0
+Q_C = 0.5 * (Q_A + Q_B) + np.array([0.3, -0.2, 0.2, 0.1])
 
 
 @pytest.fixture(scope='module')
@@ -31,24 +27,12 @@ def arm() -> ik_node.Chain:
     return ik_node.Chain.from_urdf(URDF_DIR / 'collision_arm.urdf', 'base_link', 'tip')
 
 
-def tracker(arm, world) -> IKTracker:
-    n = arm.n
-    t = IKTracker(arm, 'dls', {'max_attempts': 1, 'timeout': 0.005}, np.full(n, V), PERIOD,
-                  0.5, acceleration=np.full(n, A), jerk=np.full(n, J), plan_budget=2.0,
-                  background=True)
-    t.set_collision_guard(world)
-    return t
-
-
 class Run:
     """Step a tracker on its own clock, the arm at each command, checking every command."""
 
     def __init__(self, t: IKTracker, world):
         self.t, self.world, self.now = t, world, 0.0
-        n = t.chain.n
-        self.watcher = CommandWatcher.for_chain(t.chain, np.full(n, V), PERIOD,
-                                                a_max=np.full(n, A), j_max=np.full(n, J),
-                                                require_all=False)
+        self.watcher = make_watcher(t.chain)
         self.events: list = []
         self.commands: list = []
 
@@ -71,11 +55,25 @@ class Run:
             time.sleep(0.0005)
 
 
-def test_a_goal_is_searched_while_the_commands_go_on_and_answered_at_a_step(arm):
-    world = [FLOOR]
-    t = tracker(arm, world)
+def start(arm) -> tuple[IKTracker, Run]:
+    """Return a background-searching tracker at rest at Q_A beside the floor, and its Run."""
+    t = tracker(arm, [FLOOR], background=True)
     t.start_at(Q_A, 0.0)
-    run = Run(t, world)
+    return t, Run(t, [FLOOR])
+
+
+def moving_toward_b(arm, steps: int) -> tuple[IKTracker, Run]:
+    """Return (tracker, run) ``steps`` periods after the goal Q_B was taken: in motion."""
+    t, run = start(arm)
+    t.solve(arm.fk(Q_B)[:3, 3], 0.0)
+    run.until(lambda: run.events)
+    for _ in range(steps):
+        run.step()
+    return t, run
+
+
+def test_a_goal_is_searched_while_the_commands_go_on_and_answered_at_a_step(arm):
+    t, run = start(arm)
     assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B') is None
     assert t.searching and t.moving
     run.until(lambda: run.events)
@@ -88,14 +86,10 @@ def test_a_goal_is_searched_while_the_commands_go_on_and_answered_at_a_step(arm)
 
 
 def test_a_newer_target_supersedes_the_goal_being_searched(arm):
-    world = [FLOOR]
-    t = tracker(arm, world)
-    t.start_at(Q_A, 0.0)
-    run = Run(t, world)
-    q_c = 0.5 * (Q_A + Q_B) + np.array([0.3, -0.2, 0.2, 0.1])
+    t, run = start(arm)
     assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B') is None
     assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B again') is None   # the same: one answer
-    assert t.solve(arm.fk(q_c)[:3, 3], 0.0, tag='C') is None
+    assert t.solve(arm.fk(Q_C)[:3, 3], 0.0, tag='C') is None
     run.until(lambda: len(run.events) >= 2)
     superseded, answered = run.events
     assert superseded.tag == 'B' and superseded.motion == 'superseded' and superseded.refused
@@ -103,23 +97,15 @@ def test_a_newer_target_supersedes_the_goal_being_searched(arm):
     assert answered.tag == 'C' and not answered.refused
     run.until(lambda: not t.moving)
     assert len(run.events) == 2
-    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(q_c)[:3, 3]) < 1e-4
+    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(Q_C)[:3, 3]) < 1e-4
     assert run.watcher.total_violations == 0, run.watcher.summary()
 
 
 def test_a_goal_searched_mid_motion_blends_into_the_motion_that_went_on(arm):
-    world = [FLOOR]
-    t = tracker(arm, world)
-    t.start_at(Q_A, 0.0)
-    run = Run(t, world)
-    t.solve(arm.fk(Q_B)[:3, 3], 0.0)
-    run.until(lambda: run.events)
-    for _ in range(50):
-        run.step()
+    t, run = moving_toward_b(arm, 50)
     assert t.commander.moving
-    q_c = 0.5 * (Q_A + Q_B) + np.array([0.3, -0.2, 0.2, 0.1])
     before = len(run.commands)
-    assert t.solve(arm.fk(q_c)[:3, 3], run.now, tag='C') is None
+    assert t.solve(arm.fk(Q_C)[:3, 3], run.now, tag='C') is None
     run.until(lambda: len(run.events) == 2)
     # The commands went on moving while the goal was searched: no standstill.
     moved = [np.max(np.abs(b - a)) for a, b in zip(run.commands[before - 1:],
@@ -127,20 +113,17 @@ def test_a_goal_searched_mid_motion_blends_into_the_motion_that_went_on(arm):
     assert min(moved) > 0.0
     assert run.events[1].tag == 'C' and not run.events[1].refused
     run.until(lambda: not t.moving)
-    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(q_c)[:3, 3]) < 1e-4
+    assert np.linalg.norm(arm.fk(t.command)[:3, 3] - arm.fk(Q_C)[:3, 3]) < 1e-4
     assert run.watcher.total_violations == 0, run.watcher.summary()
 
 
 def test_a_restart_of_the_command_drops_the_search_and_says_so(arm):
-    world = [FLOOR]
-    t = tracker(arm, world)
-    t.start_at(Q_A, 0.0)
+    t, run = start(arm)
     assert t.solve(arm.fk(Q_B)[:3, 3], 0.0, tag='B') is None
     t.start_at(Q_A, 0.0)                      # a hold, a stall or the arm moved by hand
     (dropped,) = t.take_events()
     assert dropped.tag == 'B' and dropped.motion == 'superseded'
     assert not t.searching
-    run = Run(t, world)
     for _ in range(30):
         run.step()
     np.testing.assert_array_equal(t.command, arm.clip(Q_A))
@@ -173,14 +156,7 @@ def test_a_search_that_raises_raises_in_the_callers_thread(arm):
 
 
 def test_a_hold_brakes_within_the_limits_and_drops_the_goal(arm):
-    world = [FLOOR]
-    t = tracker(arm, world)
-    t.start_at(Q_A, 0.0)
-    run = Run(t, world)
-    t.solve(arm.fk(Q_B)[:3, 3], 0.0)
-    run.until(lambda: run.events)
-    for _ in range(60):
-        run.step()
+    t, run = moving_toward_b(arm, 60)
     speed = np.max(np.abs(run.commands[-1] - run.commands[-2])) / PERIOD
     assert speed > 0.3 * V
     rest = t.halt(run.now)
@@ -197,10 +173,7 @@ def test_a_stream_that_starts_far_from_the_arm_goes_on_from_its_first_target(arm
     # A dragged marker far from the arm: its first pose is a goal; the steps that come while
     # that goal is searched wait for it, the newest one is taken from there, the ones in
     # between are answered as superseded.
-    world = [FLOOR]
-    t = tracker(arm, world)
-    t.start_at(Q_A, 0.0)
-    run = Run(t, world)
+    t, run = start(arm)
     first = arm.fk(Q_B)[:3, 3]
     steps = [first + np.array([0.0, 0.0, 0.002 * k]) for k in range(1, 6)]
     assert t.solve(first, 0.0, tag='first') is None

@@ -21,7 +21,7 @@ from ik_node import Chain
 from ik_node.motion.keyboard import KeyboardTeleop
 import numpy as np
 import pytest
-from ros_harness import fresh_domain, Probe, Procs, STARTUP_TIMEOUT, status_values, WatchedProbe
+from ros_harness import fresh_domain, Probe, Procs, ros_rig, STARTUP_TIMEOUT, status_values
 from test_goal_motion_ros import (assert_never_in_contact, assert_within_limits, DEMO_START,
                                   DEMO_URDF, FLOOR, start)
 
@@ -40,14 +40,9 @@ def demo() -> Chain:
 
 @pytest.fixture
 def rig(demo, tmp_path):
-    domain = fresh_domain()
-    procs, probe = Procs(domain, tmp_path), WatchedProbe(domain, demo)
-    try:
-        yield procs, probe
-    finally:
-        probe.close()
-        procs.close()
-    assert 'Traceback' not in procs.logs(), procs.logs()
+    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
+    with ros_rig(tmp_path, demo) as rig:
+        yield rig
 
 
 def twist_msg(probe, v6, frame: str = 'base_link') -> TwistStamped:

@@ -9,20 +9,17 @@ jog twist, and the real ik_node moves the simulated arm's tool up.
 """
 
 import os
-from pathlib import Path
 import shutil
 
 from ik_node.chain import Chain
 from ik_node.web.app import start
 import numpy as np
 import pytest
-from ros_harness import fresh_domain, Procs
 from web_helpers import free_port, wait_until
+from web_ros_helpers import Q0, URDF
 
 CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
                  if p and os.path.exists(p)), None)
-URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
-Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
 
 
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get('IK_NODE_REQUIRE_BROWSER'),
@@ -59,29 +56,10 @@ def test_a_click_on_a_jog_button_moves_the_tool_in_the_browser():
 
 
 def test_the_ros_view_jog_button_moves_the_arm_through_the_node(tmp_path):
-    rclpy = pytest.importorskip('rclpy')
-    import viser
-    from ik_node.ros.runtime import BackgroundSpinner
-    from ik_node.ros.web_view import load_model, RosView, WebViewNode
-    from rclpy.context import Context
-    from rclpy.executors import SingleThreadedExecutor
-    domain = fresh_domain()
-    procs = Procs(domain, tmp_path)
-    procs.start('sim_arm', f'urdf_file:={URDF}',
-                'initial_positions:=[' + ','.join(map(str, Q0)) + ']')
-    procs.start('ik_node', f'urdf_file:={URDF}')
-    ctx = Context()
-    rclpy.init(context=ctx, domain_id=domain)
-    node = WebViewNode(context=ctx, parameter_overrides=[
-        rclpy.parameter.Parameter('model_timeout', value=30.0)])
-    executor = SingleThreadedExecutor(context=ctx)
-    executor.add_node(node)
-    spinner = BackgroundSpinner(executor)
-    server = viser.ViserServer(host='127.0.0.1', port=free_port(), verbose=False)
-    try:
-        robot, topics = load_model(node)
+    pytest.importorskip('rclpy')
+    from web_ros_helpers import ros_view, ros_world
+    with ros_world(tmp_path) as (domain, procs), ros_view(domain) as (view, _, topics):
         assert topics['jog_twist_topic'] == 'jog_twist'
-        view = RosView(server, robot, node, topics)
         chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
         assert wait_until(lambda: view.arm_updates > 0 and np.allclose(view.q, Q0, atol=1e-6),
                           60.0)
@@ -95,12 +73,3 @@ def test_the_ros_view_jog_button_moves_the_arm_through_the_node(tmp_path):
         assert wait_until(pressed_and_moved, 60.0), procs.logs()
         moved = chain.fk(view.q)[:3, 3] - chain.fk(np.array(Q0))[:3, 3]
         assert np.linalg.norm(moved[:2]) < 0.2 * moved[2], moved
-    finally:
-        view_buttons = locals().get('view')
-        if view_buttons is not None:
-            view_buttons.jog_buttons.close()
-        spinner.stop()
-        node.destroy_node()
-        rclpy.try_shutdown(context=ctx)
-        server.stop()
-        procs.close()

@@ -3,52 +3,29 @@
 """The web view's ROS mode against real ik_node and sim_arm processes (loopback DDS)."""
 
 import math
-from pathlib import Path
 import time
 
 from ik_node.chain import Chain
 import numpy as np
 import pytest
-from ros_harness import fresh_domain, Procs
-from web_helpers import free_port, wait_until
+from web_helpers import wait_until
 
 rclpy = pytest.importorskip('rclpy')
 
-from ik_node.ros.runtime import BackgroundSpinner  # noqa: E402, I100
-from rclpy.context import Context  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-
-URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
-Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
+from web_ros_helpers import Q0, ros_view, ros_world as start_world, URDF  # noqa: E402, I100
 
 
 @pytest.fixture
 def ros_world(tmp_path):
     """Start sim_arm and ik_node in a fresh domain of this run; yield the domain."""
-    domain = fresh_domain()
-    procs = Procs(domain, tmp_path)
-    procs.start('sim_arm', f'urdf_file:={URDF}',
-                'initial_positions:=[' + ','.join(map(str, Q0)) + ']')
-    procs.start('ik_node', f'urdf_file:={URDF}')
-    yield domain
-    procs.close()
+    with start_world(tmp_path) as (domain, _):
+        yield domain
 
 
 def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
     import viser
-    from ik_node.ros.web_view import load_model, RosView, WebViewNode
-    ctx = Context()
-    rclpy.init(context=ctx, domain_id=ros_world)
-    node = WebViewNode(context=ctx, parameter_overrides=[
-        rclpy.parameter.Parameter('model_timeout', value=30.0)])
-    executor = SingleThreadedExecutor(context=ctx)
-    executor.add_node(node)
-    spinner = BackgroundSpinner(executor)
-    server = viser.ViserServer(host='127.0.0.1', port=free_port(), verbose=False)
-    try:
-        robot, topics = load_model(node)
+    with ros_view(ros_world) as (view, robot, topics):
         assert robot.chain.tip_link == 'tool0'
-        view = RosView(server, robot, node, topics)
         chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
         # the arm is drawn from joint_states
         assert wait_until(lambda: view.arm_updates > 0 and np.allclose(view.q, Q0, atol=1e-6))
@@ -77,9 +54,3 @@ def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
         # a value the node refuses: its reason on the page
         reason = view.set_parameter('position_tolerance', 'double', -1.0)
         assert reason and view.error.visible and 'position_tolerance' in view.error.content
-    finally:
-        # The ROS side first: its timer draws on the server until the executor stops.
-        spinner.stop()
-        node.destroy_node()
-        rclpy.try_shutdown(context=ctx)
-        server.stop()
