@@ -14,13 +14,18 @@ Distances are signed [m]: negative when two shapes overlap (by about the depth).
 and cylinders the closest point on a capsule's segment is found by golden-section search on
 the shape's signed distance function, which is convex along the segment; the result is
 lowered by the search's last bracket width times the segment length, so it never exceeds
-the true distance (signed distance is 1-Lipschitz).
+the true distance (signed distance is 1-Lipschitz). A pair (or a capsule and an obstacle)
+that the capsules put within the distance asked about goes on to the convex hulls of the
+geometry the capsules hold (GJK, :mod:`ik_node.collision.hulls`): round capsule ends
+overshoot flat or short, wide geometry (a base plate, a joint housing) by centimetres, the
+hulls do not.
 """
 
 import math
 
 from ik_node import kinematics
 from ik_node._jit import njit, njit_nogil
+from ik_node.collision.hulls import hull_distance, hull_support as support, hull_witness
 from ik_node.collision.model import Capsules
 from ik_node.collision.shapes import BOX, CYLINDER, HALF_SPACE, SPHERE
 import numpy as np
@@ -31,8 +36,6 @@ __all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'closest', 'clea
 _GOLDEN = 0.6180339887498949
 _SEARCH_STEPS = 40
 _BRACKET = _GOLDEN ** _SEARCH_STEPS
-# Extra separating directions tried for a pair of hulls whose capsules overlap.
-_GAP_STEPS = 3
 # Rounding allowance [m]: a pair this close counts as touching.
 SLACK = 1e-9
 
@@ -349,47 +352,6 @@ def segment_obstacle(W, c, row, cutoff):
 
 
 @njit
-def support(caps, W, c, R_out, p_out, u0, u1, u2):
-    """
-    Return (h, x0, x1, x2): the smallest u·x over capsule c's hull points x and the point.
-
-    A capsule without hull points (a sphere) uses its own support, min over its end points
-    of u·x minus its radius. The hull contains the link geometry, so for a unit u,
-    h_a(u) - max_b u·y bounds the distance between a and b from below (a separating gap).
-    """
-    points = caps.points
-    start = caps.start
-    k = caps.anchor[c]
-    best = math.inf
-    b0 = b1 = b2 = 0.0
-    if start[c + 1] == start[c]:
-        r = caps.radius[c]
-        for e in range(2):
-            d = u0 * W[c, e, 0] + u1 * W[c, e, 1] + u2 * W[c, e, 2] - r
-            if d < best:
-                best = d
-                b0 = W[c, e, 0] - r * u0
-                b1 = W[c, e, 1] - r * u1
-                b2 = W[c, e, 2] - r * u2
-        return best, b0, b1, b2
-    for h in range(start[c], start[c + 1]):
-        if k < 0:
-            x0, x1, x2 = points[h, 0], points[h, 1], points[h, 2]
-        else:
-            x0 = (p_out[k, 0] + R_out[k, 0, 0] * points[h, 0] + R_out[k, 0, 1] * points[h, 1]
-                  + R_out[k, 0, 2] * points[h, 2])
-            x1 = (p_out[k, 1] + R_out[k, 1, 0] * points[h, 0] + R_out[k, 1, 1] * points[h, 1]
-                  + R_out[k, 1, 2] * points[h, 2])
-            x2 = (p_out[k, 2] + R_out[k, 2, 0] * points[h, 0] + R_out[k, 2, 1] * points[h, 1]
-                  + R_out[k, 2, 2] * points[h, 2])
-        d = u0 * x0 + u1 * x1 + u2 * x2
-        if d < best:
-            best = d
-            b0, b1, b2 = x0, x1, x2
-    return best, b0, b1, b2
-
-
-@njit
 def shape_support(row, u0, u1, u2):
     """Return the largest u·y over the obstacle ``row`` (not used for half-spaces)."""
     kind = int(row[0])
@@ -406,55 +368,22 @@ def shape_support(row, u0, u1, u2):
 
 
 @njit
-def pair_gap(caps, W, a, b, R_out, p_out, s, t, d):
-    """
-    Return (gap, xa0, xa1, xa2, xb0, xb1, xb2): a bound on the hulls' distance, and its points.
-
-    gap is a lower bound on the distance of capsules a and b's hulls, set by the hull points
-    xa and xb. The direction is the one between the capsules' closest points (parameters s,
-    t, distance d > 0).
-    """
-    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0]))
-    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1]))
-    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2] - t * (W[b, 1, 2] - W[b, 0, 2]))
-    u0 /= d
-    u1 /= d
-    u2 /= d
-    ha, xa0, xa1, xa2 = support(caps, W, a, R_out, p_out, u0, u1, u2)
-    hb, xb0, xb1, xb2 = support(caps, W, b, R_out, p_out, -u0, -u1, -u2)
-    return ha + hb, xa0, xa1, xa2, xb0, xb1, xb2
-
-
-@njit
 def refine_pair(caps, W, a, b, R_out, p_out, s, t, d, dc, cutoff):
     """
-    Return the capsule pair distance ``dc`` tightened by their hulls' separating gaps.
+    Return the capsule pair distance ``dc`` tightened by their hulls (a lower bound [m]).
 
-    Round capsule ends overshoot flat geometry: the hulls' gap along the capsules' closest
-    direction is a tighter bound that is still never above the distance. A few more
-    directions follow, each from the last support points (as GJK would step): every one
-    gives a valid bound, the largest is kept. It stops once the bound exceeds ``cutoff``.
+    Round capsule ends overshoot flat geometry: the distance of the hulls the capsules hold
+    (:func:`ik_node.collision.hulls.hull_distance`, GJK from the capsules' closest
+    direction) is a tighter bound that is still never above the distance. It stops once the
+    bound exceeds ``cutoff``.
     """
     if d <= 1e-9:
         return dc
-    gap, xa0, xa1, xa2, xb0, xb1, xb2 = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
-    dc = max(dc, gap)
-    for _ in range(_GAP_STEPS):
-        if dc > cutoff:
-            break
-        u0 = xa0 - xb0
-        u1 = xa1 - xb1
-        u2 = xa2 - xb2
-        un = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
-        if un < 1e-9:
-            break
-        u0 /= un
-        u1 /= un
-        u2 /= un
-        ha, xa0, xa1, xa2 = support(caps, W, a, R_out, p_out, u0, u1, u2)
-        hb, xb0, xb1, xb2 = support(caps, W, b, R_out, p_out, -u0, -u1, -u2)
-        dc = max(dc, ha + hb)
-    return dc
+    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0]))
+    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1]))
+    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2] - t * (W[b, 1, 2] - W[b, 0, 2]))
+    return hull_distance(caps, (W, R_out, p_out), a, b, caps.radius, (u0 / d, u1 / d, u2 / d),
+                         (dc, cutoff))
 
 
 @njit
@@ -509,6 +438,15 @@ def refine_obstacle(caps, W, c, R_out, p_out, row, cutoff):
     d = d - radius
     if d <= cutoff and caps.start[c + 1] > caps.start[c]:
         d = max(d, obstacle_gap(caps, W, c, R_out, p_out, row, t)[0])
+        if d <= cutoff and int(row[0]) != HALF_SPACE:
+            # Against a plane the gap along its normal is exact; against a round or boxy
+            # shape GJK finds the hull's distance.
+            y0 = W[c, 0, 0] + t * (W[c, 1, 0] - W[c, 0, 0])
+            y1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
+            y2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
+            n0, n1, n2 = shape_normal(row, y0, y1, y2)
+            d = hull_distance(caps, (W, R_out, p_out), c, -1, row, (n0, n1, n2),
+                              (d, cutoff))
     return d
 
 
@@ -714,6 +652,7 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
     (the closest points may be held fixed: envelope theorem), and ∂h/∂q = -(margin - d) ∂d/∂q.
     """
     model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
+    frames = (W, R_out, p_out)
     radius = caps.radius
     anchor = caps.anchor
     pairs = caps.pairs
@@ -725,25 +664,31 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
         d, s, t = segment_segment(W, a, b)
         dc = d - radius[a] - radius[b]
         if dc < margin and d > 1e-9:
-            gap, ya0, ya1, ya2, yb0, yb1, yb2 = pair_gap(caps, W, a, b, R_out, p_out, s, t, d)
+            u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0]
+                  - t * (W[b, 1, 0] - W[b, 0, 0])) / d
+            u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1]
+                  - t * (W[b, 1, 1] - W[b, 0, 1])) / d
+            u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2]
+                  - t * (W[b, 1, 2] - W[b, 0, 2])) / d
+            gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, (u0, u1, u2),
+                                          (dc, margin))
+            if gap <= 0.0:
+                # The hulls meet: GJK's last direction is no measure of depth; the gap along
+                # the capsules' direction is (its first step alone).
+                gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, (u0, u1, u2),
+                                              (dc, -math.inf))
             if gap > dc:
                 pen = margin - gap
                 if pen <= 0.0:
                     continue
                 h += 0.5 * pen * pen
                 if want_grad:
-                    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0]
-                          - t * (W[b, 1, 0] - W[b, 0, 0])) / d
-                    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1]
-                          - t * (W[b, 1, 1] - W[b, 0, 1])) / d
-                    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2]
-                          - t * (W[b, 1, 2] - W[b, 0, 2])) / d
                     if anchor[a] >= 0:
-                        _add_point_gradient(model, p_out, z_out, anchor[a], ya0, ya1, ya2,
-                                            u0, u1, u2, -pen, grad)
+                        _add_point_gradient(model, p_out, z_out, anchor[a], ya[0], ya[1],
+                                            ya[2], u[0], u[1], u[2], -pen, grad)
                     if anchor[b] >= 0:
-                        _add_point_gradient(model, p_out, z_out, anchor[b], yb0, yb1, yb2,
-                                            u0, u1, u2, pen, grad)
+                        _add_point_gradient(model, p_out, z_out, anchor[b], yb[0], yb[1],
+                                            yb[2], u[0], u[1], u[2], pen, grad)
                 continue
         pen = margin - dc
         if pen <= 0.0:
@@ -776,17 +721,25 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
             x0 = W[c, 0, 0] + t * (W[c, 1, 0] - W[c, 0, 0])
             x1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
             x2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
+            u0, u1, u2 = shape_normal(obstacles[o], x0, x1, x2)
             if d < margin and has_hull:
                 dh, y0, y1, y2 = obstacle_gap(caps, W, c, R_out, p_out, obstacles[o], t)
                 if dh > d:
                     d, x0, x1, x2 = dh, y0, y1, y2
+                    u0, u1, u2 = shape_normal(obstacles[o], x0, x1, x2)
+                if d < margin and int(obstacles[o][0]) != HALF_SPACE:
+                    gap, u, y, _ = hull_witness(caps, frames, c, -1, obstacles[o],
+                                                (u0, u1, u2), (d, margin))
+                    # Apart, or a sphere (GJK to its centre): GJK's direction is the normal.
+                    if gap > d and (gap > 0.0 or int(obstacles[o][0]) == SPHERE):
+                        d, x0, x1, x2 = gap, y[0], y[1], y[2]
+                        u0, u1, u2 = u[0], u[1], u[2]
             pen = margin - d
             if pen <= 0.0:
                 continue
             h += 0.5 * pen * pen
             if not want_grad:
                 continue
-            u0, u1, u2 = shape_normal(obstacles[o], x0, x1, x2)
             _add_point_gradient(model, p_out, z_out, anchor[c], x0, x1, x2, u0, u1, u2,
                                 -pen, grad)
     return h
