@@ -99,6 +99,8 @@ def watch_main(args) -> int:
 
     def on_status(msg: DiagnosticArray) -> None:
         for s in msg.status:
+            if s.name.endswith(': state'):      # the node's periodic state, not an answer
+                continue
             matcher.status({kv.key: kv.value for kv in s.values})
             levels[int.from_bytes(s.level, 'little') if isinstance(s.level, bytes)
                    else int(s.level)] += 1

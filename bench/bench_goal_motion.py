@@ -323,6 +323,8 @@ class Probe:
 
     def _on_status(self, msg) -> None:
         for s in msg.status:
+            if s.name.endswith(': state'):      # the node's periodic state, not an answer
+                continue
             self.statuses.append({'stamp': stamp_ns(msg.header.stamp), 'recv': time.monotonic(),
                                   'level': int.from_bytes(s.level, 'little')
                                   if isinstance(s.level, bytes) else int(s.level),

@@ -118,6 +118,7 @@ class Probe:
         # (receive time, message); a deep queue, so that nothing is lost while the test works.
         self.commands: list[tuple[float, JointState]] = []
         self.statuses: list[DiagnosticStatus] = []
+        self.states: list[DiagnosticStatus] = []
         self.status_stamps: list[int] = []      # [ns] the stamp of each status's array
         self.arm: list[tuple[float, np.ndarray]] = []
         deep = QoSProfile(depth=10_000)
@@ -134,8 +135,11 @@ class Probe:
         self._param_clients: dict = {}
 
     def _on_status(self, msg: DiagnosticArray) -> None:
-        self.statuses.extend(msg.status)
-        self.status_stamps.extend([stamp_ns(msg.header.stamp)] * len(msg.status))
+        # The node's periodic state (ik_node.ros.state_report) apart from the answers.
+        answers = [s for s in msg.status if not s.name.endswith(': state')]
+        self.states.extend(s for s in msg.status if s.name.endswith(': state'))
+        self.statuses.extend(answers)
+        self.status_stamps.extend([stamp_ns(msg.header.stamp)] * len(answers))
 
     def _on_command(self, msg: JointState) -> None:
         self.commands.append((time.monotonic(), msg))

@@ -24,8 +24,9 @@ from ros_harness import (fresh_domain, pose_msg, Probe, Q0, ros_rig, stamp_ns, s
 
 rclpy = pytest.importorskip('rclpy')
 
-from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus  # noqa: E402, I100
 from geometry_msgs.msg import PointStamped  # noqa: E402
+from ik_node.ros.qos import STATUS_QOS  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
@@ -283,6 +284,25 @@ def test_an_unreachable_goal_is_refused_before_any_motion_and_says_why(ros, chai
     # No command moved the arm for it (in immediate mode an arm at rest gets none).
     _, qs = probe.commands_by_stamp(chain, n)
     assert_allclose(qs, np.broadcast_to(Q0, qs.shape), atol=1e-6)
+    # The periodic state tells it afterwards, and a subscriber that comes late gets the
+    # answer itself (ik_status is TRANSIENT_LOCAL).
+
+    def told():
+        return any(status_values(st).get('last_target_stamp') == values['target_stamp']
+                   for st in probe.states)
+    assert probe.spin_until(told, 5.0), procs.logs()
+    state = status_values(probe.states[-1])
+    assert probe.states[-1].level == DiagnosticStatus.OK and state['arm'] == 'at rest'
+    assert state['control'] == 'goal' and state['solver'] == 'dls'
+    assert 'base_link -> tool0, 6 joints' in state['model']
+    assert state['last_problem'].startswith('ERROR: target refused before moving')
+    seen = len(probe.states)
+    assert probe.spin_until(lambda: len(probe.states) >= seen + 2, 4.0)   # about 1 Hz
+    late: list = []
+    probe.node.create_subscription(DiagnosticArray, 'ik_status', late.append, STATUS_QOS)
+    assert probe.spin_until(lambda: any(
+        st.message.startswith('target refused before moving') for m in late for st in m.status),
+        2.0)
 
 
 def test_parameter_changes_are_validated_and_applied_without_restart(ros, chain):

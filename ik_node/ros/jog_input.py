@@ -84,6 +84,11 @@ class JogInput:
         self._told_at = -math.inf
         self._last_step: JogStep | None = None
 
+    @property
+    def jogging(self) -> bool:
+        """Whether a jog is in control of the arm (else a goal, or nothing)."""
+        return self._control is not None and self._control.in_control
+
     def _guarded(self, callback: Callable) -> Callable:
         def guarded(msg: Any) -> None:
             try:

@@ -8,7 +8,8 @@ Inputs: ``target_pose`` (geometry_msgs/PoseStamped), RViz ``/goal_pose`` and ``/
 ``interactive_markers``), the jog topics (:mod:`ik_node.ros.jog_input`: the latest input wins)
 and the arm's ``joint_states`` as feedback (it seeds the solver). Outputs: JointState commands
 with the URDF joint names, optionally trajectory_msgs/JointTrajectory and Float64MultiArray,
-a diagnostic_msgs/DiagnosticArray status per solve and a visualization_msgs/MarkerArray.
+a diagnostic_msgs/DiagnosticArray status per target and of the node's state every second
+(:mod:`ik_node.ros.state_report`), and a visualization_msgs/MarkerArray.
 
 A target goes conversion -> motion layer -> conversion -> publish:
 :class:`ik_node.ros.target_intake.TargetIntake` turns the message into a base-frame target
@@ -51,6 +52,7 @@ from ik_node.ros.robot_setup import (build_tracker, check_carry_over, continue_c
                                      forward_order, reconfigure, start_without_feedback)
 from ik_node.ros.runtime import freeze_heap, run_node
 from ik_node.ros.start import KernelWatch
+from ik_node.ros.state_report import StateReport
 from ik_node.ros.subscriptions import Subscriptions
 from ik_node.ros.target_intake import TargetIntake
 from rcl_interfaces.msg import SetParametersResult
@@ -112,6 +114,7 @@ class IKNode(Node):
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._make_io(values)
         self._make_timer()
+        self._report = StateReport(self, state, self._times, self._outputs, self._jog)
         self.create_service(SetBool, '~/hold', self._on_hold)
         self._source.update(values)
         text = self._source.text_from(values)
@@ -218,6 +221,7 @@ class IKNode(Node):
             self._make_io(new)
         if 'output_rate' in changed:
             self._make_timer()
+        self._report = StateReport(self, state, self._times, self._outputs, self._jog)
         if 'interactive_marker' in changed:
             self._marker.offer(self._times.now(), self._subs.target_topics())
         self._source.update(new)
@@ -323,10 +327,7 @@ class IKNode(Node):
             tracker.halt(self._times.now())
         response.success = True
         response.message = status_text.hold_reply(state.paused)
-        if state.paused:
-            self.get_logger().warning(response.message)
-        else:
-            self.get_logger().info(response.message)
+        (self.get_logger().warning if state.paused else self.get_logger().info)(response.message)
         return response
 
     @_guarded('command timer')

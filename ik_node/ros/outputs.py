@@ -19,8 +19,10 @@ from ik_node.motion.goal_search import SUPERSEDED
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY,
                             STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv
+from ik_node.ros.qos import STATUS_QOS
 import numpy as np
 from rclpy.node import Node
+from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from trajectory_msgs.msg import JointTrajectory
@@ -68,11 +70,11 @@ def trajectory_points(commander: MotionCommander, now: float, lead: float
     return out
 
 
-# key: (message type, topic parameter, depth)
-_PUBLISHERS = {
+# key: (message type, topic parameter, depth or QoS)
+_PUBLISHERS: dict[str, tuple[Any, str, QoSProfile | int]] = {
     'command': (JointState, 'command_topic', 10),
     'trajectory': (JointTrajectory, 'trajectory_topic', 10),
-    'status': (DiagnosticArray, 'status_topic', 10),
+    'status': (DiagnosticArray, 'status_topic', STATUS_QOS),
     'markers': (MarkerArray, 'marker_topic', 1),
     'forward': (Float64MultiArray, 'forward_command_topic', 10),
 }
@@ -127,6 +129,10 @@ class Outputs:
         self._node = node
         self._pubs: dict[str, tuple[Any, str]] = {}
         self._last_marker = -math.inf
+        # For the state report: (level, message, target_stamp) of the last answer to a
+        # target, (level, message, clock [ns]) of the last WARN or ERROR.
+        self.last_answer: tuple[str, str, str] | None = None
+        self.last_problem: tuple[str, str, int] | None = None
 
     def update(self, values: dict[str, Any]) -> None:
         """(Re)create the publishers whose topic parameter changed."""
@@ -172,11 +178,23 @@ class Outputs:
     def status(self, level: str, message: str, values: dict[str, Any],
                hardware_id: str = '') -> None:
         """Publish one status of the node's 'ik' component."""
+        now = self._node.get_clock().now()
+        if 'target_stamp' in values:
+            self.last_answer = (level, message, str(values['target_stamp']))
+        if level != 'OK':
+            self.last_problem = (level, message, now.nanoseconds)
+        self._publish_status('ik', level, message, values, now, hardware_id)
+
+    def state(self, level: str, message: str, values: dict[str, Any]) -> None:
+        """Publish the node's periodic 'state' status (:mod:`ik_node.ros.state_report`)."""
+        self._publish_status('state', level, message, values, self._node.get_clock().now())
+
+    def _publish_status(self, component: str, level: str, message: str,
+                        values: dict[str, Any], now: Any, hardware_id: str = '') -> None:
         if 'status' not in self._pubs:
             return
-        node = self._node
         self._pubs['status'][0].publish(conv.status_array(
-            f'{node.get_name()}: ik', level, message, values, node.get_clock().now().to_msg(),
+            f'{self._node.get_name()}: {component}', level, message, values, now.to_msg(),
             hardware_id=hardware_id))
 
     def refusal(self, reason: str, header: Header) -> None:

@@ -4,7 +4,7 @@
 
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['TARGET_QOS', 'FEEDBACK_QOS', 'COMMAND_QOS', 'ROBOT_DESCRIPTION_QOS']
+__all__ = ['TARGET_QOS', 'FEEDBACK_QOS', 'COMMAND_QOS', 'ROBOT_DESCRIPTION_QOS', 'STATUS_QOS']
 
 # Depth 1: a burst of targets is served latest-first, older ones are dropped, never queued.
 TARGET_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
@@ -23,3 +23,8 @@ COMMAND_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 # The robot_state_publisher convention: late subscribers get the last model.
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
+
+# ik_status: a subscriber that comes late (``ros2 topic echo --once``) gets the last statuses,
+# the periodic state among them (diagnostic_updater publishes every second for the same need).
+STATUS_QOS = QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                        reliability=ReliabilityPolicy.RELIABLE)

@@ -308,6 +308,8 @@ class RosView:
     def _status(self, msg: DiagnosticArray) -> None:
         now = time.perf_counter()
         for st in msg.status:
+            if st.name.endswith(': state'):     # the node's periodic state, not an answer
+                continue
             kv = {v.key: v.value for v in st.values}
             if 'solve_time_ms' not in kv:
                 self.readout.content = f'**{st.message}**'
