@@ -7,9 +7,8 @@ Inputs: ``target_pose`` (geometry_msgs/PoseStamped), RViz ``/goal_pose`` and ``/
 (PointStamped, position only, the tip orientation is kept), a 6-DOF interactive marker (with
 ``interactive_markers``), the jog topics (:mod:`ik_node.ros.jog_input`: the latest input wins)
 and the arm's ``joint_states`` as feedback (it seeds the solver). Outputs: JointState commands
-with the URDF joint names, optionally trajectory_msgs/JointTrajectory and Float64MultiArray,
-a diagnostic_msgs/DiagnosticArray status per target and of the node's state every second
-(:mod:`ik_node.ros.state_report`), and a visualization_msgs/MarkerArray.
+with the URDF joint names, optionally JointTrajectory and Float64MultiArray, the ``ik_status``
+DiagnosticArray (per target, and the node's state every second) and a MarkerArray.
 
 A target goes conversion -> motion layer -> conversion -> publish:
 :class:`ik_node.ros.target_intake.TargetIntake` turns the message into a base-frame target
@@ -221,7 +220,6 @@ class IKNode(Node):
             self._make_io(new)
         if 'output_rate' in changed:
             self._make_timer()
-        self._report = StateReport(self, state, self._times, self._outputs, self._jog)
         if 'interactive_marker' in changed:
             self._marker.offer(self._times.now(), self._subs.target_topics())
         self._source.update(new)
@@ -250,9 +248,8 @@ class IKNode(Node):
         try:
             from tf2_ros import Buffer, TransformListener
         except ImportError:
-            self.get_logger().info(
-                'tf2_ros is not installed: targets are accepted in the base frame and the '
-                'frames of the robot model links only')
+            self.get_logger().info('tf2_ros is not installed: targets are accepted in the '
+                                   'base frame and the frames of the robot model links only')
             return None
         buffer = Buffer()
         self._tf_listener = TransformListener(buffer, self)
@@ -327,7 +324,10 @@ class IKNode(Node):
             tracker.halt(self._times.now())
         response.success = True
         response.message = status_text.hold_reply(state.paused)
-        (self.get_logger().warning if state.paused else self.get_logger().info)(response.message)
+        if state.paused:
+            self.get_logger().warning(response.message)
+        else:
+            self.get_logger().info(response.message)
         return response
 
     @_guarded('command timer')
