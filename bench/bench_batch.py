@@ -102,15 +102,12 @@ def scale_out() -> list:
     poses = local.reachable.size
     rows = [('here, every core', wall, poses / wall, True)]
     for workers in (1, 2):
-        from distributed import Client, LocalCluster
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
+        from ik_node.reach.cluster import connect
+        client, close = connect(f'local:{workers}')
         client.run(lambda: ik_node.reachability(     # load kernels in every worker first
             chain, **{**kw, 'bounds': [0, 0, 0, 0.1, 0.1, 0.1]}))
         m, wall, _ = _timed(lambda: ik_node.reachability(chain, scheduler=client, **kw))
-        client.close()
-        cluster.close()
+        close()
         rows.append((f'Dask LocalCluster, {workers} worker(s)', wall, poses / wall,
                      bool(np.array_equal(m.reachable, local.reachable))))
     return rows

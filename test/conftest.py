@@ -7,12 +7,11 @@ The test robots under test/urdf, a seeded random generator, compiled kernels and
 block of ROS domains.
 """
 
-import fcntl
 import os
 from pathlib import Path
+import socket
 import subprocess
 import sys
-import tempfile
 
 from ik_node import Chain, warm_up
 import numpy as np
@@ -43,27 +42,31 @@ _lock_file = None
 
 
 def _hold_domain_block() -> int:
-    """Lock a free block of ROS domains, preferring the one holding $ROS_DOMAIN_ID."""
+    """
+    Lock a free block of ROS domains, preferring the one holding $ROS_DOMAIN_ID.
+
+    The lock is a Unix socket bound to an abstract name (Linux): one process at a time can
+    bind it, it is released when the last process holding the socket exits, and it leaves
+    no file behind in the temporary folder.
+    """
     global _lock_file
-    lock_dir = Path(tempfile.gettempdir()) / 'ik_node-test-domains'
-    lock_dir.mkdir(exist_ok=True)
     try:
         preferred = int(os.environ.get('ROS_DOMAIN_ID', '')) // DOMAIN_BLOCK
     except ValueError:
         preferred = DOMAIN_BLOCKS[0]
     order = sorted(DOMAIN_BLOCKS, key=lambda b: (b != preferred, b))
     for block in order:
-        f = open(lock_dir / f'block-{block}-of-{DOMAIN_BLOCK}.lock', 'w')
+        lock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lock.bind(f'\0ik_node-test-domains-block-{block}-of-{DOMAIN_BLOCK}')
         except OSError:
-            f.close()
+            lock.close()
             continue
-        os.set_inheritable(f.fileno(), True)
-        _lock_file = f
+        os.set_inheritable(lock.fileno(), True)
+        _lock_file = lock
         return block * DOMAIN_BLOCK
-    raise RuntimeError(f'every block of ROS test domains is in use ({lock_dir}): '
-                       'another test run holds each one')
+    raise RuntimeError('every block of ROS test domains is in use: another test run holds '
+                       'each one')
 
 
 def domain_lock_fds() -> tuple[int, ...]:
@@ -79,6 +82,14 @@ def domain_lock_fds() -> tuple[int, ...]:
 def _runs_tests(config) -> bool:
     """Return False in the xdist controller, which only hands tests to its workers."""
     return hasattr(config, 'workerinput') or not getattr(config.option, 'numprocesses', None)
+
+
+def pytest_unconfigure(config):
+    """Release this process's block of ROS domains (node processes may still hold it)."""
+    global _lock_file
+    if _lock_file is not None:
+        _lock_file.close()
+        _lock_file = None
 
 
 def pytest_configure(config):

@@ -10,6 +10,8 @@ starting ``dask worker tcp://scheduler:8786`` on each (one process per machine, 
 per core) and passing that address.
 """
 
+import shutil
+import tempfile
 from typing import Callable
 
 from ik_node.errors import IKInputError
@@ -38,13 +40,19 @@ def connect(scheduler):
         except ValueError as exc:
             raise IKInputError(f"scheduler 'local:N' needs a worker count, got {scheduler!r}") \
                 from exc
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        # The workers' scratch space in a folder of our own, removed on close (Dask's
+        # default, dask-scratch-space in the temporary folder, stays behind).
+        import dask
+        scratch = tempfile.mkdtemp(prefix='ik_node_dask_')
+        with dask.config.set({'temporary-directory': scratch}):
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, local_directory=scratch)
         client = Client(cluster)
 
         def close() -> None:
             client.close()
             cluster.close()
+            shutil.rmtree(scratch, ignore_errors=True)
         return client, close
     if isinstance(scheduler, str):
         client = Client(scheduler)
