@@ -406,7 +406,7 @@ def ros_rig(tmp: Path, chain: Optional[Chain] = None) -> Iterator[tuple[Procs, P
     Yield (procs, probe) in a fresh domain: a WatchedProbe of ``chain``, or a plain Probe.
 
     Both are closed afterwards; then no node process may have printed a Python traceback
-    (also not while stopping).
+    or nanobind's report of objects alive at exit (also not while stopping).
     """
     domain = fresh_domain()
     procs = Procs(domain, tmp)
@@ -416,4 +416,6 @@ def ros_rig(tmp: Path, chain: Optional[Chain] = None) -> Iterator[tuple[Procs, P
     finally:
         probe.close()
         procs.close()
-    assert 'Traceback' not in procs.logs(), procs.logs()
+    logs = procs.logs()
+    assert 'Traceback' not in logs, logs
+    assert 'nanobind: leaked' not in logs, logs     # the nodes free their objects before exit

@@ -170,7 +170,7 @@ def _with_q(result: IKResult, q: np.ndarray) -> IKResult:
 
 def plan_goal(chain: Chain, target: ArrayLike, q_start: ArrayLike, method: str,
               options: Mapping[str, Any], obstacles: Sequence = (),
-              search_budget: float = 0.03, plan_budget: float = 0.5) -> GoalPlan:
+              search_budget: float = 0.05, plan_budget: float = 0.5) -> GoalPlan:
     """
     Choose a collision-free answer for ``target`` and a free path to it from ``q_start``.
 

@@ -71,7 +71,7 @@ class IKTracker:
     def __init__(self, chain: Chain, method: str, options: Mapping[str, Any],
                  velocity: ArrayLike, output_period: float, joint_states_timeout: float,
                  acceleration: ArrayLike | None = None, jerk: ArrayLike | None = None,
-                 goal_budget: float = 0.03, plan_budget: float = 0.5,
+                 goal_budget: float = 0.05, plan_budget: float = 0.5,
                  background: bool = False):
         self.chain = chain
         self.names = tuple(chain.joint_names)

@@ -244,7 +244,7 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('timeout', 0.005,
               'Time budget of one solve [s], all attempts included (at most 1 s).',
               _positive_at_most(1.0)),
-    ParamSpec('goal_search_timeout', 0.03,
+    ParamSpec('goal_search_timeout', 0.05,
               'Time budget [s] of the search for collision-free IK answers of a goal (a target '
               'that is not a small step of a stream; at most 1 s).', _positive_at_most(1.0)),
     ParamSpec('planning_timeout', 0.5,
@@ -314,8 +314,8 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               'joint_states older than this [s] no longer seed the solver.', _positive),
     ParamSpec('avoid_collisions', True,
               'Keep the arm out of self-collision, below-floor and obstacle contact (the '
-              'URDF collision geometry, bounding capsules): solutions that collide are '
-              'refused, and so is a step into contact.'),
+              'URDF collision geometry: bounding capsules, then the convex hulls they hold): '
+              'solutions that collide are refused, and so is a step into contact.'),
     ParamSpec('floor', True,
               'A floor: the half-space below floor_height in the base frame is an obstacle.'),
     ParamSpec('floor_height', 0.0,
@@ -375,7 +375,9 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               "Prefix of the model's frame names in target headers, as robot_state_publisher "
               'gives them (e.g. arm1/ makes arm1/base_link the base frame).'),
     ParamSpec('status_topic', topics.IK_STATUS,
-              'diagnostic_msgs/DiagnosticArray status of each solve.', _required_topic),
+              "diagnostic_msgs/DiagnosticArray status of each target, and of the node's state "
+              'every second (TRANSIENT_LOCAL: a late subscriber gets the latest).',
+              _required_topic),
     ParamSpec('marker_topic', topics.IK_MARKERS,
               'visualization_msgs/MarkerArray of the target and reached poses (empty: off).',
               _topic),
