@@ -58,6 +58,33 @@ def test_missing_mesh_is_named_and_the_rest_of_the_arm_loads(tmp_path):
     assert "'base'" in robot.warnings[0]
 
 
+def test_the_page_shows_the_arm_at_once_and_says_while_the_kernels_compile(monkeypatch):
+    # A fresh install compiles for a minute or two: held here by a gate before the real
+    # warm-up, and _jit reporting 'not compiled'.
+    from ik_node.web import ik_view
+    gate = __import__('threading').Event()
+    real = ik_view.warm_up
+
+    def held(chain):
+        gate.wait(10.0)
+        real(chain)
+    monkeypatch.setattr(ik_view._jit, 'compiled', lambda: False)
+    monkeypatch.setattr(ik_view, 'warm_up', held)
+    app = start(port=free_port())
+    try:
+        view = app.view
+        assert app.error is None and view.display is not None    # drawn before the kernels
+        assert view.readout.content == ik_view.COMPILING and not view.ready.is_set()
+        gate.set()
+        assert view.ready.wait(30.0)
+        assert view.readout.content != ik_view.COMPILING and math.isfinite(view.ready_in)
+        drawn = view.wait_for(view.set_target(view.chain.fk(view.q)))
+        assert drawn is not None and drawn.result.success
+    finally:
+        gate.set()
+        app.close()
+
+
 @pytest.fixture(scope='module')
 def arm_app():
     app = start(port=free_port())

@@ -17,10 +17,12 @@ message), never as a blank page.
 
 import argparse
 from dataclasses import dataclass
+import math
 import sys
 import threading
 from typing import Optional, Sequence, TYPE_CHECKING, Union
 
+from ik_node import _jit
 from ik_node.errors import IKError
 
 if TYPE_CHECKING:   # viser is an optional dependency: imported when a view starts
@@ -123,7 +125,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for w in getattr(getattr(view, 'robot', None), 'warnings', []):
             print(f'ik-web: warning: {w}', file=sys.stderr)
         print(f'ik-web: serving {app.url} (Ctrl-C to stop)', file=sys.stderr)
+    ready = getattr(app.view, 'ready', None)
+    compiling = ready is not None and not ready.is_set() and not _jit.compiled()
+    if compiling:
+        print('ik-web: compiling the solver kernels, once after an install (about 1-2 minutes '
+              'on 2 cores); the page shows the arm meanwhile', file=sys.stderr)
     try:
+        if compiling and ready is not None:
+            ready.wait()
+            took = getattr(app.view, 'ready_in', math.nan)
+            print(f'ik-web: solver kernels ready in {took:.0f} s: drag the target',
+                  file=sys.stderr)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass

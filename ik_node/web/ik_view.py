@@ -17,6 +17,7 @@ import threading
 import time
 from typing import Any, Deque, Optional
 
+from ik_node import _jit
 from ik_node.errors import IKError
 from ik_node.result import IKResult
 from ik_node.solve_ik import solve, warm_up
@@ -86,6 +87,12 @@ def _pose(position, wxyz) -> np.ndarray:
     return T
 
 
+# What the readout says while the kernels compile (once after an install; ik-compile does it
+# ahead).
+COMPILING = ('_compiling the solver kernels, once after an install (about 1-2 minutes on 2 '
+             'cores): the arm follows the gizmo once they are ready_')
+
+
 class IKView:
     """The arm, the target gizmo, the solver panel, readouts and plots on a viser server."""
 
@@ -96,7 +103,10 @@ class IKView:
         self.robot = robot
         self.chain = chain = robot.chain
         self.q = home_pose(chain) if q0 is None else np.array(q0, dtype=float)
-        warm_up(chain)
+        # The kernels load (or, once after an install, compile) in the worker thread: the
+        # page shows the arm at once and says why it does not follow yet.
+        self.ready = threading.Event()
+        self.ready_in = math.nan      # [s] the kernels took to get ready
         self._cv = threading.Condition()
         self._pending: Optional[_Request] = None
         self._seq = 0
@@ -131,7 +141,8 @@ class IKView:
                                       f'{chain.n} joints')
         self.problems = gui.add_markdown(
             '\n'.join(f'⚠ {w}' for w in robot.warnings), visible=bool(robot.warnings))
-        self.readout = gui.add_markdown('_drag the gizmo: the arm follows_')
+        self.readout = gui.add_markdown(
+            '_drag the gizmo: the arm follows_' if _jit.compiled() else COMPILING)
         self.target_xyz = gui.add_vector3('target xyz [m]', tuple(np.round(T_tip[:3, 3], 4)),
                                           step=0.001)
         self.controls = SolverControls(gui, chain, self._settings_changed)
@@ -212,7 +223,17 @@ class IKView:
         self._worker.join(timeout=5.0)
 
     # --- the worker -------------------------------------------------------------------------
+    def _warm_up(self) -> None:
+        t0 = time.perf_counter()
+        warm_up(self.chain)
+        self.ready_in = time.perf_counter() - t0
+        if self.readout.content == COMPILING:
+            self.readout.content = (f'_solver kernels ready in {self.ready_in:.0f} s: drag the '
+                                    'gizmo, the arm follows_')
+        self.ready.set()
+
     def _run(self) -> None:
+        self._warm_up()
         while True:
             with self._cv:
                 while self._pending is None and not self._closed:
