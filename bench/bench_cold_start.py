@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from common import new_result_path, OUT, publish, ros_domain
+from common import new_result_path, OUT, publish, ros_domain, scratch_dir
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,6 +114,7 @@ def one_start(label: str, folder: Path, probe: Probe, chain, env: dict, logs: Pa
     node = start_node('ik_node', [f'urdf_file:={URDF}', 'interactive_marker:=false'], env,
                       logs / f'{label}.log', cwd=folder)
     first = None
+    told = t0
     try:
         sent = set()
         while first is None and time.monotonic() - t0 < timeout:
@@ -122,6 +123,10 @@ def one_start(label: str, folder: Path, probe: Probe, chain, env: dict, logs: Pa
             ok = [s for s in sent if s in probe.answers and probe.answers[s][0] == 0]
             if ok:
                 first = time.monotonic() - t0
+            elif time.monotonic() - told >= 10.0:
+                told = time.monotonic()
+                print(f'  {label}: no answer yet after {told - t0:.0f} s (the node compiles; '
+                      f'gives up at {timeout:.0f} s)', flush=True)
         solve_ms = []
         for T in targets[1:]:
             stamp = probe.publish(T)
@@ -132,6 +137,8 @@ def one_start(label: str, folder: Path, probe: Probe, chain, env: dict, logs: Pa
                 solve_ms.append(probe.answers[stamp][1])
     finally:
         stop_processes([node])
+    print(f'  {label}: first answer after '
+          + ('none' if first is None else f'{first:.1f} s'), flush=True)
     return {'label': label, 'first_answer_s': first, 'solve_ms': solve_ms}
 
 
@@ -147,9 +154,9 @@ def main(argv=None) -> int:
     from ik_node.ros.processes import ros_environment, start_node, stop_processes
     from ik_node import Chain
     chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
+    # The package copies in a temporary folder removed at the end; node logs in bench/out.
     base = Path(tempfile.mkdtemp(prefix='ik_node_cold_'))
-    logs = base / 'logs'
-    logs.mkdir()
+    logs = scratch_dir('cold_start', args.out_dir)
     env = ros_environment(ros_domain(), ros_home=logs)
     os.environ.update({k: env[k] for k in ('ROS_DOMAIN_ID', 'ROS_AUTOMATIC_DISCOVERY_RANGE',
                                            'ROS_HOME')})
@@ -159,15 +166,23 @@ def main(argv=None) -> int:
     probe = Probe()
     rows = []
     try:
+        print('start 1 of 3: a fresh install (the node compiles what it needs at its first '
+              'target and starts ik-compile in the background: 1-3 minutes on 2 cores)',
+              flush=True)
         fresh = fresh_copy(base, 'fresh')
         rows.append(one_start('fresh', fresh, probe, chain, env, logs, args.timeout))
+        print('start 2 of 3: compile at first use (the cache marked compiled but empty)',
+              flush=True)
         first_use = fresh_copy(base, 'first_use')
         mark_compiled(first_use)
         rows.append(one_start('compile at first use', first_use, probe, chain, env, logs,
                               args.timeout))
         t_wait = time.monotonic()
+        print("waiting for the fresh start's background ik-compile to finish (up to 10 min)",
+              flush=True)
         while not (fresh / MARK).is_file() and time.monotonic() - t_wait < 600.0:
             time.sleep(1.0)
+        print('start 3 of 3: compiled', flush=True)
         if not (fresh / MARK).is_file():
             log = fresh / 'ik_node' / '__pycache__' / 'ik_node_compile.log'
             raise SystemExit(f'the background ik-compile of the fresh start did not finish: '
@@ -176,6 +191,7 @@ def main(argv=None) -> int:
     finally:
         probe.close()
         stop_processes([arm])
+        shutil.rmtree(base, ignore_errors=True)
     lines = ['# Cold start of the ik_node node', '',
              'Command: `.venv-test/bin/python bench/bench_cold_start.py` '
              f'({time.strftime("%Y-%m-%d %H:%M")} UTC, {os.cpu_count()} cores)', '',

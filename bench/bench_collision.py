@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
-                    publish)
+                    progress, publish)
 from exact_collision import ExactChecker  # noqa: E402
 import ik_node  # noqa: E402
 from ik_node import Box, Cylinder, HalfSpace, Sphere  # noqa: E402
@@ -90,7 +90,8 @@ def conservativeness(name, chain, exact, n, rng):
            'false_pos_1cm': 0, 'false_pos_any': 0, 'exact_free': 0}
     t_ours, t_exact = [], []
     worst_missed = []
-    for _ in range(n):
+    for _ in progress(range(n), f'{name}: capsules+hulls against the exact check',
+                      unit='config'):
         q = chain.random_q(rng)
         t0 = time.perf_counter()
         ours = bool(chain.collisions(q, [FLOOR]))
@@ -181,7 +182,8 @@ def solving(spec, chain, exact, n, rng):
     # Solvers interleaved per target, order rotated, so that a change in the machine's load
     # reaches every solver alike (the medians are compared).
     labels = list(solvers)
-    for i, T in enumerate(targets):
+    for i, T in enumerate(progress(targets, f'{spec.name}: {len(labels)} solvers per target',
+                                   unit='target')):
         for label in labels[i % len(labels):] + labels[:i % len(labels)]:
             st = stats[label]
             t0 = time.perf_counter()
@@ -237,13 +239,16 @@ def main(argv=None):
         exact = ExactChecker(chain, spec.urdf, dirs, [FLOOR])
         cons[name] = conservativeness(name, chain, exact, args.configs,
                                       np.random.default_rng(2026))
-        print(name, {k: v for k, v in cons[name].items() if k != 'missed_examples'},
-              flush=True)
+        c = cons[name]
+        print(f'{name}: {c["missed"]} contacts missed, {c["false_pos_any"]} of '
+              f'{c["exact_free"]} free configurations flagged', flush=True)
         if name == 'panda':
             spd = speed(chain, args.speed, np.random.default_rng(7))
-            print('speed', spd, flush=True)
+            print(f'panda: collisions {spd["collisions"][0]:.1f} us median, min_distance '
+                  f'{spd["min_distance"][0]:.1f} us', flush=True)
         solves[name] = solving(spec, chain, exact, args.targets, np.random.default_rng(11))
-        print(name, solves[name][0], flush=True)
+        print(f'{name}: solved collision-free of {args.targets}: ' + ', '.join(
+            f'{label} {r["solved_free"]}' for label, r in solves[name][0].items()), flush=True)
     wall = time.time() - start
     date = datetime.date.today().isoformat()
     versions = ', '.join(f'{p} {importlib.metadata.version(p)}' for p in (

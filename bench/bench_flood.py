@@ -46,7 +46,7 @@ import subprocess
 import sys
 import time
 
-from common import (add_common_arguments, check_kernels, new_result_path, publish,
+from common import (add_common_arguments, check_kernels, new_result_path, progress, publish,
                     ros_domain, scratch_dir)
 import numpy as np
 
@@ -362,14 +362,18 @@ def run(args) -> dict:
     samples = {name: [] for name in watched}
     t0 = time.monotonic()
     deadline = t0 + args.duration + 120.0
+    bar = progress(None, f'{args.mode}: {args.rate:g} targets/s', total=int(args.duration),
+                   unit='s')
     while sender.poll() is None and time.monotonic() < deadline:
         t = time.monotonic() - t0
+        bar.update(min(int(t), bar.total) - bar.n)
         for name, p in watched.items():
             try:
                 samples[name].append((t,) + proc_sample(p.pid))
             except (OSError, IndexError):
                 pass
         time.sleep(1.0)
+    bar.close()
     time.sleep(1.5)                 # the last commands reach the watcher
     node_alive = ik.poll() is None
     codes = dict(zip(('watcher', 'ik_node', 'sim_arm'), stop([watcher, ik, sim])))

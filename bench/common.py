@@ -162,3 +162,16 @@ def ros_domain() -> int:
     """Return $ROS_DOMAIN_ID, or a random one in 100-199 if it is not set."""
     value = os.environ.get('ROS_DOMAIN_ID', '')
     return int(value) if value.isdigit() else random.randint(100, 199)
+
+
+def progress(iterable, desc: str, total: int | None = None, unit: str = 'it'):
+    """
+    Return ``iterable`` with a progress bar on stderr: count, rate and time left (tqdm).
+
+    The bar redraws at most once a second; with output that is not a terminal (a log
+    file) tqdm still writes a line per update, so a long run is never silent. With
+    ``iterable`` None, update the returned bar by hand (``bar.update(k)``, ``bar.close()``).
+    """
+    from tqdm import tqdm
+    return tqdm(iterable, desc=desc, total=total, unit=unit, file=sys.stderr,
+                mininterval=1.0, dynamic_ncols=True)

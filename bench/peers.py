@@ -33,10 +33,13 @@ Peers and the settings used (the benchmark's tolerances are 1 mm and 0.01 rad):
   answer is always returned for judging.
 """
 
+import contextlib
 import io
 import math
 import os
 from pathlib import Path
+import sys
+import tempfile
 from typing import Union
 import warnings
 import xml.etree.ElementTree as ET
@@ -123,6 +126,35 @@ def _target_kind(target: np.ndarray) -> str:
     raise ValueError(f'target must be (4, 4) or (3,), got {target.shape}')
 
 
+# KDL's notice for a URDF whose root link has an inertia (every arm of the set has one): it is
+# harmless for IK, unformatted ('%s') and printed by C++ straight to the process's stderr.
+_KDL_NOTICE = b'root link %s has an inertia'
+
+
+@contextlib.contextmanager
+def _kdl_notice_dropped():
+    """Run the block with C++ stdout and stderr captured; pass on all but KDL's notice."""
+    import ctypes
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    with tempfile.TemporaryFile() as caught:
+        for fd in saved:
+            os.dup2(caught.fileno(), fd)
+        try:
+            yield
+        finally:
+            libc.fflush(None)       # what C's stdio still buffers goes to the capture
+            for fd, old in saved.items():
+                os.dup2(old, fd)
+                os.close(old)
+            caught.seek(0)
+            for line in caught.read().splitlines(keepends=True):
+                if _KDL_NOTICE not in line:
+                    os.write(2, line)
+
+
 class TracIkPeer:
     """TRAC-IK through pytracik (KDL Newton with random restarts racing NLopt SQP)."""
 
@@ -137,8 +169,10 @@ class TracIkPeer:
         text = _urdf_text(urdf)
         joints, _ = chain_path(text, base_link, tip_link)
         self.joint_names = _actuated_names(joints)
-        self._solver = pytracik.TRAC_IK(base_link, tip_link, text, float(timeout),
-                                        float(epsilon), getattr(pytracik.SolveType, solve_type))
+        with _kdl_notice_dropped():
+            self._solver = pytracik.TRAC_IK(base_link, tip_link, text, float(timeout),
+                                            float(epsilon),
+                                            getattr(pytracik.SolveType, solve_type))
         n = pytracik.get_num_joints(self._solver)
         if n != len(self.joint_names):
             raise ValueError(f'TRAC-IK sees {n} joints, the URDF chain has '
