@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from common import new_result_path, OUT, publish, ros_domain, scratch_dir
+from common import new_result_path, note_load, OUT, publish, ros_domain, scratch_dir
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,6 +151,7 @@ def main(argv=None) -> int:
     parser.add_argument('--publish', action='store_true',
                         help='also rewrite the curated page bench/results/cold_start.md')
     args = parser.parse_args(argv)
+    note_load()
     from ik_node.ros.processes import ros_environment, start_node, stop_processes
     from ik_node import Chain
     chain = Chain.from_urdf(URDF, 'base_link', 'tool0')

@@ -46,8 +46,8 @@ import subprocess
 import sys
 import time
 
-from common import (add_common_arguments, check_kernels, new_result_path, progress, publish,
-                    ros_domain, scratch_dir)
+from common import (add_common_arguments, check_kernels, new_result_path, note_load, progress,
+                    publish, ros_domain, scratch_dir)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -519,6 +519,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.role == 'send':
         return send_main(args)
     check_kernels(args)
+    note_load()
     if args.domain_id is None:
         args.domain_id = ros_domain()
     result = run(args)

@@ -73,7 +73,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from common import check_kernels, publish  # noqa: E402, I100
+from common import check_kernels, note_load, publish  # noqa: E402, I100
 from exact_collision import ExactChecker, reference_pairs  # noqa: E402
 import robots  # noqa: E402
 from targets import ORIENTATION_TOLERANCE, pose_error, POSITION_TOLERANCE  # noqa: E402
@@ -1048,6 +1048,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--from-json', default='',
                         help='rewrite the markdown report of a run from its JSON, run nothing')
     args = parser.parse_args(argv)
+    note_load()
     if args.from_json:
         json_path = Path(args.from_json)
         text = report_text(json.loads(json_path.read_text()))

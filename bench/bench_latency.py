@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 
-from common import (add_common_arguments, check_kernels, new_result_path, publish,
+from common import (add_common_arguments, check_kernels, new_result_path, note_load, publish,
                     ros_domain, scratch_dir)
 import numpy as np
 
@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     add_common_arguments(parser)
     parser.add_argument('--relay', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    note_load()
     if args.relay:
         return relay_main()
 

@@ -33,7 +33,8 @@ import shutil
 import socket
 import time
 
-from common import add_common_arguments, check_kernels, new_result_path, publish
+from common import (add_common_arguments, check_kernels, new_result_path, note_load,
+                    publish)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,6 +107,7 @@ def main() -> int:
                     '<out-dir>/web_latency_<date>_<machine>.json)')
     add_common_arguments(ap)
     args = ap.parse_args()
+    note_load()
     check_kernels(args)
     from ik_node.web.app import start
     app = start(port=free_port())

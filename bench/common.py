@@ -110,6 +110,41 @@ def git_state() -> str:
     return head + ('+dirty' if dirty else '')
 
 
+# A run whose machine had more than this 1-minute load average per core when it started is
+# marked busy: its timings measure the other work as much as ik_node.
+BUSY_LOAD_PER_CORE = 0.5
+_START_LOAD: list = []
+
+
+def note_load() -> float:
+    """
+    Record the machine's 1-minute load average as this run starts; warn when it is busy.
+
+    :func:`publish` writes it into the page, and marks a run that started busy.
+    """
+    load = os.getloadavg()[0]
+    _START_LOAD[:] = [load]
+    cores = os.cpu_count() or 1
+    if load > BUSY_LOAD_PER_CORE * cores:
+        print(f'WARNING: the machine is busy (load average {load:.1f} on {cores} cores): '
+              'timings from this run are not comparable; run on a quiet machine',
+              file=sys.stderr, flush=True)
+    return load
+
+
+def load_text() -> str:
+    """Return the load at the start (:func:`note_load`) and now, marked when busy."""
+    cores = os.cpu_count() or 1
+    now = os.getloadavg()[0]
+    if not _START_LOAD:
+        return f'load average {now:.1f} at the end ({cores} cores)'
+    start = _START_LOAD[0]
+    text = f'load average {start:.1f} at the start, {now:.1f} at the end ({cores} cores)'
+    if start > BUSY_LOAD_PER_CORE * cores:
+        text = f'**busy machine**: {text}; timings not comparable'
+    return text
+
+
 def publish(name: str, report: str, *, commit: str | None = None,
             command: str | None = None) -> Path:
     """
@@ -121,7 +156,8 @@ def publish(name: str, report: str, *, commit: str | None = None,
     """
     command = command or ' '.join(['python', f'bench/{Path(sys.argv[0]).name}', *sys.argv[1:]])
     date = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
-    page = render_page(name, report, date=date, machine=machine_description(),
+    page = render_page(name, report, date=date,
+                       machine=f'{machine_description()}; {load_text()}',
                        commit=commit or git_state(), command=command)
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f'{name}.md'
