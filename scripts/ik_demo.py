@@ -420,13 +420,21 @@ def plot(output: str, tr: Tracking, segments: list[Segment]) -> None:
         if arm.any():
             ax.plot(*tr.arm_p[arm][0, :2], 'o', color=f'C{i}', mfc='white', ms=6,
                     label='tool at phase start')
-        ax.set_title(f'{i + 1} {seg.name}', color=f'C{i}', weight='bold', fontsize=10)
         ax.set_xlabel('x [m]')
         if i == 0:
             ax.set_ylabel('top view: y [m]')
-        ax.set_aspect('equal', adjustable='datalim')
+        # To scale, unless the path is a line (out and back): equal axes would squash it
+        # into a sliver of an empty square.
+        ext = np.ptp(np.vstack([tr.arm_p[arm, :2], target[:, :2]]), axis=0)
+        flat = ext.max() > 4.0 * max(ext.min(), 1e-6)
+        if not flat:
+            ax.set_aspect('equal', adjustable='datalim')
+        ax.set_title(f'{i + 1} {seg.name}' + (' (not to scale)' if flat else ''),
+                     color=f'C{i}', weight='bold', fontsize=10)
         ax.margins(0.15)
-        ax.legend(loc='best', fontsize=7)
+        # Below the view, so that it never covers the path.
+        ax.legend(loc='upper center', bbox_to_anchor=(0.5, -0.22), fontsize=7, ncol=2,
+                  frameon=False)
 
     # Row 2: the error a user judges: how far the arm was from each target when the next came.
     ax = fig.add_subplot(grid[1, :])
