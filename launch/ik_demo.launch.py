@@ -21,10 +21,9 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from ik_node.robot_tree import RobotTree
-from ik_node.ros.launch_checks import missing_package, parse_bool
+from ik_node.ros.launch_checks import missing_executable, parse_bool, required_exit
 from launch import LaunchDescription
-from launch.actions import (DeclareLaunchArgument, GroupAction, LogInfo, OpaqueFunction,
-                            Shutdown)
+from launch.actions import DeclareLaunchArgument, GroupAction, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushRosNamespace
 
@@ -53,11 +52,15 @@ def launch_setup(context):
     namespace = LaunchConfiguration('namespace').perform(context)
     start_rviz = parse_bool('rviz', LaunchConfiguration('rviz').perform(context))
     start_web = parse_bool('web', LaunchConfiguration('web').perform(context))
-    problem = missing_package('robot_state_publisher')
-    if problem:
-        raise RuntimeError(f'the demo needs robot_state_publisher: {problem}')
+    # Every executable is checked first: one missing must not leave the others running.
+    for package, executable in (('robot_state_publisher', 'robot_state_publisher'),
+                                ('ik_node', 'sim_arm'), ('ik_node', 'ik_node')) \
+            + ((('ik_node', 'web_view'),) if start_web else ()):
+        problem = missing_executable(package, executable)
+        if problem:
+            raise RuntimeError(f'the demo needs {executable}: {problem}')
     notes = []
-    if start_rviz and missing_package('rviz2'):
+    if start_rviz and missing_executable('rviz2', 'rviz2'):
         start_rviz = False
         notes.append(LogInfo(msg='rviz2 is not installed: starting without RViz (drive the '
                                  'arm with target_pose, or install ros-$ROS_DISTRO-rviz2)'))
@@ -86,13 +89,13 @@ def launch_setup(context):
              remappings=REMAPPINGS, output='screen'),
         Node(package='ik_node', executable='sim_arm',
              parameters=[LaunchConfiguration('sim_params'), {'urdf_file': urdf_path}],
-             output='screen', on_exit=Shutdown(reason='sim_arm exited')),
+             output='screen', on_exit=required_exit('sim_arm')),
         # The IK node reads the model from the robot_description topic of
         # robot_state_publisher (TRANSIENT_LOCAL), as it would on a real robot.
         Node(package='ik_node', executable='ik_node',
              parameters=[LaunchConfiguration('ik_params'), ik_overrides],
              remappings=REMAPPINGS, output='screen', sigterm_timeout='15',
-             on_exit=Shutdown(reason='ik_node exited')),
+             on_exit=required_exit('ik_node')),
     ]
     if start_web:
         # The browser view (needs the web extra: pip install ik_node[web]); it reads the

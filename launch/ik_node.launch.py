@@ -15,8 +15,9 @@ offers. Empty arguments keep the values of the parameter file.
 import os
 
 from ament_index_python.packages import get_package_share_directory
+from ik_node.ros.launch_checks import missing_executable, required_exit
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction, Shutdown
+from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushRosNamespace
 
@@ -42,6 +43,9 @@ def launch_setup(context):
         if value:
             overrides[parameter] = value
     namespace = LaunchConfiguration('namespace').perform(context)
+    problem = missing_executable('ik_node', 'ik_node')
+    if problem:
+        raise RuntimeError(problem)
     # The RViz tool topics (goal_pose, clicked_point) are relative: in a namespace the node
     # listens on <namespace>/goal_pose, so one RViz click never moves two arms.
     actions = [] if not namespace else [PushRosNamespace(namespace)]
@@ -49,7 +53,7 @@ def launch_setup(context):
                         parameters=[LaunchConfiguration('params_file'), overrides],
                         remappings=[('/tf', 'tf'), ('/tf_static', 'tf_static')],
                         output='screen', sigterm_timeout='15',
-                        on_exit=Shutdown(reason='ik_node exited')))
+                        on_exit=required_exit('ik_node')))
     return [GroupAction(actions)]
 
 
