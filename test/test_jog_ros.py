@@ -239,6 +239,11 @@ def test_bad_jog_input_is_warned_about_and_moves_nothing(rig, demo):
         (lambda: joints.publish(JointState(name=['elbow_joint'], velocity=[1e9])),
          'above its limit'),
         (lambda: joy.publish(Joy(axes=[0.0, 1.0], buttons=[])), 'the message has'),
+        (lambda: twist.publish(twist_msg(probe, [0, 0, 0, 0, 0, float('inf')])), 'NaN or Inf'),
+        (lambda: joints.publish(JointState(name=['elbow_joint'], velocity=[float('nan')])),
+         "velocity of joint 'elbow_joint' is nan"),
+        (lambda: joy.publish(Joy(axes=[0.0, float('nan')] + [0.0] * 6, buttons=[0] * 11)),
+         'axis 1 is nan'),
     ]
     for publish, text in bad:
         sent = []
