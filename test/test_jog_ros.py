@@ -7,9 +7,11 @@ A twist stream moves the tool in the commanded direction and a command timeout b
 a smooth stop, the JointTrajectory output carrying the jog's positions, velocities and
 accelerations within the limits; a joint is jogged by name; a gamepad (the xbox mapping)
 moves the tool; a jog takes over from a goal motion and a goal waits for the jog to brake;
-bad input gets a warning and no motion; the keyboard console script publishes twists from
-a terminal. The command stream is judged by stamp for velocity, acceleration and jerk
-against the node's limits, and every measured state for contact with the floor.
+the floor, a joint limit, the wrist singularity and an obstacle slow it (it passes through
+the singularity, it stops short of the obstacle); bad input gets a warning and no motion;
+the keyboard console script publishes twists from a terminal. The command stream is judged
+by stamp for velocity, acceleration and jerk against the node's limits, and every measured
+state for contact with the floor (and the obstacle).
 """
 
 import os
@@ -18,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from ik_node import Chain
+from ik_node import Box, Chain
 from ik_node.motion.keyboard import KeyboardTeleop
 from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.watcher import CommandWatcher
@@ -261,6 +263,54 @@ def test_the_floor_and_a_joint_limit_slow_the_jog_and_ik_status_says_why(rig, de
     # never reached.
     assert max(q[5] for _, q in probe.arm[n_arm:]) <= min(stop + 0.01, demo.upper[5])
     assert_never_in_contact(demo, probe, [FLOOR], n_arm)
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_the_wrist_singularity_slows_the_jog_through_and_an_obstacle_stops_it(rig, demo):
+    procs, probe = rig
+    # A wall beside the arm (obstacle_boxes), which the arm turning about its base meets;
+    # the creep at the singularity is raised (from 0.1) so the pass takes a second or two.
+    wall = Box(pose=np.array([[1, 0, 0, -0.3], [0, 1, 0, -0.55], [0, 0, 1, 0.4], [0, 0, 0, 1]],
+                             dtype=float), size=(0.6, 0.1, 0.8))
+    start(procs, probe, demo, 'obstacle_boxes:=[-0.3, -0.55, 0.4, 0.6, 0.1, 0.8]',
+          'singularity_min_speed:=0.5')
+    twist, joints, _ = jog_publishers(probe)
+    n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+
+    def slowed_by(reason: str) -> bool:
+        return any(status_values(s).get('jog_slowed_by') == reason
+                   for s in probe.statuses[n_status:])
+
+    # wrist_2 near its singularity at 0 (wrist_1 and wrist_3 aligned), by joint jogging.
+    msg = JointState(name=['wrist_2_joint'], velocity=[1.5])
+    stream_until(probe, lambda: joints.publish(msg), lambda: probe.arm[-1][1][4] > -0.6)
+    q = probe.settled(timeout=10.0)
+    # The tool twist of turning wrist_2 alone, held: slowed toward the singularity, through
+    # it, and on at full speed (never stuck).
+    e = np.zeros(6)
+    e[4] = 0.5
+    v = demo.jacobian(q) @ e
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, v)),
+                 lambda: probe.arm[-1][1][4] > 0.25, 30.0)
+    assert slowed_by('singularity'), procs.logs()
+    probe.settled(timeout=10.0)
+    # The arm turned about its base toward the wall: slowed, stopped short, never touching.
+    msg = JointState(name=['shoulder_pan_joint'], velocity=[1.0])
+    n_turn = len(probe.arm_stamped)
+
+    def resting() -> bool:
+        """Return True once the base joint moved under 1 mrad in 0.3 s (by stamp)."""
+        readings = sorted(probe.arm_stamped[n_turn:], key=lambda e: e[0])
+        if not readings or readings[-1][0] - readings[0][0] < 1e9:
+            return False
+        before = next(q for t, q in reversed(readings) if t <= readings[-1][0] - 3e8)
+        return abs(readings[-1][1][0] - before[0]) < 1e-3
+
+    stream_until(probe, lambda: joints.publish(msg), resting, 30.0)
+    assert slowed_by('collision')
+    q = probe.arm[-1][1]
+    assert q[0] > 0.3 and 0.0 <= demo.min_distance(q, [wall]).distance < 0.02
+    assert_never_in_contact(demo, probe, [FLOOR, wall], n_arm)
     assert_within_limits(demo, probe, n_cmd)
 
 

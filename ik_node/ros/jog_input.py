@@ -86,6 +86,9 @@ class JogInput:
         self._told: tuple = ()
         self._told_at = -math.inf
         self._last_step: JogStep | None = None
+        # The last slow-down since ik_status last told one: a slow-down shorter than
+        # STATUS_MIN_PERIOD is told too, not lost between two statuses.
+        self._slowed_by = ''
 
     def _guarded(self, callback: Callable) -> Callable:
         def guarded(msg: Any) -> None:
@@ -251,6 +254,7 @@ class JogInput:
             return
         self._publish(jogged, now_ns)
         self._last_step = jogged.step
+        self._slowed_by = jogged.step.reason or self._slowed_by
         if control.lagging:
             self._log.warn('jog lag', f'jog paused: {control.lagging}')
         if jogged.stall:
@@ -295,7 +299,8 @@ class JogInput:
         if control is None or tracker is None:
             return
         last = self._last_step
-        reason = last.reason if last is not None and control.in_control else ''
+        reason = (last.reason or self._slowed_by) if last is not None and control.in_control \
+            else ''
         told = (control.control, reason, goal_held or control.goal_held, control.lagging)
         now = self._clock.now()
         # A change of control or of the lag pause at once; a change of the slow-down reason
@@ -308,6 +313,7 @@ class JogInput:
                 or since < STATUS_MIN_PERIOD):
             return
         self._told, self._told_at = told, now
+        self._slowed_by = ''
         values: dict[str, Any] = {'control': control.control, 'jog_slowed_by': reason,
                                   'goal_held': bool(told[2]),
                                   'jog_paused': 'arm lags' if control.lagging else ''}
