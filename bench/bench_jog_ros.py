@@ -72,6 +72,7 @@ URDF = str(gm.ROOT / 'config' / 'urdf' / 'demo_arm.urdf')
 BASE, TIP = 'base_link', 'tool0'
 CPU_WINDOW = 0.5        # [s] the node's CPU time is read this often while the stream runs
 TIMEOUT = 0.1           # [s] the node's jog_timeout (config/ik_node.yaml)
+DOMAIN = 220            # first ROS domain of a run (one per scenario and rate, at most 232)
 LIMIT_NAMES = ['velocity_scale', 'output_rate', 'joint_limits_file', 'acceleration_scale',
                'default_acceleration_limit', 'default_jerk_limit', 'jog_timeout']
 
@@ -377,8 +378,8 @@ def main(argv=None) -> int:
     parser.add_argument('--node-param', action='append', default=[],
                         help='more ik_node parameters, NAME:=VALUE (repeatable)')
     parser.add_argument('--domain-id', type=int, default=None,
-                        help='first ROS domain, one more per run (default $ROS_DOMAIN_ID or a '
-                             'random one in 100-199)')
+                        help='first ROS domain, one more per run (default $ROS_DOMAIN_ID, '
+                             f'else {DOMAIN}: above the blocks the tests lock, 12-215)')
     common.add_common_arguments(parser)
     args = parser.parse_args(argv)
     if args.seconds <= bench_jog.CUT + 0.5:
@@ -393,10 +394,14 @@ def main(argv=None) -> int:
     pairs = reference_pairs(URDF, [], ref.joint_names)
     checkers = {name: ExactChecker(ref, URDF, [], bench_jog.world(name), pairs=pairs)
                 for name in args.scenarios}
-    domain = args.domain_id if args.domain_id is not None else common.ros_domain()
+    domain = args.domain_id if args.domain_id is not None else int(
+        os.environ.get('ROS_DOMAIN_ID', DOMAIN))
+    last = domain + len(args.scenarios) * len(args.rates) - 1
+    if not 0 <= domain <= last <= 232:
+        sys.exit(f'ROS domains {domain}-{last} (one per run): must lie in 0-232')
     logs = common.scratch_dir('jog_ros', args.out_dir)
     load_before = gm.uptime()
-    print(f'load: {load_before}; logs in {logs}', flush=True)
+    print(f'load: {load_before}; ROS domains from {domain}; logs in {logs}', flush=True)
     rows, errors, k = [], [], 0
     for name in args.scenarios:
         for rate in args.rates:
