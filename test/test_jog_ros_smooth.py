@@ -5,7 +5,7 @@ A jog through real processes ends smoothly, whatever ends it.
 
 An arm that cannot keep up with the jog (sim_arm at a tenth of the speed) pauses it: the
 commands brake within the limits, ik_status says why, and the command never runs far ahead
-of the arm. New parameter values mid-jog (the solver, the acceleration scale) brake the jog
+of the arm; an arm that stops altogether (an e-stop) pauses it the same way. New parameter values mid-jog (the solver, the acceleration scale) brake the jog
 from where it is instead of stopping the command at once.
 """
 
@@ -71,6 +71,22 @@ def test_an_arm_that_lags_pauses_the_jog_smoothly_and_ik_status_says_so(rig, dem
             if (i := int(np.searchsorted(t_cmd, t * 1e-9, side='right')) - 1) >= 0]
     assert max(lead) < limit + 0.15, max(lead)
     assert not any(status_values(s).get('stalled') == 'True' for s in probe.statuses[n_status:])
+    # An arm that stops altogether (an e-stop): the jog pauses the same way, the command
+    # holds within reach of the arm; released, the arm catches up and the jog goes on.
+    (r,) = probe.set_parameters('sim_arm', stalled=True)
+    assert r.successful
+    q_stalled = probe.settled(since_ns=probe.now_ns())
+    n_stall = len(probe.statuses)
+    stream_until(probe, lambda: joints.publish(msg), lambda: any(
+        status_values(s).get('jog_paused') == 'arm lags' for s in probe.statuses[n_stall:]))
+    n_read = len(probe.arm)
+    stream_until(probe, lambda: joints.publish(msg), lambda: len(probe.arm) > n_read + 50)
+    held = probe.last_command(demo)
+    assert 0.0 < held[5] - q_stalled[5] < limit + 0.15, held[5] - q_stalled[5]
+    (r,) = probe.set_parameters('sim_arm', stalled=False)
+    assert r.successful
+    stream_until(probe, lambda: joints.publish(msg), lambda: probe.arm[-1][1][5] > held[5] + 0.1)
+    probe.settled(timeout=10.0)
     assert_within_limits(demo, probe, n_cmd)
 
 
