@@ -5,8 +5,9 @@ A jog through real processes ends smoothly, whatever ends it.
 
 An arm that cannot keep up with the jog (sim_arm at a tenth of the speed) pauses it: the
 commands brake within the limits, ik_status says why, and the command never runs far ahead
-of the arm; an arm that stops altogether (an e-stop) pauses it the same way. New parameter values mid-jog (the solver, the acceleration scale) brake the jog
-from where it is instead of stopping the command at once.
+of the arm; an arm that stops altogether (an e-stop) pauses it the same way. New parameter
+values mid-jog (the solver, the acceleration scale) brake the jog from where it is instead
+of stopping the command at once.
 """
 
 from ik_node import Chain
