@@ -280,7 +280,7 @@ def stamp_text_ns(ns: int) -> str:
 class Probe:
     """An rclpy node in this process: sends targets, records what the node and arm do."""
 
-    def __init__(self, domain: int, joint_names):
+    def __init__(self, domain: int, joint_names, name: str = 'bench_goal_motion'):
         import rclpy
         from diagnostic_msgs.msg import DiagnosticArray
         from geometry_msgs.msg import PoseStamped
@@ -291,7 +291,7 @@ class Probe:
         self.rclpy = rclpy
         self.ctx = Context()
         rclpy.init(context=self.ctx, domain_id=domain)
-        self.node = rclpy.create_node('bench_goal_motion', context=self.ctx)
+        self.node = rclpy.create_node(name, context=self.ctx)
         self.executor = SingleThreadedExecutor(context=self.ctx)
         self.executor.add_node(self.node)
         self.names = list(joint_names)
@@ -545,11 +545,12 @@ def divided_differences(t: np.ndarray, q: np.ndarray) -> tuple:
     return d1, 2.0 * d2, 6.0 * d3
 
 
-def with_holds(t: np.ndarray, q: np.ndarray, period: float) -> tuple:
-    """Insert the held command one period before each command that follows a long gap."""
+def with_holds(t: np.ndarray, q: np.ndarray, period: float, hold_gap: float = HOLD_GAP
+               ) -> tuple:
+    """Insert the held command one period before each command after a gap > hold_gap periods."""
     ts, qs = [t[0]], [q[0]]
     for k in range(1, len(t)):
-        if t[k] - t[k - 1] > HOLD_GAP * period:
+        if t[k] - t[k - 1] > hold_gap * period:
             ts.append(t[k] - period)
             qs.append(q[k - 1])
         ts.append(t[k])
@@ -557,25 +558,31 @@ def with_holds(t: np.ndarray, q: np.ndarray, period: float) -> tuple:
     return np.array(ts), np.array(qs)
 
 
-def moving_intervals(t: np.ndarray, q: np.ndarray, period: float) -> dict:
+def moving_intervals(t: np.ndarray, q: np.ndarray, period: float, hold_gap: float = HOLD_GAP
+                     ) -> dict:
     """Return the command intervals [ms] while the command moved on both sides of them."""
     moved = np.any(np.abs(np.diff(q, axis=0)) > COMMAND_EPS, axis=1)
     inside = moved[1:] & moved[:-1]          # interval k-1 -> k with motion before and after
     dt = np.diff(t)[1:][inside] * 1e3 if len(t) > 2 else np.zeros(0)
     if not len(dt):
         return {'count': 0}
-    late = dt > HOLD_GAP * period * 1e3
+    late = dt > hold_gap * period * 1e3
     return {'count': int(len(dt)), 'median_ms': float(np.median(dt)),
             'p99_ms': float(np.percentile(dt, 99)), 'max_ms': float(np.max(dt)),
             'longer_than_hold_gap': int(np.sum(late)),
             'longest_at_s': float(t[1:-1][inside][int(np.argmax(dt))])}
 
 
-def stream_figures(t: np.ndarray, q: np.ndarray, period: float, limits: dict) -> dict:
-    """Return the largest |v|, |a|, |j| per joint and their ratios to ``limits`` (or None)."""
-    th, qh = with_holds(t, q, period)
+def stream_figures(t: np.ndarray, q: np.ndarray, period: float, limits: dict,
+                   hold_gap: float = HOLD_GAP) -> dict:
+    """
+    Return the largest |v|, |a|, |j| per joint and their ratios to ``limits`` (or None).
+
+    hold_gap [periods]: a longer gap between commands is read as the last one held.
+    """
+    th, qh = with_holds(t, q, period, hold_gap)
     out: dict[str, Any] = {'commands': int(len(t)), 'period_s': period,
-                           'moving_intervals': moving_intervals(t, q, period)}
+                           'moving_intervals': moving_intervals(t, q, period, hold_gap)}
     for label, (tt, qq) in (('held', (th, qh)), ('raw', (t, q))):
         v, a, j = divided_differences(tt, qq)
         fig: dict[str, Any] = {}

@@ -13,7 +13,8 @@ command timeout, 0.1 s, then the stop):
 - ``sweep``: six stick axes as smooth random curves (seeded) up to 0.1 m/s and 0.4 rad/s
   with sensor noise, tool in the base frame, no obstacle but the floor;
 - ``wrist``: a pass through the wrist singularity (the twist that turns wrist_2 through 0);
-- ``floor``: straight down toward the floor at 0.1 m/s.
+- ``floor``: straight down toward the floor at 0.1 m/s;
+- ``obstacle``: sideways (+y) at 0.1 m/s toward a sphere (:data:`OBSTACLE`) beside the tool.
 
 Reported per scenario, rate and controller: the tool velocity error against the command in
 force (median and p95, linear [m/s] and angular [rad/s], while the command stands and no
@@ -22,10 +23,11 @@ clearance: the demo arm's base/upper_arm pair stays 2-4 mm apart and slows motio
 it), the
 largest commanded |velocity|, |acceleration|, |jerk| over the limits (divided differences at
 the stamps, :class:`ik_node.watcher.CommandWatcher`), the steps in contact (the conservative
-capsule check of :meth:`ik_node.Chain.collisions`, self and floor), the stop after the
+capsule check of :meth:`ik_node.Chain.collisions`, self, floor and sphere), the stop after the
 stream is cut (time and tool travel from the last message to rest) and the CPU time of one
 cycle (the command call and the step, median and p95). Raw results: a JSON file in
-bench/out (see bench/common.py). Run alone on the machine: CPU times are wall times::
+bench/out (see bench/common.py). Run alone on the machine: CPU times are wall times.
+The same scenarios through real processes: ``bench_jog_ros.py``::
 
     <venv>/bin/python bench/bench_jog.py [--seconds 9] [--rates 100 1000]
 """
@@ -54,6 +56,9 @@ J = np.full(6, 500.0)
 FLOOR = ik_node.HalfSpace(normal=(0, 0, 1), offset=0.0, name='floor')
 Q_SWEEP = np.array([0.0, -1.3, 1.6, -1.9, -1.57, 0.0])
 Q_FLOOR = np.array([0.0, -0.8, 1.2, -1.95, -1.57, 0.0])
+# 0.2 m beside the tool at Q_SWEEP (tool0 at (-0.585, -0.109, 0.303)), in the +y direction.
+OBSTACLE = ik_node.Sphere(center=(-0.585, 0.15, 0.303), radius=0.06, name='obstacle')
+SCENARIOS = ('sweep', 'wrist', 'floor', 'obstacle')
 CUT = 1.0          # [s] the stream is cut this long before the end of a scenario
 
 
@@ -81,9 +86,14 @@ def scenario(name: str, chain, rate: float, seconds: float, seed: int = 0):
         e = np.zeros(6)
         e[4] = 0.5
         twist = np.tile(chain.jacobian(q0) @ e, (t.shape[0], 1))
-    else:
+    elif name == 'floor':
         q0 = Q_FLOOR
         twist = np.tile([0.0, 0.0, -0.1, 0.0, 0.0, 0.0], (t.shape[0], 1))
+    elif name == 'obstacle':
+        q0 = Q_SWEEP
+        twist = np.tile([0.0, 0.1, 0.0, 0.0, 0.0, 0.0], (t.shape[0], 1))
+    else:
+        raise ValueError(f'unknown scenario {name!r}: one of {SCENARIOS}')
     live = t <= seconds - CUT
     return q0, t, np.where(live[:, None], twist, np.nan)
 
@@ -109,6 +119,11 @@ class PlainDiffIK:
         over = float(np.max(np.abs(v) / self.velocity))
         self.q = self.q + dt * (v / over if over > 1.0 else v)
         return self.q
+
+
+def world(name: str) -> list:
+    """Return the obstacles of scenario ``name``: the floor, and the obstacle's sphere."""
+    return [FLOOR, OBSTACLE] if name == 'obstacle' else [FLOOR]
 
 
 def run(controller, chain, q0, t, twists, rate: float, obstacles) -> dict:
@@ -173,15 +188,15 @@ def main(argv=None) -> int:
     parser.add_argument('--seconds', type=float, default=9.0,
                         help='length of each scenario [s] (the stream is cut 1 s before)')
     parser.add_argument('--rates', type=float, nargs='+', default=[100.0, 1000.0])
-    parser.add_argument('--scenarios', nargs='+', default=['sweep', 'wrist', 'floor'])
+    parser.add_argument('--scenarios', nargs='+', choices=SCENARIOS, default=list(SCENARIOS))
     common.add_common_arguments(parser)
     args = parser.parse_args(argv)
     common.check_kernels(args)
     chain = ik_node.Chain.from_urdf(ik_node.share_path(), 'base_link', 'tool0')
     lim = KinematicLimits.of(V, A, J)
-    obstacles = [FLOOR]
     rows = []
     for name in args.scenarios:
+        obstacles = world(name)
         for rate in args.rates:
             q0, t, twists = scenario(name, chain, rate, args.seconds)
             for label, controller in (('jogger', Jogger(chain, lim, obstacles=obstacles)),
@@ -219,8 +234,10 @@ def main(argv=None) -> int:
         '- max v/a/j ratio: largest |velocity|, |acceleration|, |jerk| of the commands '
         '(divided differences at the stamps) over the limits '
         f'(v {V.tolist()}, a {A.tolist()}, j {J.tolist()}).',
-        '- contact steps: commands in contact by the capsule check (self and floor; it never '
-        'misses a contact of the URDF geometry).',
+        '- contact steps: commands in contact by the capsule check (self, floor, and in the '
+        f'obstacle scenario the sphere r {OBSTACLE.radius:g} m at '
+        f'{[float(v) for v in OBSTACLE.center]}; it never misses a contact of the URDF '
+        'geometry).',
         '- stop: from the last message to rest (the 0.1 s command timeout included), time '
         'and tool travel.', '']
     report = '\n'.join(notes + lines)

@@ -4,11 +4,14 @@
 Jogging the demo arm as real processes: sim_arm executes every command at once.
 
 A twist stream moves the tool in the commanded direction and a command timeout brings it to
-a smooth stop; a joint is jogged by name; a gamepad (the xbox mapping) moves the tool; a jog
-takes over from a goal motion and a goal waits for the jog to brake; bad input gets a
-warning and no motion; the keyboard console script publishes twists from a terminal. The
-command stream is judged by stamp for velocity, acceleration and jerk against the node's
-limits, and every measured state for contact with the floor.
+a smooth stop, the JointTrajectory output carrying the jog's positions, velocities and
+accelerations within the limits; a joint is jogged by name; a gamepad (the xbox mapping)
+moves the tool; a jog takes over from a goal motion and a goal waits for the jog to brake;
+the floor, a joint limit, the wrist singularity and an obstacle slow it (it passes through
+the singularity, it stops short of the obstacle); bad input gets a warning and no motion;
+the keyboard console script publishes twists from a terminal. The command stream is judged
+by stamp for velocity, acceleration and jerk against the node's limits, and every measured
+state for contact with the floor (and the obstacle).
 """
 
 import os
@@ -17,18 +20,23 @@ import subprocess
 import sys
 import time
 
-from ik_node import Chain
+from ik_node import Box, Chain
 from ik_node.motion.keyboard import KeyboardTeleop
+from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest
-from ros_harness import fresh_domain, Probe, Procs, ros_rig, STARTUP_TIMEOUT, status_values
+from ros_harness import (fresh_domain, Probe, Procs, ros_rig, stamp_ns, STARTUP_TIMEOUT,
+                         status_values)
 from test_goal_motion_ros import (assert_never_in_contact, assert_within_limits, DEMO_START,
-                                  DEMO_URDF, FLOOR, start)
+                                  DEMO_URDF, FLOOR, PERIOD, start)
 
 rclpy = pytest.importorskip('rclpy')
 
 from geometry_msgs.msg import TwistStamped  # noqa: E402, I100
+from rclpy.qos import QoSProfile  # noqa: E402
 from sensor_msgs.msg import JointState, Joy  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory  # noqa: E402
 
 PUBLISH_PERIOD = 0.02       # [s] jog messages at 50 Hz, as a gamepad or SpaceMouse sends
 
@@ -74,11 +82,46 @@ def stream_until(probe, publish, done, timeout: float = 20.0) -> None:
     assert probe.spin_until(done, timeout, publish, PUBLISH_PERIOD), 'not done in time'
 
 
+def assert_trajectories_within_limits(demo: Chain, received: list) -> None:
+    """Check JointTrajectory messages: full points within the limits, a smooth motion."""
+    limits = limits_from_values(demo, defaults(IK_NODE_PARAMETERS))
+    names = list(demo.joint_names)
+    timed = []
+    for msg in received:
+        assert list(msg.joint_names) == names and msg.points
+        for p in msg.points:
+            tfs = p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec
+            assert tfs > 0.0
+            q, v, a = (np.array(x) for x in (p.positions, p.velocities, p.accelerations))
+            assert q.shape == v.shape == a.shape == (demo.n,)
+            assert np.all(np.abs(v) <= limits.velocity * (1 + 1e-6)), v
+            assert np.all(np.abs(a) <= limits.acceleration * (1 + 1e-6)), a
+            timed.append((stamp_ns(msg.header.stamp) * 1e-9 + tfs, q, v))
+    # The points in time order are a motion within the velocity, acceleration and jerk
+    # limits, and their velocities are those of their positions.
+    timed.sort(key=lambda e: e[0])
+    t = np.array([e[0] for e in timed])
+    q = np.array([e[1] for e in timed])
+    assert np.sum(np.any(np.diff(q, axis=0) != 0.0, axis=1)) > 20
+    w = CommandWatcher.for_limits(demo, limits, PERIOD, require_all=False)
+    for ti, qi in zip(t, q):
+        w.check(names, list(qi), t=ti, stamp_ns=int(round(ti * 1e9)))
+    w.finish()
+    assert w.total_violations == 0, [str(x) for x in w.violations[:5]]
+    v_mid = np.array([e[2] for e in timed])[1:-1]
+    v_diff = (q[2:] - q[:-2]) / (t[2:] - t[:-2])[:, None]
+    assert np.max(np.abs(v_mid - v_diff)) < 0.05
+
+
 def test_a_twist_stream_moves_the_tool_and_a_timeout_stops_it_smoothly(rig, demo):
     procs, probe = rig
-    start(procs, probe, demo)
+    trajectories: list[JointTrajectory] = []
+    probe.node.create_subscription(JointTrajectory, 'joint_trajectory', trajectories.append,
+                                   QoSProfile(depth=10_000))
+    start(procs, probe, demo, 'trajectory_topic:=joint_trajectory')
     twist, _, _ = jog_publishers(probe)
     n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+    n_traj = len(trajectories)
     p0 = tool(demo, probe.arm[-1][1])
     v = np.array([0.0, 0.05, -0.03, 0.0, 0.0, 0.0])
     stream_until(probe, lambda: twist.publish(twist_msg(probe, v)),
@@ -94,6 +137,8 @@ def test_a_twist_stream_moves_the_tool_and_a_timeout_stops_it_smoothly(rig, demo
     assert probe.spin_until(lambda: controls(probe, n_status)[-1] == 'goal', 5.0)
     assert_never_in_contact(demo, probe, [FLOOR], n_arm)
     assert_within_limits(demo, probe, n_cmd)
+    assert len(trajectories) - n_traj > 20
+    assert_trajectories_within_limits(demo, trajectories[n_traj:])
 
 
 def test_a_tool_frame_twist_and_a_joint_jog_by_name(rig, demo):
@@ -221,24 +266,78 @@ def test_the_floor_and_a_joint_limit_slow_the_jog_and_ik_status_says_why(rig, de
     assert_within_limits(demo, probe, n_cmd)
 
 
+def test_the_wrist_singularity_slows_the_jog_through_and_an_obstacle_stops_it(rig, demo):
+    procs, probe = rig
+    # A wall beside the arm (obstacle_boxes), which the arm turning about its base meets;
+    # the creep at the singularity is raised (from 0.1) so the pass takes a second or two.
+    wall = Box(pose=np.array([[1, 0, 0, -0.3], [0, 1, 0, -0.55], [0, 0, 1, 0.4], [0, 0, 0, 1]],
+                             dtype=float), size=(0.6, 0.1, 0.8))
+    start(procs, probe, demo, 'obstacle_boxes:=[-0.3, -0.55, 0.4, 0.6, 0.1, 0.8]',
+          'singularity_min_speed:=0.5')
+    twist, joints, _ = jog_publishers(probe)
+    n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+
+    def slowed_by(reason: str) -> bool:
+        return any(status_values(s).get('jog_slowed_by') == reason
+                   for s in probe.statuses[n_status:])
+
+    # wrist_2 near its singularity at 0 (wrist_1 and wrist_3 aligned), by joint jogging.
+    msg = JointState(name=['wrist_2_joint'], velocity=[1.5])
+    stream_until(probe, lambda: joints.publish(msg), lambda: probe.arm[-1][1][4] > -0.6)
+    q = probe.settled(timeout=10.0)
+    # The tool twist of turning wrist_2 alone, held: slowed toward the singularity, through
+    # it, and on at full speed (never stuck).
+    e = np.zeros(6)
+    e[4] = 0.5
+    v = demo.jacobian(q) @ e
+    stream_until(probe, lambda: twist.publish(twist_msg(probe, v)),
+                 lambda: probe.arm[-1][1][4] > 0.25, 30.0)
+    assert slowed_by('singularity'), procs.logs()
+    probe.settled(timeout=10.0)
+    # The arm turned about its base toward the wall: slowed, stopped short, never touching.
+    msg = JointState(name=['shoulder_pan_joint'], velocity=[1.0])
+    n_turn = len(probe.arm_stamped)
+
+    def resting() -> bool:
+        """Return True once the base joint moved under 1 mrad in 0.3 s (by stamp)."""
+        readings = sorted(probe.arm_stamped[n_turn:], key=lambda e: e[0])
+        if not readings or readings[-1][0] - readings[0][0] < 1e9:
+            return False
+        before = next(q for t, q in reversed(readings) if t <= readings[-1][0] - 3e8)
+        return abs(readings[-1][1][0] - before[0]) < 1e-3
+
+    stream_until(probe, lambda: joints.publish(msg), resting, 30.0)
+    assert slowed_by('collision')
+    q = probe.arm[-1][1]
+    assert q[0] > 0.3 and 0.0 <= demo.min_distance(q, [wall]).distance < 0.02
+    assert_never_in_contact(demo, probe, [FLOOR, wall], n_arm)
+    assert_within_limits(demo, probe, n_cmd)
+
+
 def test_bad_jog_input_is_warned_about_and_moves_nothing(rig, demo):
     procs, probe = rig
     start(procs, probe, demo)
     twist, joints, joy = jog_publishers(probe)
     n_arm = len(probe.arm)
     log = procs.procs[-1].log_path
+    # Topics take turns: the warnings are throttled per topic (one line per 2 s).
     bad = [
         (lambda: twist.publish(twist_msg(probe, [float('nan'), 0, 0, 0, 0, 0])), 'NaN'),
-        (lambda: twist.publish(twist_msg(probe, [100.0, 0, 0, 0, 0, 0])), 'above the limit'),
-        (lambda: twist.publish(twist_msg(probe, [0.05, 0, 0, 0, 0, 0], 'map')),
-         "frame 'map' is unknown"),
         (lambda: joints.publish(JointState(name=['no_such_joint'], velocity=[0.1])),
          "unknown joint 'no_such_joint'"),
+        (lambda: joy.publish(Joy(axes=[0.0, 1.0], buttons=[])), 'the message has'),
+        (lambda: twist.publish(twist_msg(probe, [100.0, 0, 0, 0, 0, 0])), 'above the limit'),
         (lambda: joints.publish(JointState(name=['elbow_joint', 'wrist_1_joint'],
                                            velocity=[0.1])), '2 joint names but 1 velocities'),
+        (lambda: joy.publish(Joy(axes=[0.0, float('nan')] + [0.0] * 6, buttons=[0] * 11)),
+         'axis 1 is nan'),
+        (lambda: twist.publish(twist_msg(probe, [0.05, 0, 0, 0, 0, 0], 'map')),
+         "frame 'map' is unknown"),
         (lambda: joints.publish(JointState(name=['elbow_joint'], velocity=[1e9])),
          'above its limit'),
-        (lambda: joy.publish(Joy(axes=[0.0, 1.0], buttons=[])), 'the message has'),
+        (lambda: twist.publish(twist_msg(probe, [0, 0, 0, 0, 0, float('inf')])), '0.0, inf]'),
+        (lambda: joints.publish(JointState(name=['elbow_joint'], velocity=[float('nan')])),
+         "velocity of joint 'elbow_joint' is nan"),
     ]
     for publish, text in bad:
         sent = []
@@ -246,8 +345,8 @@ def test_bad_jog_input_is_warned_about_and_moves_nothing(rig, demo):
                                 lambda: sent.append(publish()), PUBLISH_PERIOD), \
             (text, procs.logs())
         # Throttled: one line per kind, however many messages came.
-        probe.spin_until(lambda: len(sent) > 25, 2.0, lambda: sent.append(publish()),
-                         PUBLISH_PERIOD)
+        # (a burst at 200 Hz: the throttle is per kind and time, not per message rate)
+        probe.spin_until(lambda: len(sent) > 25, 2.0, lambda: sent.append(publish()), 0.005)
         assert log.read_text().count(text) < len(sent) / 5, (text, len(sent))
     moved = [np.max(np.abs(q - DEMO_START)) for _, q in probe.arm[n_arm:]]
     assert moved and max(moved) < 1e-9, max(moved)

@@ -159,3 +159,52 @@ def test_a_gap_in_the_commands_restarts_the_jog_from_rest(demo):
     limits = control.tracker.limits
     assert abs(tick.step.sample.v[0]) <= limits.acceleration[0] * PERIOD + 1e-9
     assert abs(tick.q[0] - q_held[0]) <= limits.velocity[0] * PERIOD
+
+
+def test_an_arm_that_lags_pauses_the_jog_until_it_caught_up(demo):
+    control = make(demo)
+    tracker = control.tracker
+    tracker.set_following_error(np.full(demo.n, 0.05))
+    names = [demo.joint_names[5]]
+    arm = START.copy()
+
+    def feed(t: float) -> None:
+        # The arm follows at a tenth of the command's 1 rad/s; the jog is asked for on.
+        arm[5] = min(arm[5] + 0.1 * PERIOD, tracker.command[5])
+        tracker.update_feedback(demo.joint_names, arm, t, t)
+        joints(control, names, [1.0], t)
+
+    assert joints(control, names, [1.0], 0.0)
+    samples = run(control, 0.0, 1.0, feed)
+    assert control.lagging and 'wrist_3_joint' in control.lagging
+    q = np.array([s[1] for s in samples])
+    # Braked within the limits, then held: the command waits for the arm.
+    assert np.all(np.abs(accelerations(samples)) <= tracker.limits.acceleration * 1.05 + 1e-9)
+    assert q[-1, 5] - arm[5] < 0.05 + 0.15
+    assert q[-1, 5] == q[-2, 5]
+    # The arm catches up: the next command is taken again.
+    arm[:] = tracker.command
+    tracker.update_feedback(demo.joint_names, arm, 1.0, 1.0)
+    assert joints(control, names, [1.0], 1.0) and not control.lagging
+
+
+def test_a_new_jogger_mid_jog_brakes_from_the_old_ones_state(demo):
+    control = make(demo)
+    tracker = control.tracker
+    names = [demo.joint_names[0]]
+    assert joints(control, names, [1.0], 0.0)
+    before = run(control, 0.0, 0.5, feed=lambda t: joints(control, names, [1.0], t))
+    slower = tracker.limits._replace(acceleration=tracker.limits.acceleration * 0.5)
+    new = JogControl(tracker, Jogger(demo, slower))
+    new.carry_on(control)
+    assert new.in_control and new.control == CONTROL_JOG_JOINT
+    after = run(new, 0.5, 2.0)
+    a = accelerations(before[-3:] + after)
+    assert np.all(np.abs(a) <= tracker.limits.acceleration * 1.05 + 1e-9)
+    assert np.all(np.abs(accelerations(after)) <= slower.acceleration * 1.05 + 1e-9)
+    assert after[-1][2] == CONTROL_GOAL and not new.in_control
+    # Another tracker's jog is not taken over.
+    other = make(demo)
+    fresh = JogControl(other.tracker, Jogger(demo, other.tracker.limits))
+    fresh.carry_on(control)
+    assert not fresh.in_control

@@ -22,6 +22,9 @@ def test_each_motion_key_moves_one_component_and_holds_while_repeated():
     kb.press('w', 1.5)                  # the terminal's repeat
     assert kb.twist_at(2.0) is not None
     assert kb.twist_at(2.2) is None     # released: nothing after hold
+    # A press of its own hold (a held browser button repeats at 20 Hz).
+    kb.press('s', 3.0, hold=0.2)
+    assert kb.twist_at(3.15)[0] == -0.05 and kb.twist_at(3.25) is None
 
 
 def test_space_stops_t_toggles_the_frame_and_plus_minus_scale():

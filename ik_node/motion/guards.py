@@ -106,13 +106,13 @@ def stood_still(readings: deque[tuple[float, np.ndarray]], t: float) -> bool:
     """Return True if the readings (time, q) of the last ARM_LATENCY before ``t`` barely moved."""
     if not readings or readings[0][0] > t - ARM_LATENCY:
         return False        # not enough history to tell
-    q_now = readings[-1][1]
+    # The window's readings first, then one array operation (see following_lag).
+    window = []
     for t_r, q_r in reversed(readings):
-        if np.max(np.abs(q_r - q_now)) > STALL_MOTION:
-            return False
+        window.append(q_r)
         if t_r < t - ARM_LATENCY:
             break
-    return True
+    return bool(np.max(np.abs(np.array(window) - readings[-1][1])) <= STALL_MOTION)
 
 
 def following_lag(history: deque[tuple[float, np.ndarray]], continuous: np.ndarray,
@@ -124,15 +124,18 @@ def following_lag(history: deque[tuple[float, np.ndarray]], continuous: np.ndarr
     commands in force during the :data:`ARM_LATENCY` before ``t`` (a command takes a while to
     reach the arm, and the arm a while to move), joint by joint; 0 without a command then.
     """
-    lag = None
+    # The window's commands first, then one array operation: at a 1 kHz command rate the
+    # window holds some 200 of them, one numpy call each took ~0.8 ms per reading.
+    window = []
     for t_cmd, q_cmd in reversed(history):
         if t_cmd > t:
             continue
-        d = joint_distance(continuous, q_cmd - q)
-        lag = d if lag is None else np.minimum(lag, d)
+        window.append(q_cmd)
         if t_cmd < t - ARM_LATENCY:
             break
-    return np.zeros(q.shape[0]) if lag is None else lag
+    if not window:
+        return np.zeros(q.shape[0])
+    return np.min(joint_distance(continuous, np.array(window) - q), axis=0)
 
 
 def stall_text(names: Sequence[str], lag: np.ndarray, limit: np.ndarray,

@@ -255,6 +255,11 @@ class Jogger:
         return self._command is not None or not self._resting(self._state)
 
     @property
+    def t(self) -> float:
+        """Return the time [s] of :attr:`state` (-inf before :meth:`reset`)."""
+        return self._t
+
+    @property
     def state(self) -> JointSample:
         """Return the last commanded state, as read-only views of the jogger's arrays."""
         s = self._state

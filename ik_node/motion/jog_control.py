@@ -17,6 +17,17 @@ the goal motion of an :class:`ik_node.motion.tracker.IKTracker`. The priority:
 - a zero twist or all-zero joint velocities never takes control (an idle gamepad or a
   publisher that streams zeros must not block goals); while jogging it brakes to rest.
 
+Two guards end a jog smoothly rather than with a jump:
+
+- **the arm lags**: a command that leads the measured arm by more than
+  :data:`ik_node.motion.guards.LAG_PAUSE` of the following-error limit (the tracker's) pauses
+  the jog, as it pauses a goal motion: the jogger brakes to rest within its limits and no jog
+  command is taken (:attr:`JogControl.lagging` says why) until the lead is below
+  :data:`~ik_node.motion.guards.LAG_RESUME` of it; the next command then starts from rest;
+- **new settings mid-jog** (limits, solver, timeout: a new Jogger, :meth:`JogControl.carry_on`)
+  take over the old jogger's commanded state and brake from it within the new limits; a jog
+  command meanwhile goes on from there, blended as any twist change.
+
 While the jog is in control each of its commands is handed to the tracker
 (:meth:`IKTracker.follow_external`), so readings are judged against it (feedback, resync, the
 following-error guard) and a later goal starts where the jog left the arm. Anything else that
@@ -28,6 +39,7 @@ import math
 from typing import Callable, NamedTuple
 
 from ik_node.errors import IKInputError
+from ik_node.motion.guards import LAG_PAUSE, LAG_RESUME
 from ik_node.motion.jog import Jogger, JogStep, MODE_IDLE, MODE_JOINT, MODE_TWIST
 from ik_node.motion.tracker import GAP_PERIODS
 import numpy as np
@@ -78,6 +90,35 @@ class JogControl:
         self.goal_held = False
         self._given: np.ndarray | None = None      # the last command handed to the tracker
         self.dropped_goal = False       # the last take-over ended a goal motion
+        self.lagging = ''       # why the jog is paused: the arm lags ('' while it follows)
+
+    def carry_on(self, other: 'JogControl') -> None:
+        """
+        Take over the jog of ``other`` (of the same tracker, an older jogger) and brake it.
+
+        For new settings mid-jog (module docstring): this control's jogger goes on from the
+        state ``other``'s jogger commanded last, with no command (it brakes to rest within
+        its own limits unless a jog command comes). Nothing happens if ``other`` is not in
+        control or belongs to another tracker (a new model: that jog ends at once).
+        """
+        if not other.in_control or other.tracker is not self.tracker:
+            return
+        self.jogger.take_over(other.jogger.state, other.jogger.t)
+        self.in_control, self.control, self.goal_held = True, other.control, other.goal_held
+        self.dropped_goal, self.lagging = other.dropped_goal, other.lagging
+        self._given, self._t_given = other._given, other._t_given
+
+    def _check_lag(self) -> None:
+        """Pause the jog while the arm lags (module docstring); go on once it caught up."""
+        ratio = self.tracker.lag_ratio()
+        worst = float(np.max(ratio, initial=0.0))
+        if self.lagging and worst < LAG_RESUME:
+            self.lagging = ''
+        elif not self.lagging and worst > LAG_PAUSE:
+            name = self.tracker.names[int(np.argmax(ratio))]
+            self.lagging = (f'the arm lags behind the jog: {name} is {worst:.2f} x its '
+                            'following-error limit from the command; the jog brakes and goes '
+                            f'on once the arm is within {LAG_RESUME:g} x the limit')
 
     def command(self, mode: str, apply: Callable[[Jogger], None], zero: bool,
                 now: float) -> bool:
@@ -85,8 +126,9 @@ class JogControl:
         Give the jogger a command at ``now``: ``apply(jogger)`` (e.g. a twist); mode: MODE_*.
 
         zero: the command asks for no motion (see the module docstring). Returns True when
-        the jog is in control afterwards. IKInputError (from ``apply``): the jog brakes to
-        rest, as without a command, and the error goes on to the caller.
+        the jog is in control afterwards. While the arm lags (:attr:`lagging`) the command is
+        not taken and a jog in control brakes. IKInputError (from ``apply``): the jog brakes
+        to rest, as without a command, and the error goes on to the caller.
         """
         if zero:
             if self.in_control:
@@ -94,6 +136,11 @@ class JogControl:
             return self.in_control
         if not self.tracker.ready:
             raise IKInputError('arm position unknown: no jog until joint_states arrive')
+        self._check_lag()
+        if self.lagging:
+            if self.in_control:
+                self.jogger.stop(now)
+            return self.in_control
         jogger = self.jogger
         if not self.in_control:
             # The goal motion's commanded state now: position, velocity, acceleration.
@@ -134,6 +181,9 @@ class JogControl:
         if now - self._t_given > GAP_PERIODS * self.period:
             self.jogger.restart_from_rest(now - self.period)
         self._t_given = now
+        self._check_lag()
+        if self.lagging:
+            self.jogger.stop(now)
         step = self.jogger.step(now)
         q = tracker.follow_external(step.sample.q, now)
         stall = tracker.stall

@@ -68,15 +68,16 @@ class KeyboardTeleop:
         self._twist = np.zeros(6)
         self._until = -np.inf
 
-    def press(self, key: str, now: float) -> KeyAnswer:
-        """Take one key pressed at ``now`` [s]."""
+    def press(self, key: str, now: float, hold: float | None = None) -> KeyAnswer:
+        """Take one key pressed at ``now`` [s]; a motion key's twist holds ``hold`` [s]."""
         action = ''
         if key in KEYS:
             component, sign = KEYS[key]
             twist = np.zeros(6)
             twist[component] = sign * (self.linear_speed if component < 3
                                        else self.angular_speed)
-            self._twist, self._until, action = twist, float(now) + self.hold, 'move'
+            until = float(now) + (self.hold if hold is None else float(hold))
+            self._twist, self._until, action = twist, until, 'move'
         elif key == ' ':
             self._twist, self._until, action = np.zeros(6), -np.inf, 'stop'
         elif key == 't':

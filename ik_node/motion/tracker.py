@@ -928,6 +928,18 @@ class IKTracker:
         assert self._q_cmd is not None and self._q_meas is not None
         return joint_distance(self.chain.continuous, self._q_cmd - self._q_meas)
 
+    def lag_ratio(self) -> np.ndarray:
+        """
+        Return the command's lead over the last reading per joint, over its following error.
+
+        (n,) [1]: 1 is a full limit (:meth:`set_following_error`); 0 without readings, a
+        command or a limit. The guards of another command source (the jog) read it.
+        """
+        limit = self._following_error
+        if self._q_meas is None or self._q_cmd is None or not np.any(np.isfinite(limit)):
+            return np.zeros(self.chain.n)
+        return self._lead() / limit
+
     def _lag_guard(self, now: float) -> None:
         """Stop on the path while the arm lags beyond the limit; go on once it caught up."""
         limit = self._following_error

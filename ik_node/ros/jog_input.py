@@ -22,7 +22,10 @@ commands go out like the goal motion's (:class:`ik_node.ros.outputs.Outputs`: Jo
 Float64MultiArray, JointTrajectory as configured), stamped by the node clock (strictly
 increasing with the goal motion's), not while the feedback is lost or nobody listens, and
 through the tracker's feedback and following-error guards; the jogger itself keeps out of
-contact, slows near singularities and joint limits. ``ik_status`` says which input is in
+contact, slows near singularities and joint limits. An arm that lags behind the jog pauses it
+(it brakes, a WARN status says so, ``jog_paused``: arm lags), and new parameter values
+mid-jog (limits, solver) brake it from where it is (:mod:`ik_node.motion.jog_control`).
+``ik_status`` says which input is in
 control (``control``: goal, jog twist, jog joint) and why a jog step was slowed
 (``jog_slowed_by``: velocity, singularity, joint_limit, collision, contact). Bad input (NaN,
 Inf, huge values, unknown frames or joints, arrays of the wrong length) gets a throttled
@@ -83,6 +86,9 @@ class JogInput:
         self._told: tuple = ()
         self._told_at = -math.inf
         self._last_step: JogStep | None = None
+        # The last slow-down since ik_status last told one: a slow-down shorter than
+        # STATUS_MIN_PERIOD is told too, not lost between two statuses.
+        self._slowed_by = ''
 
     @property
     def jogging(self) -> bool:
@@ -120,8 +126,13 @@ class JogInput:
             jogger = Jogger(chain, tracker.limits, settings, tracker.options.get('obstacles'),
                             objectives)
             jogger.warm_up()
-            self._control = JogControl(tracker, jogger, 1.0 / values['output_rate'])
-            self._key, self._pending = key, None
+            control = JogControl(tracker, jogger, 1.0 / values['output_rate'])
+            if self._control is not None:
+                # New settings mid-jog: the new jogger brakes from the old one's state.
+                control.carry_on(self._control)
+            if not control.goal_held:
+                self._pending = None
+            self._control, self._key = control, key
         return self._control
 
     # Callbacks: message -> arrays -> jogger --------------------------------------------------
@@ -192,6 +203,10 @@ class JogInput:
         except IKInputError as exc:
             self._bad(topic, str(exc))
             return
+        if control.lagging:
+            self._log.warn('jog lag', f'jog command not taken: {control.lagging}')
+            self._tell(False)
+            return
         if control.in_control:
             self._pending = None        # the latest input wins: a goal held is dropped
 
@@ -244,6 +259,9 @@ class JogInput:
             return
         self._publish(jogged, now_ns)
         self._last_step = jogged.step
+        self._slowed_by = jogged.step.reason or self._slowed_by
+        if control.lagging:
+            self._log.warn('jog lag', f'jog paused: {control.lagging}')
         if jogged.stall:
             self._log.error('stall', jogged.stall)
             commands.status('ERROR', jogged.stall,
@@ -270,8 +288,10 @@ class JogInput:
         names = tracker.names
         state.last_command.update(zip(names, (float(v) for v in jogged.q)))
         sample = jogged.step.sample
-        # A JointTrajectory of one point, the jog's state two periods ahead in time (the
-        # controller blends into it), as MoveIt Servo sends.
+        # A JointTrajectory of one point: the jog's state of this command (q, v, a), due two
+        # periods after its stamp, so the controller blends into it from its own state and
+        # the next message always comes before it is reached (the arm follows the jog two
+        # periods late, with the jog's velocity and acceleration).
         points = None
         if self._outputs.sends_trajectories:
             points = [(2.0 / state.values['output_rate'], jogged.q, sample.v, sample.a)]
@@ -284,25 +304,33 @@ class JogInput:
         if control is None or tracker is None:
             return
         last = self._last_step
-        reason = last.reason if last is not None and control.in_control else ''
-        told = (control.control, reason, goal_held or control.goal_held)
+        reason = (last.reason or self._slowed_by) if last is not None and control.in_control \
+            else ''
+        told = (control.control, reason, goal_held or control.goal_held, control.lagging)
         now = self._clock.now()
-        # A change of control at once; a change of the slow-down reason at most every
-        # STATUS_MIN_PERIOD (it may flip each step); the state every STATUS_PERIOD.
+        # A change of control or of the lag pause at once; a change of the slow-down reason
+        # at most every STATUS_MIN_PERIOD (it may flip each step); the state every
+        # STATUS_PERIOD.
         since = now - self._told_at
-        if not force and told[:1] == self._told[:1] and (
+        urgent = not self._told or told[0] != self._told[0] or told[3] != self._told[3]
+        if not force and not urgent and (
                 (told == self._told and (not control.in_control or since < STATUS_PERIOD))
                 or since < STATUS_MIN_PERIOD):
             return
         self._told, self._told_at = told, now
+        self._slowed_by = ''
         values: dict[str, Any] = {'control': control.control, 'jog_slowed_by': reason,
-                                  'goal_held': bool(told[2])}
+                                  'goal_held': bool(told[2]),
+                                  'jog_paused': 'arm lags' if control.lagging else ''}
         if last is not None and control.in_control:
             values.update(goal_dropped=control.dropped_goal,
                           jog_mode=last.mode, jog_scale=f'{last.scale:.3f}',
                           condition=f'{last.condition:.3g}',
                           clearance=f'{last.clearance:.4g}')
-        if told[2]:
+        level = 'OK'
+        if control.lagging:
+            level, message = 'WARN', f'jog paused: {control.lagging}'
+        elif told[2]:
             message = 'goal held: the jog brakes to rest, then the goal motion starts there'
         elif control.in_control:
             message = (f'{control.control} in control'
@@ -311,4 +339,4 @@ class JogInput:
                        + (f', slowed by {reason}' if reason else ''))
         else:
             message = 'goal motion in control (the jog ended)'
-        self._outputs.status('OK', message, values, tracker.chain.robot_name)
+        self._outputs.status(level, message, values, tracker.chain.robot_name)

@@ -1,12 +1,14 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-Jog buttons in the browser view: each click nudges the tool along one axis.
+Jog buttons in the browser view: the tool moves along one axis while a button is held.
 
-A click acts as a key of :mod:`ik_node.motion.keyboard` (the same layout and speeds): the
-tool moves at the key's speed for :attr:`KeyboardTeleop.hold` seconds after the last click,
-so clicking again keeps it going; **stop** ends it, **frame** switches between the base and
-the tool frame, **faster** and **slower** scale the speeds. A thread calls ``send(twist,
+A held button acts as a held key of :mod:`ik_node.motion.keyboard` (the same layout and
+speeds): the page repeats it :data:`HOLD_RATE` times a second while the pointer holds it
+down, and each repetition holds the twist for :data:`HOLD_REPEATS` repetitions; on release
+the repetitions stop, the twist ends that much later and the arm brakes to rest within its
+limits (a click is a short nudge). **stop** ends it at once, **frame** switches between the
+base and the tool frame, **faster** and **slower** scale the speeds. A thread calls ``send(twist,
 frame, now)`` every period while a twist holds, and ``send(None, frame, now)`` every period
 after it until the receiver says it rests: the standalone view steps its own
 :class:`ik_node.motion.jog.Jogger` (:class:`StandaloneJog`), the ROS view publishes a
@@ -23,11 +25,13 @@ from ik_node.motion.limits import joint_limits
 from ik_node.motion.trajectory import KinematicLimits
 import numpy as np
 
-__all__ = ['JogButtons', 'StandaloneJog', 'BUTTONS']
+__all__ = ['JogButtons', 'StandaloneJog', 'BUTTONS', 'HOLD_RATE', 'HOLD_REPEATS']
 
 # (label, key of ik_node.motion.keyboard.KEYS or a command key)
 BUTTONS = (('+x', 'w'), ('-x', 's'), ('+y', 'a'), ('-y', 'd'), ('+z', 'r'), ('-z', 'f'),
            ('+rx', 'u'), ('-rx', 'o'), ('+ry', 'i'), ('-ry', 'k'), ('+rz', 'j'), ('-rz', 'l'))
+HOLD_RATE = 20.0        # [Hz] a held button repeats this often (viser's on_hold)
+HOLD_REPEATS = 4        # a repetition holds the twist this many repetitions (jitter room)
 # send(twist (6,) or None, frame, now [s]) -> True while the arm still moves.
 Send = Callable[[Optional[np.ndarray], str, float], bool]
 
@@ -43,10 +47,9 @@ class JogButtons:
         self._closed = False
         with gui.add_folder('Jog'):
             self.info = gui.add_markdown(self._text())
-            for row in range(0, len(BUTTONS), 2):
-                labels = [label for label, _ in BUTTONS[row:row + 2]]
-                group = gui.add_button_group(f'jog {labels[0][1:]}', labels)
-                group.on_click(lambda event: self.press(dict(BUTTONS)[event.target.value]))
+            for label, key in BUTTONS:
+                button = gui.add_button(label)
+                button.on_hold(lambda _, key=key: self.hold(key), callback_hz=HOLD_RATE)
             commands = gui.add_button_group('jog', ('stop', 'frame', 'faster', 'slower'))
             keys = {'stop': ' ', 'frame': 't', 'faster': '+', 'slower': '-'}
             commands.on_click(lambda event: self.press(keys[event.target.value]))
@@ -56,12 +59,16 @@ class JogButtons:
     def _text(self) -> str:
         t = self.teleop
         return (f'jog in the **{t.frame}** frame · {t.linear_speed * 1e3:.0f} mm/s · '
-                f'{t.angular_speed:.2f} rad/s per click (holds {t.hold:.1f} s)')
+                f'{t.angular_speed:.2f} rad/s while a button is held')
 
-    def press(self, key: str) -> None:
-        """Act as key ``key`` of the layout (what a button does)."""
+    def hold(self, key: str) -> None:
+        """Act as motion key ``key`` held down (what a held button repeats)."""
+        self.press(key, HOLD_REPEATS / HOLD_RATE)
+
+    def press(self, key: str, hold: float | None = None) -> None:
+        """Act as key ``key`` of the layout, a motion key's twist holding ``hold`` [s]."""
         with self._lock:
-            answer = self.teleop.press(key, time.monotonic())
+            answer = self.teleop.press(key, time.monotonic(), hold)
         if answer.action in ('frame', 'speed'):
             self.info.content = self._text()
         self._wake.set()

@@ -1,0 +1,126 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+A jog through real processes ends smoothly, whatever ends it.
+
+An arm that cannot keep up with the jog (sim_arm at a tenth of the speed) pauses it: the
+commands brake within the limits, ik_status says why, and the command never runs far ahead
+of the arm; an arm that stops altogether (an e-stop) pauses it the same way. New parameter
+values mid-jog (the solver, the acceleration scale) brake the jog from where it is instead
+of stopping the command at once.
+"""
+
+from ik_node import Chain
+import numpy as np
+import pytest
+from ros_harness import ros_rig, status_values
+from test_goal_motion_ros import assert_within_limits, DEMO_START, DEMO_URDF, start
+from test_jog_ros import controls, jog_publishers, stream_until, tool, twist_msg
+
+rclpy = pytest.importorskip('rclpy')
+
+from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
+from rclpy.parameter import Parameter  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+
+
+@pytest.fixture(scope='module')
+def demo() -> Chain:
+    return Chain.from_urdf(DEMO_URDF, 'base_link', 'tool0')
+
+
+@pytest.fixture
+def rig(demo, tmp_path):
+    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
+    with ros_rig(tmp_path, demo) as rig:
+        yield rig
+
+
+def test_an_arm_that_lags_pauses_the_jog_smoothly_and_ik_status_says_so(rig, demo):
+    procs, probe = rig
+    # The arm moves at a tenth of the speed the node commands: it cannot follow a fast jog.
+    procs.start('sim_arm', f'urdf_file:={DEMO_URDF}',
+                f'initial_positions:={DEMO_START.tolist()}', 'velocity_scale:=0.1')
+    limit = 0.05
+    procs.start('ik_node', f'urdf_file:={DEMO_URDF}', f'max_following_error:={limit}')
+    status = probe.answer_to(lambda: probe.publish_pose(demo.fk(DEMO_START)))
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
+    _, joints, _ = jog_publishers(probe)
+    n_cmd, n_status = len(probe.commands), len(probe.statuses)
+    msg = JointState(name=['wrist_3_joint'], velocity=[1.0])     # the arm follows at 0.315
+
+    def paused() -> list:
+        return [s for s in probe.statuses[n_status:]
+                if status_values(s).get('jog_paused') == 'arm lags']
+
+    stream_until(probe, lambda: joints.publish(msg), lambda: len(paused()) > 0)
+    # Streamed on for a while: the jog waits for the arm, it does not run away from it.
+    q5 = probe.arm[-1][1][5]
+    stream_until(probe, lambda: joints.publish(msg),
+                 lambda: probe.arm[-1][1][5] > q5 + 0.15)
+    pause = paused()[0]
+    assert pause.level == DiagnosticStatus.WARN and 'jog paused' in pause.message, pause
+    assert 'wrist_3_joint' in pause.message
+    q_rest = probe.settled(timeout=10.0)
+    assert q_rest[5] > DEMO_START[5] + 0.15
+    # The command's lead over the arm, reading by reading (by stamp): the following-error
+    # limit and the braking from 1 rad/s (v^2 / 2a = 0.1 rad at the node's default 5 rad/s^2),
+    # never the 0.7 rad/s the command would run ahead of the arm without the pause.
+    t_cmd, q_cmd = probe.commands_by_stamp(demo, n_cmd)
+    lead = [q_cmd[i, 5] - q[5] for t, q in probe.arm_stamped
+            if (i := int(np.searchsorted(t_cmd, t * 1e-9, side='right')) - 1) >= 0]
+    assert max(lead) < limit + 0.15, max(lead)
+    assert not any(status_values(s).get('stalled') == 'True' for s in probe.statuses[n_status:])
+    # An arm that stops altogether (an e-stop): the jog pauses the same way, the command
+    # holds within reach of the arm; released, the arm catches up and the jog goes on.
+    (r,) = probe.set_parameters('sim_arm', stalled=True)
+    assert r.successful
+    q_stalled = probe.settled(since_ns=probe.now_ns())
+    n_stall = len(probe.statuses)
+    stream_until(probe, lambda: joints.publish(msg), lambda: any(
+        status_values(s).get('jog_paused') == 'arm lags' for s in probe.statuses[n_stall:]))
+    n_read = len(probe.arm)
+    stream_until(probe, lambda: joints.publish(msg), lambda: len(probe.arm) > n_read + 50)
+    held = probe.last_command(demo)
+    assert 0.0 < held[5] - q_stalled[5] < limit + 0.15, held[5] - q_stalled[5]
+    (r,) = probe.set_parameters('sim_arm', stalled=False)
+    assert r.successful
+    stream_until(probe, lambda: joints.publish(msg), lambda: probe.arm[-1][1][5] > held[5] + 0.1)
+    probe.settled(timeout=10.0)
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, _, _ = jog_publishers(probe)
+    n_cmd, n_status = len(probe.commands), len(probe.statuses)
+    v = np.array([0.0, 0.08, -0.04, 0.0, 0.0, 0.0])
+
+    def send():
+        twist.publish(twist_msg(probe, v))
+
+    def moved_from(p0, d: float):
+        return lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > d
+
+    stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.03))
+    # The solver changes while the tool moves at 9 cm/s; the stream goes on.
+    t_change = probe.now_ns()
+    assert probe.set_parameters('ik_node', solver='pinv')[0].successful
+    stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.02))
+    # Half the acceleration, and the stream stops with it: the jog brakes to rest.
+    assert probe.set_parameters_atomically('ik_node', [
+        Parameter('acceleration_scale', value=0.5)]).successful
+    q_last = probe.arm[-1][1]
+    q_rest = probe.settled(timeout=10.0)
+    assert 0.0 < np.linalg.norm(tool(demo, q_rest) - tool(demo, q_last)) < 0.02
+    # The commands after the first change kept moving (no stop-and-restart at the change).
+    t_cmd, q_cmd = probe.commands_by_stamp(demo, n_cmd, after_ns=t_change)
+    speed = np.linalg.norm(np.diff(q_cmd, axis=0), axis=1) / np.diff(t_cmd)
+    first = speed[:int(np.searchsorted(t_cmd, t_cmd[0] + 0.2))]
+    assert first.size and first.min() > 0.05, first
+    assert 'jog twist' in controls(probe, n_status)
+    assert not any(s.level == DiagnosticStatus.ERROR for s in probe.statuses[n_status:])
+    # Within the limits throughout (those before the change: the new ones are lower).
+    assert_within_limits(demo, probe, n_cmd)
