@@ -771,7 +771,10 @@ def run_arm(arm: Arm, args, domain: int, logs: Path) -> dict:
                        time_to_reach_s=(None if rec['reach_stamp'] is None
                                         else 1e-9 * (rec['reach_stamp'] - rec['t_pub'])))
             records.append(rec)
-            print(progress_line(arm.name, k, len(goals), rec), flush=True)
+            took = time.monotonic() - t_start
+            left = took / (k + 1) * (len(goals) - k - 1)
+            print(f'{progress_line(arm.name, k, len(goals), rec)}  [{took:.0f} s, about '
+                  f'{left:.0f} s left]', flush=True)
         probe.spin_until(lambda: False, 0.3)      # the last commands in flight
     finally:
         stop_processes(procs)
