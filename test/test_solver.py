@@ -106,6 +106,8 @@ def test_a_chain_pickles_and_copies_without_its_solvers():
     assert chain._solvers
     for other in (pickle.loads(pickle.dumps(chain)), copy.copy(chain), copy.deepcopy(chain)):
         assert other._solvers == {}
+        # Read-only as the original's: the same kernel types, so nothing compiles again.
+        assert not any(a.flags.writeable for a in (*other.model, *other.limits, other.lower))
         assert solve(other, chain.fk(chain.mid + 0.2)).success
 
 
