@@ -190,7 +190,10 @@ def robots_table(count: int) -> str:
     import ik_node.solvers  # noqa: F401
     import ik_node.pointchain.ccd  # noqa: F401
     import ik_node.solvers.fabrik  # noqa: F401
+    from ik_node.options import SolveOptions
+    from ik_node.solvers.fabrik import arm_params
     from ik_node.solvers.fabrik_chain import arm_attempt, MODE_FABRIK
+    from ik_node.solvers.records import make_target
     import ik_node.solvers.hybrid  # noqa: F401
     from ik_node import Chain
     from ik_node.solve_ik import solve
@@ -230,14 +233,13 @@ def robots_table(count: int) -> str:
                              f'| {attempts / count:.2f} |')
                 print(lines[-1], file=sys.stderr, flush=True)
         # where the time of a default position solve goes (first attempt, from mid-range)
-        cont = np.asarray(chain.continuous)
+        params = arm_params(MODE_FABRIK, SolveOptions(), 100, 5)     # solve's defaults
         k_time, polished, total = [], 0, []
         for k in range(count):
             tp = np.ascontiguousarray(poses[k][:3, 3])
             t0 = time.perf_counter()
-            _, it, _, _, _, pit = arm_attempt(
-                chain.model, chain.mid.copy(), chain.lower, chain.upper, cont, tp, np.eye(3),
-                False, 1e-3, 1e-2, 100, 1e-6, 0.1, MODE_FABRIK, 3.0, True, 10, 0.5, 5)
+            _, it, _, _, _, pit = arm_attempt(chain.model, chain.limits, make_target(tp),
+                                              params, chain.mid.copy())
             k_time.append(time.perf_counter() - t0)
             polished += pit > 0
             t0 = time.perf_counter()

@@ -23,6 +23,20 @@ bound, so the bound cannot answer them. Timed for ik_node, with the status it re
 
     .venv-bench/bin/python bench/bench_precision.py [--targets 1000] [--out FILE] [--publish]
 
+``--trac-ik-protocol`` runs TRAC-IK's published protocol instead (its README's table, tag
+v1.4.6): random reachable joint configurations (``--targets``, 10,000 there), full pose IK
+at 1e-5 Cartesian error in each of x, y, z, roll, pitch, yaw (components, not norms), 5 ms
+per solve, every solve seeded at the nominal pose midway between the joint limits (0 for a
+continuous joint, as TRAC-IK's own nominal), times of failed solves included. The components
+are those TRAC-IK tests: of the twist from the target to the answer, in the target frame.
+The arms are those of our set that the README lists (:data:`TRAC_IK_ARMS`: Panda, iiwa 14,
+Jaco2) and the nearest to two more of its rows (SO-101 for the 5-DOF Fanuc M-430iA/2F,
+ABB IRB 140 for the IRB 120). Both solvers are judged by the benchmark's FK with the protocol's
+per-component test; ik_node ('dls') runs with 1e-5 norms (stricter) and ``timeout`` 5 ms;
+the table also gives TRAC-IK's own success claims (rc >= 0), as its README counts them.
+
+    .venv-bench/bin/python bench/bench_precision.py --trac-ik-protocol [--targets 10000]
+
 Each run writes a new ``bench/out/precision_<date>_<time>.md`` and ``.json``; ``--publish``
 also rewrites the page ``bench/results/precision.md``.
 """
@@ -46,6 +60,9 @@ import robots  # noqa: E402
 import targets  # noqa: E402
 
 TOL = 1e-5
+# TRAC-IK's protocol: arms of its README's table in our set, and the nearest to two more.
+TRAC_IK_ARMS = ('panda', 'iiwa14', 'jaco2', 'so101', 'irb140')
+TRAC_IK_BUDGET = 0.005      # [s] per solve
 TRACK_BOUND = 0.05      # [rad] max_joint_change of the bounded tracking runs
 SEED = 2026
 
@@ -181,6 +198,87 @@ def run_arm(name: str, urdf: str, base: str, tip: str, n_targets: int,
         'unreachable_status': statuses, 'unreachable_inside_bound': int(inside_bound),
         'unreachable_targets': len(far_times), **under,
     }
+
+
+def within_components(ref, T, q, tol: float = TOL) -> bool:
+    """
+    Return True when FK of q meets T in each of x, y, z, roll, pitch, yaw within ``tol``.
+
+    TRAC-IK's test (KDL's ``diffRelative(target, pose)``, each component within the bound):
+    the position difference R_T^T (p(q) - p_T) [m] and the rotation vector of
+    R_T^T R(q) [rad], both in the target frame; joints within the limits. None (no answer)
+    fails.
+    """
+    from scipy.spatial.transform import Rotation
+    if q is None:
+        return False
+    q = np.asarray(q, dtype=float)
+    if not (np.all(np.isfinite(q)) and ref.within_limits(q)):
+        return False
+    F = ref.fk(q)
+    R_T = T[:3, :3]
+    dp = R_T.T @ (F[:3, 3] - T[:3, 3])
+    w = Rotation.from_matrix(R_T.T @ F[:3, :3]).as_rotvec()
+    return bool(np.all(np.abs(dp) <= tol) and np.all(np.abs(w) <= tol))
+
+
+def run_trac_protocol(name: str, urdf: str, base: str, tip: str, n_targets: int) -> dict:
+    """Run TRAC-IK's protocol (module doc) on one arm for ik_node 'dls' and TRAC-IK."""
+    import ik_node
+    ref = robots.ReferenceChain(urdf, base, tip)
+    chain = ik_node.Chain.from_urdf(urdf, base, tip)
+    with _quiet_c_stdout():
+        trac = peers_mod.TracIkPeer(urdf, base, tip, timeout=TRAC_IK_BUDGET, epsilon=TOL)
+    _, poses = targets.sample_targets(ref.fk, chain.lower, chain.upper, n_targets, SEED)
+    nominal = np.where(ref.continuous, 0.0, ref.mid)
+    solver = ik_node.Solver(chain, 'dls', position_tolerance=TOL, orientation_tolerance=TOL,
+                            timeout=TRAC_IK_BUDGET)
+    ik_node.warm_up(chain, ['dls'])
+    solver.solve(poses[0], nominal)
+    times: dict = {'ik': [], 'trac': []}
+    ok = {'ik': 0, 'trac': 0, 'trac_claimed': 0, 'ik_claimed': 0}
+    for T in poses:
+        t0 = time.perf_counter()
+        res = solver.solve(T, nominal)
+        times['ik'].append(time.perf_counter() - t0)
+        ok['ik'] += within_components(ref, T, res.q)
+        ok['ik_claimed'] += res.success
+    for T in poses:
+        t0 = time.perf_counter()
+        q = trac.solve(T, nominal)
+        times['trac'].append(time.perf_counter() - t0)
+        ok['trac'] += within_components(ref, T, q)
+        ok['trac_claimed'] += q is not None
+    row = {'arm': name, 'n': chain.n, 'targets': n_targets}
+    for who in ('ik', 'trac'):
+        med, p95 = _stats(times[who])
+        row.update({f'{who}_rate': ok[who] / n_targets,
+                    f'{who}_claimed_rate': ok[f'{who}_claimed'] / n_targets,
+                    f'{who}_median_ms': med, f'{who}_p95_ms': p95,
+                    f'{who}_mean_ms': float(np.mean(times[who])) * 1e3})
+    return row
+
+
+def render_trac_protocol(meta: dict, rows: list) -> str:
+    """Return the markdown report of TRAC-IK's protocol."""
+    lines = [f"# Precision on TRAC-IK's protocol {meta['date']}", '',
+             f"Command: `{meta['command']}`", '',
+             f'{rows[0]["targets"] if rows else 0} random reachable configurations per arm '
+             f'(seed {SEED}); full pose at {TOL:g} in each of x, y, z, roll, pitch, yaw (target '
+             "frame, as TRAC-IK tests), judged by the benchmark's FK for both; 5 ms per solve; "
+             "every solve seeded at the nominal pose (mid-range). ik_node: Solver('dls') at "
+             '1e-5 m / 1e-5 rad norms, timeout 5 ms; TRAC-IK: pytracik, Speed, 5 ms, '
+             'epsilon 1e-5 ("claimed": its rc >= 0, as its README counts). Times include '
+             f"failed solves. {meta['cpu']}.",
+             '', '| arm | n | ik_node success | median / p95 / mean ms | TRAC-IK success '
+             '(claimed) | median / p95 / mean ms |', '|---|---|---|---|---|---|']
+    for r in rows:
+        lines.append(
+            f"| {r['arm']} | {r['n']} | {100 * r['ik_rate']:.2f}% | "
+            f"{r['ik_median_ms']:.3f} / {r['ik_p95_ms']:.3f} / {r['ik_mean_ms']:.3f} | "
+            f"{100 * r['trac_rate']:.2f}% ({100 * r['trac_claimed_rate']:.2f}%) | "
+            f"{r['trac_median_ms']:.3f} / {r['trac_p95_ms']:.3f} / {r['trac_mean_ms']:.3f} |")
+    return '\n'.join(lines) + '\n'
 
 
 def _underactuated(chain, ref, poses, seed, opts) -> dict:
@@ -326,19 +424,26 @@ def render(meta: dict, rows: list) -> str:
 def main(argv=None) -> int:
     """Run every arm and write markdown and JSON results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument('--targets', type=int, default=1000,
-                    help='reachable targets per arm (0: tracking only)')
+    ap.add_argument('--targets', type=int, default=None,
+                    help='reachable targets per arm (0: tracking only; default 1000, 10,000 '
+                         'with --trac-ik-protocol)')
     ap.add_argument('--arms', nargs='*', default=None)
     ap.add_argument('--tracking', action='store_true', help='also run the tracking paths')
     ap.add_argument('--interleave', action='store_true',
                     help='alternate the solvers target by target (see the module doc)')
+    ap.add_argument('--trac-ik-protocol', action='store_true',
+                    help="TRAC-IK's published protocol instead (see the module doc)")
     ap.add_argument('--out', default=None, help='markdown file (default <out-dir>/'
                     'precision_<date>_<time>.md, never overwritten)')
     add_common_arguments(ap)
     args = ap.parse_args(argv)
+    if args.targets is None:
+        args.targets = 10000 if args.trac_ik_protocol else 1000
     check_kernels(args)
     import ik_node
     arms = arm_files()
+    if args.trac_ik_protocol:
+        return _main_trac_protocol(args, arms, argv)
     names = args.arms or list(arms)
     rows = []
     for name in names if args.targets > 0 else ():
@@ -378,6 +483,37 @@ def main(argv=None) -> int:
     print(text)
     if args.publish:
         print(f"published: {publish('precision', text, command=meta['command'])}")
+    return 0
+
+
+def _main_trac_protocol(args, arms: dict, argv) -> int:
+    """Run TRAC-IK's protocol on its arms (or ``--arms``); write the report."""
+    rows = []
+    for name in args.arms or TRAC_IK_ARMS:
+        urdf, base, tip, _ = arms[name]
+        rows.append(run_trac_protocol(name, urdf, base, tip, args.targets))
+        r = rows[-1]
+        print(f"{name}: ik_node {100 * r['ik_rate']:.2f}% {r['ik_median_ms']:.3f}/"
+              f"{r['ik_p95_ms']:.3f} ms, trac_ik {100 * r['trac_rate']:.2f}% "
+              f"{r['trac_median_ms']:.3f}/{r['trac_p95_ms']:.3f} ms", file=sys.stderr,
+              flush=True)
+    now = datetime.now(timezone.utc)
+    meta = {'date': now.strftime('%Y-%m-%d %H:%M UTC'),
+            'command': ' '.join(['.venv-bench/bin/python', 'bench/bench_precision.py']
+                                + (argv if argv is not None else sys.argv[1:])),
+            'cpu': f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores',
+            'protocol': 'trac_ik'}
+    text = render_trac_protocol(meta, rows)
+    out = Path(args.out) if args.out else Path(args.out_dir) / (
+        f"precision_trac_ik_{now.strftime('%Y-%m-%d_%H%M')}.md")
+    if out.exists():
+        raise SystemExit(f'{out} exists; results are never overwritten')
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    out.with_suffix('.json').write_text(json.dumps({'meta': meta, 'rows': rows}, indent=1))
+    print(text)
+    if args.publish:
+        print(f"published: {publish('precision_trac_ik', text, command=meta['command'])}")
     return 0
 
 

@@ -18,12 +18,11 @@ from typing import Optional
 from ik_node._jit import compiled_entry
 from ik_node.errors import IKInputError
 from ik_node.result import IKResult
-from ik_node.solve_ik import check_target, methods
+from ik_node.solve_ik import check_target
 from ik_node.solver import keep_solver, Solver, solver_for
 from ik_node.solvers import batch_kernel as bk
 from ik_node.solvers.codes import CODE_SKIPPED
-from ik_node.solvers.dls import METHOD_CODES
-from ik_node.solvers.outcome import failure_message, STATUS_OF_CODE
+from ik_node.solvers.outcome import failure_message, RESCUE_METHOD, STATUS_OF_CODE
 from ik_node.solvers.restarts import Outcome
 import numpy as np
 from numpy.typing import ArrayLike
@@ -48,7 +47,9 @@ class BatchResult:
     success (m,) bool; position_error (m,) [m], orientation_error (m,) [rad] (nan for
     position targets and invalid ones); iterations, attempts (m,) int; status (m,) str (the
     values of :class:`ik_node.IKResult`, or ``'invalid_target'``); message: m strings (why a
-    target failed, '' when reached).
+    target failed, '' when reached); method: the method asked for; rescued (m,) bool: the
+    row's answer is that of the damped least-squares rescue ('fabrik', 'ccd'), and its
+    IKResult names it (None: no row).
     """
 
     q: np.ndarray
@@ -60,6 +61,7 @@ class BatchResult:
     status: np.ndarray
     message: tuple
     method: str
+    rescued: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         """Return the number of targets."""
@@ -70,7 +72,9 @@ class BatchResult:
         return IKResult(q=self.q[i], success=bool(self.success[i]),
                         position_error=float(self.position_error[i]),
                         orientation_error=float(self.orientation_error[i]),
-                        iterations=int(self.iterations[i]), method=self.method,
+                        iterations=int(self.iterations[i]),
+                        method=(RESCUE_METHOD if self.rescued is not None and self.rescued[i]
+                                else self.method),
                         attempts=int(self.attempts[i]), message=self.message[i],
                         status=str(self.status[i]))
 
@@ -219,22 +223,22 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
     not valid (NaN, a bad rotation, a wrong shape in a list) fails alone, with status
     ``'invalid_target'`` and the reason in ``message``; the others are solved.
     q0: (n,) seed for every target or (m, n) one per target; None: mid-range.
-    method: 'dls', 'pinv' or 'jt' (the compiled family). options: those of ``solve``; the
-    budget per target is ``max_attempts`` (``timeout`` is accepted and not applied, so that
-    the answer does not depend on the machine's load). threads: how many threads run the
-    compiled kernel (None: one per core).
+    method: a built-in method of :func:`ik_node.solve_ik.methods` (not a registered one).
+    options: those of ``solve``; the budget per target is ``max_attempts`` (``timeout`` is
+    accepted and not applied, so that the answer does not depend on the machine's load).
+    threads: how many threads run the compiled kernel (None: one per core).
 
     Returns a :class:`BatchResult`; row i is what ``solve(chain, targets[i], q0, method,
     **options)`` returns when its timeout does not cut it short. Raises IKInputError for a
     bad method, option or seed, or a batch too large for memory.
     """
-    if method not in METHOD_CODES:
-        raise IKInputError(f'solve_batch runs the compiled methods {sorted(METHOD_CODES)}, '
-                           f'got {method!r} (all methods: {list(methods())})')
     solver = solver_for(chain, method, options)
     if solver is None:
         solver = Solver(chain, method, **options)
         keep_solver(solver, options)
+    if not solver.compiled:
+        raise IKInputError(f'solve_batch runs the built-in methods, got the registered '
+                           f'method {method!r}')
     opts = solver.options
     t, problems = _as_rows(targets)
     m = t.shape[0]
@@ -266,7 +270,7 @@ def solve_batch(chain, targets: ArrayLike, q0: Optional[ArrayLike] = None, metho
     return BatchResult(q=out.q, success=out.success, position_error=out.position_error,
                        orientation_error=oerr, iterations=out.iterations,
                        attempts=out.attempts, status=status, message=tuple(messages),
-                       method=method)
+                       method=method, rescued=out.rescued)
 
 
 def _outputs(seeds: np.ndarray) -> bk.BatchOut:

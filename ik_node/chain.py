@@ -82,6 +82,24 @@ class JointVector:
         return rng.uniform(lo, hi, size=None if count is None else (count, self.n))
 
 
+def _readonly_fields(fields: dict) -> list:
+    """
+    Return where the read-only arrays of ``fields`` are: [(name, -1 or index), ...].
+
+    index: the position of the array in a tuple field (a record such as the ChainModel);
+    -1: the field is the array.
+    """
+    found = []
+    for name, value in fields.items():
+        if isinstance(value, np.ndarray):
+            if not value.flags.writeable:
+                found.append((name, -1))
+        elif isinstance(value, tuple):
+            found += [(name, i) for i, v in enumerate(value)
+                      if isinstance(v, np.ndarray) and not v.flags.writeable]
+    return found
+
+
 class Chain(JointVector):
     """
     A serial chain base_link -> tip_link with n actuated joints.
@@ -274,8 +292,23 @@ class Chain(JointVector):
         return self.collision_setup.srdf()
 
     def __getstate__(self) -> dict:
-        """Return the state to pickle or copy: all but the solvers kept by ik_node.solve."""
-        return {**self.__dict__, '_solvers': {}}
+        """
+        Return the state to pickle or copy: all but the solvers kept by ik_node.solve.
+
+        It names the read-only arrays (pickling and deep copies make arrays writable), so
+        that a chain unpickled or copied has the kernels' types of the original: a writable
+        array is another numba type, for which every solver kernel would compile again.
+        """
+        return {**self.__dict__, '_solvers': {}, '_readonly': _readonly_fields(self.__dict__)}
+
+    def __setstate__(self, state: dict) -> None:
+        """Restore a state of :meth:`__getstate__`, its read-only arrays read-only again."""
+        state = dict(state)
+        readonly_fields = state.pop('_readonly', ())
+        self.__dict__.update(state)
+        for name, index in readonly_fields:
+            value = state[name] if index < 0 else state[name][index]
+            value.setflags(write=False)
 
     def __repr__(self) -> str:
         """Name the robot, the two ends and the joint count."""

@@ -3,11 +3,12 @@
 """
 ``ik-compile``: compile the package's kernels into numba's disk cache, once per install.
 
-Without it each solver method compiles on its first call (up to a minute). It runs two groups of
-kernels side by side, one process each (the Jacobian methods with objectives and the batch
-kernel; FABRIK/CCD, point chains and the collision checks), then marks the cache compiled
-(:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs it in
-the background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids that.
+Without it each solver method compiles on its first call (up to a minute). It runs two groups
+of kernels side by side, one process each (the restart driver with every built-in method,
+objectives and the batch kernel; point chains and the collision checks), then marks the cache
+compiled (:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs
+it in the background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids
+that.
 
 Exit status: 0 when compiled (or already compiled), 1 when a group failed.
 """
@@ -27,11 +28,12 @@ def _demo_arm():
 
 
 def _jacobian() -> None:
-    """Compile the Jacobian methods, with and without null-space objectives, one and batched."""
+    """Compile the restart driver with every built-in method, objectives, one and batched."""
     import ik_node
     import numpy as np
     chain = _demo_arm()
-    ik_node.warm_up(chain, ['dls', 'pinv', 'jt'])
+    # One kernel runs every built-in method (one record type): the first method compiles it.
+    ik_node.warm_up(chain)
     target = chain.fk(chain.mid)
     objectives = [ik_node.JointLimitAvoidance(1.0), ik_node.Manipulability(0.5),
                   ik_node.ObstacleClearance([[0.3, 0.0, 0.5, 0.1]], margin=0.1)]
@@ -45,13 +47,10 @@ def _jacobian() -> None:
 
 
 def _points() -> None:
-    """Compile FABRIK and CCD (URDF arms and point chains) and the collision checks."""
+    """Compile FABRIK and CCD on point chains, and the collision checks."""
     import ik_node
     import numpy as np
     chain = _demo_arm()
-    # Without the stretched-reach search: it runs the dls kernel, the other group's. Not
-    # 'hybrid' either: it runs the FABRIK and the dls kernels, one from each group.
-    ik_node.warm_up(chain, ['fabrik', 'ccd'], reach=False)
     zigzag = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.1, 0.0, 0.6], [0.0, 0.0, 0.9]])
     ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
     ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2, constraints=[
@@ -79,6 +78,18 @@ def _combined() -> None:
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1,
                         avoid_collisions=True, obstacles=obstacles)
     checker.samples_collide(chain, chain.lower, chain.upper, 0.05, obstacles)
+    # A registered method's solve calls the driver's helpers from Python (their own entries).
+    from ik_node.options import SolveOptions
+    from ik_node.solvers.registered import RegisteredSolve
+
+    def prepare(chain, target, opts):
+        return lambda start, budget: (start, 0)
+
+    for opts in (SolveOptions(max_attempts=3), SolveOptions(max_attempts=3, avoid_collisions=True,
+                                                            max_joint_change=0.5)):
+        registered = RegisteredSolve(chain, opts, 'compile', prepare)
+        for t in (chain.fk(chain.mid + 0.3), target[:3, 3] + 0.01):
+            registered.solve(t, chain.mid.copy())
 
 
 # Groups that share no solver kernel (only small helpers such as forward kinematics), so

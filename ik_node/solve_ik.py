@@ -22,13 +22,15 @@ def register_method(name: str, prepare: Callable,
     Add a method to the table (a user's own; the built-in ones are in ``METHODS``).
 
     ``prepare(chain, target, opts) -> attempt`` with ``attempt(start, budget) ->
-    (q, iterations)``: one attempt from ``start`` (n,). The restart driver runs it like
-    every other method. ``options``: the option names it uses (at least the common ones).
+    (q, iterations)``: one attempt from ``start`` (n,); ``budget.expired()`` tells a long
+    attempt that the timeout is spent. The restart driver runs it like every other method
+    (its code as Python: :mod:`ik_node.solvers.registered`). ``options``: the option names
+    it uses (at least the common ones).
     A :class:`ik_node.Solver` made before keeps the method it was made with.
     """
     if not isinstance(name, str) or not name:
         raise IKInputError(f'method name must be a non-empty string, got {name!r}')
-    METHODS[name] = Method(prepare, frozenset(options) | COMMON_OPTIONS)
+    METHODS[name] = Method(frozenset(options) | COMMON_OPTIONS, prepare=prepare)
 
 
 def methods() -> tuple[str, ...]:

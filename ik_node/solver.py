@@ -3,24 +3,22 @@
 """
 :class:`Solver`: IK for one chain with one method and its options, validated once.
 
-A solver owns what its solves share: the validated options, and for the compiled methods
-(dls, pinv, jt) the driver's records and the table of random starts
-(:class:`ik_node.solvers.compiled_driver.CompiledSolve`). ``ik_node.solve`` is the one-call
-convenience over it: it keeps the solvers of the options it was called with on the chain
-(:func:`solver_for`), so a loop that calls it again with the same options validates them
-and builds the records once.
+A solver owns what its solves share: the validated options, the driver's records and the
+table of random starts (:class:`ik_node.solvers.compiled_driver.CompiledSolve` for the
+built-in methods, :class:`ik_node.solvers.registered.RegisteredSolve` for a registered one).
+``ik_node.solve`` is the one-call convenience over it: it keeps the solvers of the options
+it was called with on the chain (:func:`solver_for`), so a loop that calls it again with the
+same options validates them and builds the records once.
 """
 
-from typing import Optional
+from typing import Optional, Union
 
-from ik_node._jit import JIT_ENABLED
 from ik_node.errors import IKInputError
 from ik_node.options import kwargs_key, SolveOptions
 from ik_node.result import IKResult
-from ik_node.solvers.compiled_driver import applies, CompiledSolve
-from ik_node.solvers.dls import METHOD_CODES
-from ik_node.solvers.driver import run_restarts
-from ik_node.solvers.jacobian import JacobianAttempts
+from ik_node.solvers.attempts import MethodAttempts
+from ik_node.solvers.compiled_driver import CompiledSolve
+from ik_node.solvers.registered import RegisteredSolve
 from ik_node.solvers.restarts import DriverRecords
 from ik_node.solvers.table import Method, METHODS
 from ik_node.target_checks import target_and_seed, target_and_seed_arrays
@@ -28,9 +26,6 @@ from numpy.typing import ArrayLike
 
 __all__ = ['Solver', 'solver_for', 'keep_solver', 'SOLVERS_KEPT']
 
-# The built-in Jacobian methods, which the compiled driver runs (a method of the same name
-# registered later replaces the entry in METHODS, and runs through the Python driver).
-_BUILT_IN = {name: METHODS[name] for name in METHOD_CODES}
 # How many solvers ``ik_node.solve`` keeps per chain (the oldest goes first).
 SOLVERS_KEPT = 64
 
@@ -44,13 +39,12 @@ class Solver:
     :func:`ik_node.methods`; options: see :class:`ik_node.options.SolveOptions` (an option
     the method does not use is refused). Raises IKInputError for a bad method or option.
 
-    The options and, for the compiled methods, the driver's records and table of random
-    starts are made once (records with objectives are made on each solve: an objective may
-    change between solves, e.g. a posture's reference). A solver is not thread-safe:
-    give each thread its own.
+    The options, the driver's records and its table of random starts are made once (records
+    with objectives are made on each solve: an objective may change between solves, e.g. a
+    posture's reference). A solver is not thread-safe: give each thread its own.
     """
 
-    __slots__ = ('chain', 'method', 'options', '_spec', '_weights', '_driver', '_compiled')
+    __slots__ = ('chain', 'method', 'options', '_spec', '_driver')
 
     def __init__(self, chain, method: str = 'dls', **options):
         """Validate ``method`` and ``options`` for ``chain``."""
@@ -63,12 +57,13 @@ class Solver:
         self.options: SolveOptions = opts
         self._spec: Method = spec
         # Joint weights need the chain's size: checked here, once (IKInputError).
-        self._weights = opts.solution_weights(chain.n)
-        code = METHOD_CODES.get(method)
-        self._driver: Optional[CompiledSolve] = (
-            None if code is None else CompiledSolve(chain, opts, code, method))
-        self._compiled = (self._driver is not None and JIT_ENABLED
-                          and spec is _BUILT_IN[method] and applies(opts))
+        opts.solution_weights(chain.n)
+        self._driver: Union[CompiledSolve, RegisteredSolve]
+        if spec.build is not None:
+            self._driver = CompiledSolve(chain, opts, method, spec.build, spec.rescue)
+        else:
+            assert spec.prepare is not None     # a registered method has its attempt
+            self._driver = RegisteredSolve(chain, opts, method, spec.prepare)
 
     def solve(self, target: ArrayLike, q0: Optional[ArrayLike] = None) -> IKResult:
         """
@@ -81,23 +76,27 @@ class Solver:
         Returns an IKResult; an unreachable target gives success=False and the best attempt.
         Raises IKInputError for a bad target or seed.
         """
-        if self._compiled:
+        if isinstance(self._driver, CompiledSolve):
             # The kernel checks the target and seed (and clamps the seed) before it solves.
             t, seed = target_and_seed_arrays(self.chain, target, q0)
-            return self._driver.solve(t, seed)     # type: ignore[union-attr]
-        t, seed = target_and_seed(self.chain, target, q0)
-        return run_restarts(self.chain, t, seed, self.options, self._spec.prepare,
-                            self.method, self._weights, self._spec.rescue)
+        else:
+            t, seed = target_and_seed(self.chain, target, q0)
+        return self._driver.solve(t, seed)
 
-    def compiled_records(self, pose: bool) -> tuple[DriverRecords, JacobianAttempts]:
+    @property
+    def compiled(self) -> bool:
+        """Return True for a built-in method (its records run compiled: ``solve_batch``)."""
+        return isinstance(self._driver, CompiledSolve)
+
+    def compiled_records(self, pose: bool) -> tuple[DriverRecords, MethodAttempts]:
         """
         Return the compiled driver's records for pose (else point) targets.
 
-        For ``solve_batch``; only for the compiled methods (IKInputError otherwise).
+        For ``solve_batch``; only for the built-in methods (IKInputError otherwise).
         """
-        if self._driver is None:
-            raise IKInputError(f'method {self.method!r} has no compiled records; compiled '
-                               f'methods: {sorted(METHOD_CODES)}')
+        if not isinstance(self._driver, CompiledSolve):
+            raise IKInputError(f'method {self.method!r} is a registered (Python) method: '
+                               'it has no compiled records')
         return self._driver.records(pose)
 
     def __repr__(self) -> str:

@@ -3,8 +3,9 @@
 """solve_batch: row i is what solve gives target i; bad rows fail alone, with a reason."""
 
 from conftest import load, URDF_DIR
-from ik_node import Chain, HalfSpace, IKInputError, solve, solve_batch, Sphere
+from ik_node import Chain, HalfSpace, IKInputError, register_method, solve, solve_batch, Sphere
 from ik_node.solvers.reach import REACH_MARGIN, stretched_reach
+from ik_node.solvers.table import METHODS
 import numpy as np
 import pytest
 
@@ -46,6 +47,24 @@ def test_each_row_equals_solve(name, rng):
             assert chain.within_limits(b.q)
 
 
+@pytest.mark.parametrize('method', ['fabrik', 'ccd', 'hybrid', 'pinv'])
+def test_each_row_of_every_method_equals_solve(method, rng):
+    """Every built-in method runs in the batch kernel: the rows are solve's answers."""
+    chain = load('ur5')
+    q0 = chain.random_q(rng)
+    # Targets a small step from the seed's tip too (fabrik and ccd may answer by the rescue).
+    near = [chain.fk(np.clip(q0 + d, chain.lower, chain.upper)) for d in (0.002, -0.004)]
+    T = np.concatenate([_targets(chain, rng, 6), near])
+    for targets in (T, T[:, :3, 3]):
+        batch = solve_batch(chain, targets, q0=q0, method=method, max_attempts=10)
+        for i, t in enumerate(targets):
+            r = solve(chain, t, q0=q0, method=method, max_attempts=10, **SLOW_OK)
+            b = batch.result(i)
+            np.testing.assert_array_equal(b.q, r.q)
+            assert (b.success, b.status, b.attempts, b.iterations, b.message, b.method) == \
+                (r.success, r.status, r.attempts, r.iterations, r.message, r.method)
+
+
 def test_per_target_seeds_and_options_carry_over(rng):
     chain = load('panda')
     T = _targets(chain, rng, 4)[:2]
@@ -80,8 +99,14 @@ def test_bad_rows_fail_alone_with_a_reason(rng):
 
 def test_misuse_is_refused():
     chain = load('panda')
-    with pytest.raises(IKInputError, match='compiled methods'):
-        solve_batch(chain, np.zeros((1, 3)), method='fabrik')
+    with pytest.raises(IKInputError, match='unknown method'):
+        solve_batch(chain, np.zeros((1, 3)), method='fabrk')
+    register_method('python_for_test', lambda chain, target, opts: lambda q, budget: (q, 1))
+    try:
+        with pytest.raises(IKInputError, match='registered method'):
+            solve_batch(chain, np.zeros((1, 3)), method='python_for_test')
+    finally:
+        del METHODS['python_for_test']
     with pytest.raises(IKInputError, match='unknown option'):
         solve_batch(chain, np.zeros((1, 3)), tolerance=1.0)
     with pytest.raises(IKInputError, match='q0 must have shape'):

@@ -12,10 +12,11 @@ import sys
 from conftest import load, URDF_DIR
 from ik_node import Chain, HalfSpace, IKInputError, methods, pose_error, solve, warm_up
 from ik_node._jit import JIT_ENABLED
-from ik_node.options import SolveOptions
+from ik_node.options import (DEFAULT_ORIENTATION_TOLERANCE, DEFAULT_POSITION_TOLERANCE,
+                             SolveOptions)
 from ik_node.result import (STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED,
                             STATUS_TOO_FAR)
-from ik_node.solvers.driver import run_restarts, wrap_continuous
+from ik_node.solvers.joint_wrap import wrap_continuous
 from ik_node.solvers.reach import stretched_reach
 from ik_node.solvers.table import METHODS
 import numpy as np
@@ -290,62 +291,39 @@ def test_wide_revolute_joints_come_back_the_turn_nearest_the_seed(rng):
             assert abs(out[i] - q_ref[i]) <= min(abs(x - q_ref[i]) for x in fitting) + 1e-12
 
 
-def _driver(chain, target, q0, method='dls', **options):
-    """Solve with the Python driver's own steps (run_restarts), not the compiled run."""
-    opts = SolveOptions.from_kwargs(METHODS[method].options, method, **options)
-    return run_restarts(chain, np.asarray(target, dtype=float), q0, opts,
-                        METHODS[method].prepare, method, opts.solution_weights(chain.n))
-
-
-@pytest.mark.parametrize('name', ['panda', 'arm4', 'continuous', 'prismatic', 'ur5'])
-def test_a_compiled_solve_gives_the_drivers_answer(name):
-    """A Jacobian solve runs in one compiled call: same q, status, counts, message."""
-    chain = load(name)
-    rng = np.random.default_rng(11)
-    variants = [{}, {'method': 'pinv'}, {'method': 'jt', 'max_attempts': 5},
-                {'position_tolerance': 1e-6, 'orientation_tolerance': 1e-6},
-                {'joint_weights': list(np.linspace(1.0, 3.0, chain.n)), 'solutions': 3},
-                {'max_iterations': 600, 'max_attempts': 4}, {'restarts': False}]
-    for k in range(12):
-        T = chain.fk(chain.random_q(rng))
-        if k % 4 == 3:
-            T[:3, 3] = chain.reach_origin + 1.2 * (T[:3, 3] - chain.reach_origin)
-        q0 = chain.random_q(rng)
-        for target in (T, T[:3, 3]):
-            for v in variants:
-                v = dict(v, timeout=10.0)
-                a = solve(chain, target, q0=q0, **v)
-                b = _driver(chain, target, q0, **v)
-                np.testing.assert_array_equal(a.q, b.q)
-                assert (a.success, a.status, a.attempts, a.iterations, a.message, a.method) \
-                    == (b.success, b.status, b.attempts, b.iterations, b.message, b.method)
-                assert a.position_error == b.position_error
-                np.testing.assert_equal(a.orientation_error, b.orientation_error)
-
-
 @pytest.mark.parametrize('name', ['panda', 'ur5'])
-def test_a_compiled_collision_aware_or_bounded_solve_gives_the_drivers_answer(name):
-    """avoid_collisions and max_joint_change run in the compiled driver: the same answers."""
+def test_collision_aware_and_bounded_answers_of_every_method_keep_their_promises(name):
+    """
+    avoid_collisions and max_joint_change hold for every method, all in the one driver.
+
+    An answer is judged by FK and the collision check; no joint of any answer moves beyond
+    the bound; both outcomes of the bound come up.
+    """
     chain = load(name)
     rng = np.random.default_rng(5)
     floor = HalfSpace((0.0, 0.0, 1.0), 0.05)
     variants = [{'avoid_collisions': True}, {'avoid_collisions': True, 'obstacles': [floor]},
-                {'max_joint_change': 0.3}, {'method': 'pinv', 'max_joint_change': 1.0},
+                {'max_joint_change': 0.3},
                 {'avoid_collisions': True, 'max_joint_change': 0.5, 'solutions': 2}]
     statuses = set()
-    for _ in range(4):
+    for _ in range(3):
         T = chain.fk(chain.random_q(rng))
         q0 = chain.random_q(rng)
-        for target in (T, T[:3, 3]):
-            for v in variants:
-                v = dict(v, timeout=10.0)
-                a = solve(chain, target, q0=q0, **v)
-                b = _driver(chain, target, q0, **v)
-                np.testing.assert_array_equal(a.q, b.q)
-                assert (a.success, a.status, a.attempts, a.iterations, a.message) \
-                    == (b.success, b.status, b.attempts, b.iterations, b.message)
-                statuses.add(a.status)
-    # The bound was met and missed both: the far-answer branch of the driver ran.
+        for method in sorted(METHODS):
+            for target in ((T, T[:3, 3]) if method in POSE_METHODS else (T[:3, 3],)):
+                for v in variants:
+                    r = solve(chain, target, q0=q0, method=method, **v)
+                    assert chain.within_limits(r.q)
+                    assert r.success == (r.status == STATUS_REACHED), (method, v, r)
+                    if 'max_joint_change' in v:
+                        assert np.max(np.abs(r.q - q0)) <= v['max_joint_change'] + 1e-12
+                    if r.success:
+                        p_err, o_err = fk_errors(chain, target, r.q)
+                        assert p_err <= DEFAULT_POSITION_TOLERANCE, (method, v)
+                        assert o_err <= DEFAULT_ORIENTATION_TOLERANCE, (method, v)
+                        if v.get('avoid_collisions'):
+                            assert not chain.collisions(r.q, v.get('obstacles', ())), v
+                    statuses.add(r.status)
     assert {STATUS_REACHED, STATUS_TOO_FAR} <= statuses
 
 
@@ -363,12 +341,9 @@ def test_the_timeout_bounds_a_compiled_solve():
     assert cut.status == STATUS_NOT_CONVERGED
 
 
-# One method of each driver: pinv runs in the compiled driver, fabrik in the Python one
-# (with its damped least-squares rescue). Their kernels compile far beyond the default 50 ms
-# timeout. The test's cost is the compiled driver's kernel: on a loaded 2-core machine the
-# first pinv solve took 65 s, fabrik's 8 s (62 s CPU in all), and no smaller kernel set runs
-# the compiled driver. All six methods with and without collisions took 71 s CPU and showed
-# nothing more.
+# A Jacobian method and one of the FABRIK family (with its damped least-squares rescue):
+# both run in the one compiled driver, whose kernel compiles far beyond the default 50 ms
+# timeout on the first call (the second method's call loads nothing new).
 _COLD_METHODS = ('pinv', 'fabrik')
 # Targets 1 and 9 of the script's draws: cold solves of both need restarts (pinv 6 and 3
 # attempts, fabrik 5 and 5), so a first solve whose budget went to compiling would stop
@@ -407,8 +382,11 @@ def test_a_first_solve_in_a_fresh_process_gives_the_answer_of_the_second(tmp_pat
     rows = json.loads(proc.stdout)
     assert [(m, k) for m, k, _, _ in rows] == [(m, k) for m in _COLD_METHODS for k in (1, 9)]
     for method, k, (wall1, *first), (_, *second) in rows:
-        if k == 1:
-            # The method's first call compiled its kernels: longer than its whole timeout.
+        if k == 1 and method == _COLD_METHODS[0]:
+            # The first call compiled the driver's kernel: longer than its whole timeout.
             assert wall1 > SolveOptions().timeout, method
+        elif k == 1:
+            # The other method runs in the same compiled kernel: nothing more to compile.
+            assert wall1 < 1.0, method
         assert first == second, (method, k)     # status, attempts, q to the bit
         assert first[0] == STATUS_REACHED and first[1] > 1, (method, k, first[:2])

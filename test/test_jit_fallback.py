@@ -29,6 +29,10 @@ for _ in range(3):
     out['fk'].append(chain.fk(q).tolist())
     out['J'].append(chain.jacobian(q).tolist())
     out['q'].append(solve(chain, chain.fk(q), rng_seed=3, timeout=10.0).q.tolist())
+for method in ('fabrik', 'ccd', 'hybrid'):
+    T = chain.fk(chain.random_q(rng))
+    r = solve(chain, T[:3, 3], method=method, rng_seed=3, timeout=10.0)
+    out[method] = [r.q.tolist(), r.attempts, r.status]
 print(json.dumps(out))
 """
 
@@ -48,6 +52,12 @@ def test_pure_python_path_matches_the_compiled_one():
         np.testing.assert_allclose(chain.jacobian(q), ref['J'][k], atol=1e-12)
         res = solve(chain, chain.fk(q), rng_seed=3, timeout=10.0)
         np.testing.assert_allclose(res.q, ref['q'][k], atol=1e-6)
+    # The FABRIK family runs in the same driver, compiled or not.
+    for method in ('fabrik', 'ccd', 'hybrid'):
+        T = chain.fk(chain.random_q(rng))
+        res = solve(chain, T[:3, 3], method=method, rng_seed=3, timeout=10.0)
+        assert [res.attempts, res.status] == ref[method][1:], method
+        np.testing.assert_allclose(res.q, ref[method][0], atol=1e-6)
 
 
 def test_the_kernels_clock_is_the_clock_of_perf_counter():

@@ -106,6 +106,8 @@ def test_a_chain_pickles_and_copies_without_its_solvers():
     assert chain._solvers
     for other in (pickle.loads(pickle.dumps(chain)), copy.copy(chain), copy.deepcopy(chain)):
         assert other._solvers == {}
+        # Read-only as the original's: the same kernel types, so nothing compiles again.
+        assert not any(a.flags.writeable for a in (*other.model, *other.limits, other.lower))
         assert solve(other, chain.fk(chain.mid + 0.2)).success
 
 
@@ -120,16 +122,23 @@ from ik_node.solvers import batch_kernel as bk
 chain = Chain.from_urdf(sys.argv[1], 'panda_link0', 'panda_link8')
 T = chain.fk(chain.mid + 0.2)
 for options in ({}, {'rng_seed': None}, {'max_joint_change': 0.3},
-                {'avoid_collisions': True}, {'objectives': [RestPosture(chain.mid)]}):
-    assert solve(chain, T, **options).success, options
-    assert solve_batch(chain, np.stack([T, T]), **options).success.all(), options
+                {'avoid_collisions': True}, {'objectives': [RestPosture(chain.mid)]},
+                {'method': 'fabrik'}, {'method': 'ccd', 'avoid_collisions': True},
+                {'method': 'hybrid', 'max_joint_change': 0.3}, {'method': 'jt'}):
+    target = T if options.get('method') in (None, 'hybrid') else T[:3, 3]
+    assert solve(chain, target, **options).success, options
+    assert solve_batch(chain, np.stack([target, target]), **options).success.all(), options
 print(len(bk.solve_target.signatures), len(bk.solve_targets.signatures))
 """
 
 
 @pytest.mark.skipif(not JIT_ENABLED, reason='numba is off: no compiled kernel')
 def test_every_option_set_runs_one_compiled_kernel():
-    """Kept records and records made per solve have the same types: one compile serves all."""
+    """
+    Kept records and records made per solve have the same types: one compile serves all.
+
+    Every built-in method too: their attempt records are of one type (MethodAttempts).
+    """
     out = subprocess.run([sys.executable, '-c', _TYPES_SCRIPT, str(URDF_DIR / 'panda.urdf')],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr

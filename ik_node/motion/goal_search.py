@@ -24,7 +24,7 @@ from ik_node.motion.planner import path_free, plan_path
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_POSITION_ONLY)
 from ik_node.solve_ik import solve
-from ik_node.solvers.driver import wrap_continuous
+from ik_node.solvers.joint_wrap import wrap_continuous
 import numpy as np
 from numpy.typing import ArrayLike
 

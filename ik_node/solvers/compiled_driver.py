@@ -6,10 +6,10 @@ What ``solve`` and ``solve_batch`` build for the compiled driver, and its call f
 The driver (:func:`ik_node.solvers.restarts.drive`) takes the arm's records
 (:class:`ik_node.solvers.restarts.DriverRecords`: model, limits, the table of random starts,
 its parameters, the collision model) and the method's attempt records
-(:class:`ik_node.solvers.jacobian.JacobianAttempts`). They depend on the chain and the
-options only: a :class:`CompiledSolve` (held by an :class:`ik_node.Solver`) makes them once
-and keeps them, unless objectives are given (they may change between calls, e.g. a
-posture's reference) or ``rng_seed`` is None (every call draws its own starts).
+(:class:`ik_node.solvers.attempts.MethodAttempts`, of every built-in method). They depend on
+the chain and the options only: a :class:`CompiledSolve` (held by an :class:`ik_node.Solver`)
+makes them once and keeps them, unless objectives are given (they may change between calls,
+e.g. a posture's reference) or ``rng_seed`` is None (every call draws its own starts).
 """
 
 from typing import Callable, Optional
@@ -18,7 +18,7 @@ from ik_node._jit import compiled_entry, readonly
 from ik_node.options import SolveOptions
 from ik_node.result import IKResult
 from ik_node.solvers import batch_kernel as bk
-from ik_node.solvers.jacobian import jacobian_attempts, JacobianAttempts
+from ik_node.solvers.attempts import MethodAttempts
 from ik_node.solvers.outcome import result_of
 from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.restarts import CollisionCheck, DriverParams, DriverRecords
@@ -26,25 +26,11 @@ from ik_node.solvers.solve_records import make_solve_records
 from ik_node.target_checks import pose_matrix, raise_for, TARGET_OK
 import numpy as np
 
-__all__ = ['applies', 'driver_records', 'start_table', 'CompiledSolve', 'MAX_TABLE_ATTEMPTS']
+__all__ = ['driver_records', 'start_table', 'CompiledSolve']
 
-# The most attempts a compiled solve takes (its table of starts is drawn up front). At
-# 20 µs or more per attempt, they outlast the default 50 ms timeout twice over.
-MAX_TABLE_ATTEMPTS = 4096
 # The collision check of a solve without avoid_collisions (the types of a real one).
 _NO_COLLISIONS = CollisionCheck(False, readonly(np.zeros(0)),
                                 readonly(np.zeros(0, dtype=np.int64)), np.zeros((0, 16)))
-
-
-def applies(opts: SolveOptions) -> bool:
-    """
-    Return True when a Jacobian method's solve with ``opts`` runs in the compiled driver.
-
-    Not with more than :data:`MAX_TABLE_ATTEMPTS` attempts (the kernel takes a table of
-    random starts, drawn whole: too long to draw within a timeout for a huge
-    ``max_attempts``). With ``rng_seed`` None the table is drawn afresh on every call.
-    """
-    return opts.max_attempts <= MAX_TABLE_ATTEMPTS
 
 
 def driver_records(chain, opts: SolveOptions, starts: Optional[np.ndarray] = None,
@@ -79,8 +65,10 @@ def start_table(chain, opts: SolveOptions) -> np.ndarray:
     """
     Return the random starts 2..max_attempts: rows (k, n) of ``default_rng(rng_seed)``.
 
-    Draws within the limits (before the seed is added to continuous joints, which the
-    kernel does); with ``max_joint_change`` c, offsets uniform in [-c, c] from the seed.
+    k x n x 8 bytes: at most 56 MB for a 7-joint arm at the largest ``max_attempts`` (1e6),
+    whose attempts would take 20 s at least. Draws within the limits (before the seed is
+    added to continuous joints, which the kernel does); with ``max_joint_change`` c, offsets
+    uniform in [-c, c] from the seed.
     The draws of one generator: the table of fewer attempts is a prefix of a longer one.
     """
     k = max(int(opts.max_attempts) - 1, 1) if opts.restarts else 1
@@ -114,19 +102,27 @@ class _Kept:
 
 class CompiledSolve:
     """
-    The compiled driver's solve for one chain, validated options and Jacobian method.
+    The compiled driver's solve for one chain, validated options and built-in method.
 
     Makes the records on first use of each target kind and keeps them, with the table of
     random starts (see the module's docstring for when they are made on every call).
     """
 
-    __slots__ = ('chain', 'opts', 'code', 'method', 'keeps', '_starts', '_kept')
+    __slots__ = ('chain', 'opts', 'build', 'rescue', 'method', 'keeps', '_starts', '_kept')
 
-    def __init__(self, chain, opts: SolveOptions, code: int, method: str):
-        """Keep ``chain`` and the validated ``opts`` of ``method`` (code: its METHOD_* code)."""
+    def __init__(self, chain, opts: SolveOptions, method: str, build: Callable,
+                 rescue: bool):
+        """
+        Keep ``chain`` and the validated ``opts`` of ``method``.
+
+        build(chain, opts, pose) -> MethodAttempts: the method's attempt records
+        (:data:`ik_node.solvers.attempts.BUILDERS`); rescue: the method has a rescue
+        attempt.
+        """
         self.chain = chain
         self.opts = opts
-        self.code = code
+        self.build = build
+        self.rescue = rescue
         self.method = method
         self.keeps = not opts.objectives and opts.rng_seed is not None
         self._starts: Optional[np.ndarray] = None
@@ -141,10 +137,10 @@ class CompiledSolve:
             self._starts = start_table(self.chain, self.opts)
         return self._starts
 
-    def records(self, pose: bool) -> tuple[DriverRecords, JacobianAttempts]:
+    def records(self, pose: bool) -> tuple[DriverRecords, MethodAttempts]:
         """Return the driver's and the attempts' records for pose (else point) targets."""
-        return (driver_records(self.chain, self.opts, self.starts()),
-                jacobian_attempts(self.code, self.chain, self.opts, pose))
+        return (driver_records(self.chain, self.opts, self.starts(), self.rescue),
+                self.build(self.chain, self.opts, pose))
 
     def _handle(self, pose: bool):
         return make_solve_records(*self.records(pose))

@@ -4,7 +4,7 @@
 Jacobian solvers: damped least squares (DLS), pseudo-inverse and Jacobian transpose.
 
 One attempt from one start configuration runs in a compiled kernel; restarts, budgets and
-the choice among solutions live in :mod:`ik_node.solvers.driver`. The kernel takes records:
+the choice among solutions live in :mod:`ik_node.solvers.restarts`. The kernel takes records:
 the chain (:class:`ik_node.kinematics.ChainModel`), its :class:`Limits`, the :class:`Target`
 and the :class:`DlsParams`.
 
@@ -48,7 +48,7 @@ from ik_node.objectives import objective_gradient
 from ik_node.rotations import rotation_vector_of_entries
 import numpy as np
 
-__all__ = ['METHOD_DLS', 'METHOD_PINV', 'METHOD_JT', 'METHOD_CODES', 'DlsParams',
+__all__ = ['METHOD_DLS', 'METHOD_PINV', 'METHOD_JT', 'METHOD_CODES', 'DlsParams', 'tip_error',
            'run_attempt']
 
 METHOD_DLS = 0
@@ -112,7 +112,7 @@ _SINGULAR_MERIT = 1e-4
 
 
 @njit
-def _tip_error(p, R, k, tp, tR, pose):
+def tip_error(p, R, k, tp, tR, pose):
     """
     Return the error of the tip frame (p[k], R[k]): (p* - p, log(R* Rᵀ)), six numbers.
 
@@ -135,12 +135,13 @@ def _tip_error(p, R, k, tp, tR, pose):
 
 
 @njit
-def _fill_error(e, w_pos, w_ori, d0, d1, d2, r0, r1, r2):
+def _fill_error(e, w, d0, d1, d2, r0, r1, r2):
     """
-    Fill the weighted error e (6,) from :func:`_tip_error`'s numbers.
+    Fill the weighted error e (6,) from :func:`tip_error`'s numbers.
 
-    Returns (position error [m], orientation error [rad]).
+    w: the row weights (w_pos, w_ori). Returns (position error [m], orientation error [rad]).
     """
+    w_pos, w_ori = w
     e[0] = w_pos * d0
     e[1] = w_pos * d1
     e[2] = w_pos * d2
@@ -346,9 +347,15 @@ def _priority_step_into(Jw, e, w_inv, lam2, S, y, N, H, dq2, dq):
 
 
 @njit
-def _add_null_step(model, n, q, lower, upper, obj, Jw, rows, gain, max_step, dq):
-    """Add the objectives' null-space step -gain (I - J⁺J) ∇h, capped, to dq (n,)."""
-    grad = objective_gradient(model, n, q, lower, upper, obj)
+def _add_null_step(model, limits, q, obj, Jw, rows, gain_cap, dq):
+    """
+    Add the objectives' null-space step -gain (I - J⁺J) ∇h, capped, to dq (n,).
+
+    gain_cap: (gain, the step's largest length).
+    """
+    gain, max_step = gain_cap
+    n = q.shape[0]
+    grad = objective_gradient(model, n, q, limits.lower, limits.upper, obj)
     dn = _project_null(np.ascontiguousarray(Jw[:rows]), grad)
     step = _cap(-gain * dn, max_step)
     for i in range(n):
@@ -442,8 +449,8 @@ def run_attempt(model, limits, target, params, obj, q_init):
     H3 = np.empty((3, n))
     dq2 = np.empty(n)
     kinematics.tip_and_jacobian(model, n, q, R, p, z, J)
-    d0, d1, d2, r0, r1, r2 = _tip_error(p, R, m, tp, tR, pose)
-    perr, oerr = _fill_error(e, w_pos, w_ori, d0, d1, d2, r0, r1, r2)
+    d0, d1, d2, r0, r1, r2 = tip_error(p, R, m, tp, tR, pose)
+    perr, oerr = _fill_error(e, (w_pos, w_ori), d0, d1, d2, r0, r1, r2)
     # Merit of LM's step test. An arm with n < 6 cannot in general meet a pose: position
     # comes first, so the merit is the position error alone (with an orientation term, a
     # step toward the point that turned the tip away was refused, and attempts stalled
@@ -547,14 +554,14 @@ def run_attempt(model, limits, target, params, obj, q_init):
         if method != METHOD_DLS:
             _cap_in_place(dq, max_step)
         if null_now:
-            _add_null_step(model, n, q, lower, upper, obj, Jw, rows, k_null * null_scale,
-                           max_step, dq)
+            _add_null_step(model, limits, q, obj, Jw, rows, (k_null * null_scale, max_step),
+                           dq)
         # Into the spare buffer (no array made per step): q + dq clamped into the limits.
         for i in range(n):
             q_new[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
         kinematics.forward_kinematics(model, q_new, R, p, z)
-        d0, d1, d2, r0, r1, r2 = _tip_error(p, R, m, tp, tR, pose)
-        perr_new, oerr_new = _fill_error(e_new, w_pos, w_ori, d0, d1, d2, r0, r1, r2)
+        d0, d1, d2, r0, r1, r2 = tip_error(p, R, m, tp, tR, pose)
+        perr_new, oerr_new = _fill_error(e_new, (w_pos, w_ori), d0, d1, d2, r0, r1, r2)
         E_new = _merit(e_new, rows, c_ori)
         # With n < 6, once the point is held, a step that keeps it and turns the tip
         # closer to the wanted orientation is progress even if the merit does not drop.

@@ -35,17 +35,14 @@ timeout, restarts, solutions, rng_seed; see :class:`ik_node.options.SolveOptions
   all 20 in 0.4 ms (median).
 
 Restarts, the budget, the final check and the choice among solutions are the driver's
-(:mod:`ik_node.solvers.driver`). The point-chain solver (no URDF) is
+(:mod:`ik_node.solvers.restarts`); the attempt is
+:func:`ik_node.solvers.attempts.method_attempt`. The point-chain solver (no URDF) is
 :func:`ik_node.pointchain.fabrik`.
 """
 
-from typing import Callable
+from ik_node.solvers.fabrik_chain import ArmParams, MODE_CCD, MODE_FABRIK
 
-from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_CCD, MODE_FABRIK
-from ik_node.solvers.records import make_target
-import numpy as np
-
-__all__ = ['prepare_arm', 'arm_params', 'ARM_OPTIONS']
+__all__ = ['arm_params', 'polish_iterations', 'ARM_OPTIONS']
 
 # An attempt that did not halve its error over ``progress_window`` iterations is stalled.
 _PROGRESS = 0.5
@@ -72,20 +69,6 @@ def arm_params(mode: int, opts, max_iterations: int, polish: int) -> ArmParams:
                      polish_iter=int(polish))
 
 
-def prepare_arm(mode: int) -> Callable:
-    """Return ``prepare(chain, target, opts) -> attempt`` for FABRIK or CCD."""
-
-    def prepare(chain, target: np.ndarray, opts) -> Callable:
-        polish = _POLISH[mode] if opts.polish_iterations is None else opts.polish_iterations
-        params = arm_params(mode, opts, opts.max_iterations, polish)
-        tgt = make_target(target)
-        model, limits = chain.model, chain.limits
-
-        def attempt(start, budget):
-            q, it, _, _, _, polish_it = arm_attempt(model, limits, tgt, params,
-                                                    np.asarray(start, dtype=float))
-            return q, it + polish_it
-
-        return attempt
-
-    return prepare
+def polish_iterations(mode: int, opts) -> int:
+    """Return the polish steps of ``mode`` from validated options (the mode's default)."""
+    return _POLISH[mode] if opts.polish_iterations is None else int(opts.polish_iterations)

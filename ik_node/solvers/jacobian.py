@@ -10,18 +10,18 @@ then position first with orientation in the null space. With objectives, an atte
 fails is run again without them: they must never cost the primary task a solution.
 """
 
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
-from ik_node._jit import monotonic_clock, njit, njit_inline, solving_clock
+from ik_node._jit import monotonic_clock, njit, njit_inline
 from ik_node.collision import solver_hook
 from ik_node.objectives import empty_objectives, objectives_active, pack_objectives
 from ik_node.options import CLEARANCE_OPTIONS
-from ik_node.solvers.codes import ATTEMPT_MAIN, ATTEMPT_PROBE
-from ik_node.solvers.dls import DlsParams, METHOD_CODES, run_attempt
+from ik_node.solvers.codes import ATTEMPT_PROBE
+from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.records import make_target
 import numpy as np
 
-__all__ = ['prepare_jacobian', 'attempt_records', 'jacobian_attempts', 'jacobian_attempt',
+__all__ = ['attempt_records', 'jacobian_attempts', 'jacobian_attempt',
            'JacobianAttempts', 'JacobianPasses', 'JACOBIAN_OPTIONS', 'CHUNK']
 
 _now = monotonic_clock()
@@ -151,23 +151,3 @@ def jacobian_attempt(model, limits, ctx, kind, tgt, start, deadline):
         q, it, ok = _run(model, limits, tgt, ps.no_obj, ps.obj, start, k, deadline)
         iterations += it
     return q, iterations
-
-
-def prepare_jacobian(method: str) -> Callable:
-    """Return ``prepare(chain, target, opts) -> attempt`` for Jacobian method ``method``."""
-    code = METHOD_CODES[method]
-
-    def prepare(chain, target: np.ndarray, opts) -> Callable:
-        tgt = make_target(target)
-        ctx = jacobian_attempts(code, chain, opts, tgt.pose)
-        model, limits = chain.model, chain.limits
-
-        def attempt(start, budget):
-            # The budget's deadline on the kernels' clock.
-            deadline = _now() + (budget.deadline - solving_clock())
-            return jacobian_attempt(model, limits, ctx, ATTEMPT_MAIN, tgt,
-                                    np.array(start, dtype=float), deadline)
-
-        return attempt
-
-    return prepare

@@ -10,10 +10,11 @@ The one restart driver, compiled: attempts from the seed, then from random start
   within ``max_joint_change`` of the seed when that is set;
 - the final check: the q an attempt returns, clamped into the limits and wrapped toward the
   seed, judged by forward kinematics against the tolerances and, with ``avoid_collisions``,
-  the collision model (:func:`_judge`); a kernel's own claim is never trusted;
+  the collision model (:func:`ik_node.solvers.final_check.judge`); a kernel's own claim is
+  never trusted;
 - joints the task leaves free go back to the seed while the check still passes
   (:func:`_keep_seed_joints`); with ``max_joint_change`` an answer beyond it is brought back
-  within it and judged again (:func:`_hold_near_seed`);
+  within it and judged again (:func:`_judged`);
 - ranking of failed attempts: position first (errors within tolerance count as equal), then
   orientation; the choice among solutions: the one nearest the seed in weighted distance;
 - out of reach: a target beyond the reach bound gets one attempt; beyond the stretched reach,
@@ -26,26 +27,29 @@ The one restart driver, compiled: attempts from the seed, then from random start
 - the status (:data:`CODE_REACHED` ...); :mod:`ik_node.solvers.outcome` words it.
 
 The driver's numbers are in :class:`DriverParams`, the arm's records and the collision model
-in :class:`DriverRecords`. Plain Python (numba off) runs this same source.
+in :class:`DriverRecords`. An attempt is :func:`run_attempt_of`: a built-in method's kernel
+(:func:`ik_node.solvers.attempts.method_attempt`, one compiled driver for them all), or a
+registered method's Python attempt, for which this same code runs as Python
+(:mod:`ik_node.solvers.registered`). Plain Python (numba off) runs this same source.
 """
 
 import math
 from typing import NamedTuple
 
 from ik_node import kinematics
-from ik_node._jit import monotonic_clock, njit, njit_inline
-from ik_node.collision import kernels as collision_kernels
+from ik_node._jit import JIT_ENABLED, monotonic_clock, njit, njit_inline
+from ik_node.solvers.attempts import method_attempt, MethodAttempts
 from ik_node.solvers.codes import (ATTEMPT_MAIN, ATTEMPT_PROBE, ATTEMPT_RESCUE, CODE_BLOCKED,
                                    CODE_NOT_CONVERGED, CODE_OUT_OF_REACH, CODE_POSITION_ONLY,
                                    CODE_REACHED, CODE_TOO_FAR)
-from ik_node.solvers.dls import _tip_error
-from ik_node.solvers.jacobian import jacobian_attempt
+from ik_node.solvers.final_check import fk_scratch, judge
+from ik_node.solvers.joint_wrap import wrap_in_place
 from ik_node.solvers.records import Limits
 import numpy as np
 
 __all__ = ['DriverParams', 'CollisionCheck', 'DriverRecords', 'Outcome', 'drive',
-           'run_attempt_of', 'target_errors_into', 'wrap_in_place', 'SAME_END_ATTEMPTS',
-           'SAME_END_RELATIVE', 'UNDERACTUATED_TRIES', 'FAR_PROBES', 'RESCUE_NEAR']
+           'run_attempt_of', 'SAME_END_ATTEMPTS', 'SAME_END_RELATIVE', 'UNDERACTUATED_TRIES',
+           'FAR_PROBES', 'RESCUE_NEAR']
 
 _now = monotonic_clock()
 
@@ -146,62 +150,6 @@ class Outcome(NamedTuple):
 
 
 @njit
-def target_errors_into(model, target, q, R, p, z):
-    """
-    Return (position error [m], orientation error [rad], 0 for a point) of the tip at q.
-
-    R (m + 1, 3, 3), p (m + 1, 3), z (m, 3): FK's scratch, m the chain's moving joints.
-    """
-    kinematics.forward_kinematics(model, q, R, p, z)
-    d0, d1, d2, r0, r1, r2 = _tip_error(p, R, z.shape[0], target.position, target.rotation,
-                                        target.pose)
-    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2), math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
-
-
-@njit
-def wrap_in_place(q, q0, continuous, wide, lower, upper):
-    """
-    Move joints of (n,) ``q`` by whole turns to lie nearest ``q0``, in place.
-
-    Continuous joints always; ``wide`` revolute joints (a range over 2π) as far as their
-    limits allow: the same pose, without a turn of 2π away from the seed.
-    """
-    two_pi = 2.0 * math.pi
-    for i in range(q.shape[0]):
-        if continuous[i]:
-            d = q[i] - q0[i]
-            q[i] = q0[i] + (d + math.pi) % two_pi - math.pi
-        elif wide[i]:
-            # Whole turns toward q0, as many as the limits allow (fewer when the nearest
-            # image lies beyond a limit).
-            turns = round((q0[i] - q[i]) / two_pi)
-            while turns != 0:
-                moved = q[i] + two_pi * turns
-                if lower[i] <= moved <= upper[i]:
-                    q[i] = moved
-                    break
-                turns -= 1 if turns > 0 else -1
-
-
-@njit_inline
-def _judge(rec, tgt, q, fk):
-    """
-    Return (position error, orientation error, ok, collided) of q by the final check.
-
-    ok: within the tolerances and (collisions on) free of contact; collided: within the
-    tolerances but in contact. fk: FK's scratch (R, p, z).
-    """
-    prm = rec.params
-    perr, oerr = target_errors_into(rec.model, tgt, q, fk[0], fk[1], fk[2])
-    met = perr <= prm.tol_p and (not tgt.pose or oerr <= prm.tol_o)
-    hit = False
-    if met and rec.collide.on:
-        c = rec.collide
-        hit = collision_kernels.contacts(c.F, c.K, q, c.obstacles).shape[0] > 0
-    return perr, oerr, met and not hit, hit
-
-
-@njit
 def _keep_seed_joints(rec, tgt, q, q0, perr, oerr, fk):
     """
     Put joints of solution q back at the seed, one at a time, while the check still passes.
@@ -213,7 +161,7 @@ def _keep_seed_joints(rec, tgt, q, q0, perr, oerr, fk):
         if q[i] != q0[i]:
             old = q[i]
             q[i] = q0[i]
-            p2, o2, ok, _ = _judge(rec, tgt, q, fk)
+            p2, o2, ok, _ = judge(rec, tgt, q, fk)
             if ok:
                 perr, oerr = p2, o2
             else:
@@ -330,30 +278,48 @@ def _status(prm, pose, n, beyond, stretched, perr, held, blocked):
     return code
 
 
-@njit_inline
 def run_attempt_of(rec, ctx, kind, tgt, start, deadline):
-    """Run one attempt of the method whose records ``ctx`` holds; return (q, iterations)."""
-    return jacobian_attempt(rec.model, rec.limits, ctx, kind, tgt, start, deadline)
+    """
+    Run one attempt of the method whose records ``ctx`` holds; return (q, iterations).
+
+    ctx: a built-in method's :class:`ik_node.solvers.attempts.MethodAttempts` (compiled:
+    numba takes the overload below), or a registered method's attempts, which run as Python
+    (``ctx.run(kind, tgt, start, deadline)``, :mod:`ik_node.solvers.registered`).
+    """
+    if isinstance(ctx, MethodAttempts):
+        return method_attempt(rec, ctx, kind, tgt, start, deadline)
+    return ctx.run(kind, tgt, start, deadline)
+
+
+if JIT_ENABLED:
+    from numba.extending import overload
+
+    # Inlined like the attempt it calls: a call would count references to every array of
+    # rec and ctx.
+    @overload(run_attempt_of, inline='always')
+    def _run_attempt_of_compiled(rec, ctx, kind, tgt, start, deadline):
+        def run(rec, ctx, kind, tgt, start, deadline):
+            return method_attempt(rec, ctx, kind, tgt, start, deadline)
+        return run
 
 
 @njit_inline
-def _judged_attempt(rec, ctx, kind, tgts, start, q0, restore, deadline, fk):
+def _judged(rec, tgt, q, q0, restore, fk):
     """
-    Run one attempt and judge its q: (q, iterations, perr, oerr, ok, hit, far_joint, far).
+    Judge an attempt's q: return (q, perr, oerr, ok, hit, far_joint, far).
 
-    tgts: (target, its point). The q is clamped into the limits, wrapped toward q0, judged
-    (:func:`_judge`: hit, within tolerance but in contact); a solution gets its free joints
-    back at the seed when ``restore``; a q beyond max_change is brought back within it and
-    judged again (far_joint, far: its farthest joint and distance before; -1, 0 if none).
+    The q is clamped into the limits, wrapped toward q0 and judged
+    (:func:`ik_node.solvers.final_check.judge`: hit, within tolerance but in contact); a
+    solution gets its free joints back at the seed when ``restore``; a q beyond max_change
+    is brought back within it and judged again (far_joint, far: its farthest joint and
+    distance before; -1, 0 if none).
     """
     lim = rec.limits
-    q, it = run_attempt_of(rec, ctx, kind, tgts[1] if kind == ATTEMPT_PROBE else tgts[0],
-                           start, deadline)
     q = np.minimum(np.maximum(q, lim.lower), lim.upper)
     wrap_in_place(q, q0, lim.continuous, rec.params.wide, lim.lower, lim.upper)
-    perr, oerr, ok, hit = _judge(rec, tgts[0], q, fk)
+    perr, oerr, ok, hit = judge(rec, tgt, q, fk)
     if ok and restore:
-        perr, oerr = _keep_seed_joints(rec, tgts[0], q, q0, perr, oerr, fk)
+        perr, oerr = _keep_seed_joints(rec, tgt, q, q0, perr, oerr, fk)
     far_joint, far = -1, 0.0
     bound = rec.params.max_change
     if bound < np.inf:
@@ -363,8 +329,49 @@ def _judged_attempt(rec, ctx, kind, tgts, start, q0, restore, deadline, fk):
             # is a failed attempt like any other.
             far_joint, far = j, (change if ok else np.inf)
             q = np.minimum(np.maximum(q, q0 - bound), q0 + bound)
-            perr, oerr, ok, hit = _judge(rec, tgts[0], q, fk)
-    return q, it, perr, oerr, ok, hit, far_joint, far
+            perr, oerr, ok, hit = judge(rec, tgt, q, fk)
+    return q, perr, oerr, ok, hit, far_joint, far
+
+
+@njit
+def _record_end(rec, q, position, perr, ends, count):
+    """
+    Record where a failed position attempt ended; return the count of ends in a row.
+
+    An attempt whose q has a joint held by a limit (a local minimum other starts may avoid)
+    restarts the count instead.
+    """
+    if _held_by_a_limit(rec.model, rec.limits, q, position, rec.params.length_scale):
+        return 0
+    ends[count] = perr
+    return count + 1
+
+
+@njit_inline
+def _next_start(rec, q0, next_q, has_next, from_seed, draws, rescue):
+    """
+    Return (start, draws) of the next attempt.
+
+    A rescue's or the first from the seed, a probe's or a resumed pose attempt's from
+    ``next_q`` (when ``has_next``), else the table's next row (``draws`` counts the rows
+    taken; a rescue takes one too).
+    """
+    if rescue:
+        return q0.copy(), draws + 1
+    if has_next:
+        return next_q.copy(), draws
+    if from_seed:
+        return q0.copy(), draws
+    return _start(rec, q0, draws), draws + 1
+
+
+@njit
+def _weighted_distance(w, q, q0):
+    """Return sum_i w_i (q_i - q0_i)^2, the distance of the choice among solutions."""
+    d = 0.0
+    for i in range(q.shape[0]):
+        d += w[i] * (q[i] - q0[i]) ** 2
+    return d
 
 
 @njit
@@ -383,8 +390,7 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
     beyond, past_stretched = _reach(prm, tgt.position)
     max_att = prm.max_attempts if (prm.restarts and not beyond) else 1
     max_att = min(max_att, rec.starts.shape[0] + 1)     # never past the table of starts
-    m = rec.model.origin_R.shape[0]
-    fk = (np.empty((m + 1, 3, 3)), np.empty((m + 1, 3)), np.empty((m, 3)))
+    fk = fk_scratch(rec.model)
     ends = np.empty(max_att)
     next_q = q0.copy()
     attempts = draws = iterations = n_sol = n_ends = point_reached = far_probes = 0
@@ -399,20 +405,12 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
         attempts += 1
         kind = ATTEMPT_RESCUE if use_rescue else (ATTEMPT_PROBE if probing else ATTEMPT_MAIN)
         from_seed = attempts == 1 or use_rescue
-        if use_rescue:
-            # (it takes a row of the table, as every start but the seed and a probe's does)
-            start = q0.copy()
-            draws += 1
-        elif has_next:
-            start = next_q.copy()
-        elif attempts == 1:
-            start = q0.copy()
-        else:
-            start = _start(rec, q0, draws)
-            draws += 1
+        start, draws = _next_start(rec, q0, next_q, has_next, attempts == 1 or use_rescue,
+                                   draws, use_rescue)
         has_next = use_rescue = False
-        q, it, perr, oerr, ok, hit, far_joint, far = _judged_attempt(
-            rec, ctx, kind, tgts, start, q0, attempts > 1, deadline, fk)
+        q, it = run_attempt_of(rec, ctx, kind, tgts[1] if kind == ATTEMPT_PROBE else tgt,
+                               start, deadline)
+        q, perr, oerr, ok, hit, far_joint, far = _judged(rec, tgt, q, q0, attempts > 1, fk)
         iterations += it
         if far_joint >= 0:
             held = True
@@ -420,9 +418,7 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
                 tf_joint, tf_change = far_joint, far
         if ok:
             n_sol += 1
-            d = 0.0
-            for i in range(n):
-                d += prm.w[i] * (q[i] - q0[i]) ** 2
+            d = _weighted_distance(prm.w, q, q0)
             if d < sol_d:
                 sol_d = d
                 q_out[:] = q
@@ -434,6 +430,7 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
         if hit:
             blocked = True
             q_blocked[:] = q
+        # Ranking of failed attempts: position first (within tolerance counts as met).
         k0 = max(perr - prm.tol_p, 0.0)
         if n_sol == 0 and (not have_best or k0 < best0 or (k0 == best0 and oerr < best1)):
             have_best = True
@@ -467,18 +464,11 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
         if tgt.pose and not probing:
             probing = True
             continue
-        if _held_by_a_limit(rec.model, rec.limits, q, tgt.position, prm.length_scale):
-            # A local minimum made by a joint limit, which other starts may avoid.
-            n_ends = 0
-            continue
-        ends[n_ends] = perr
-        n_ends += 1
+        n_ends = _record_end(rec, q, tgt.position, perr, ends, n_ends)
         if _same_end(ends, n_ends, prm.tol_p):
             stretched = True
             break
-    if n_sol > 0:
-        code = CODE_REACHED
-    else:
-        code = _status(prm, tgt.pose, n, beyond, stretched, best_perr, held, blocked)
+    code = CODE_REACHED if n_sol > 0 else _status(prm, tgt.pose, n, beyond, stretched,
+                                                  best_perr, held, blocked)
     return Outcome(n_sol > 0, attempts, iterations, code, best_perr, best_oerr, blocked,
                    tf_joint, tf_change, rescued)
