@@ -45,8 +45,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
-                    publish, scratch_dir)
+from common import (add_common_arguments, check_kernels, eta_text,  # noqa: E402, I100
+                    new_result_path, publish, scratch_dir)
 import ik_node  # noqa: E402
 from ik_node.errors import IKInputError  # noqa: E402
 import peers as peers_mod  # noqa: E402
@@ -740,7 +740,8 @@ def main(argv=None) -> int:
         raise SystemExit(f'unknown robot(s) {bad}; known: {list(all_specs)}')
 
     notes, robot_info, rows, tracking, fail_log = [], [], [], {}, {}
-    for name in names:
+    t_all = time.perf_counter()
+    for k, name in enumerate(names):
         spec = all_specs[name] or robots.get_robot(name)
         ref = robots.ReferenceChain(spec.urdf, spec.base_link, spec.tip_link)
         chain = ik_node.Chain.from_urdf(spec.urdf, spec.base_link, spec.tip_link)
@@ -773,6 +774,7 @@ def main(argv=None) -> int:
                 'failed_updates': t['failed_updates'], 'step_outliers': t['step_outliers']}
                 for t in tracking[name]}
             _progress(f'{name}: tracking done in {time.perf_counter() - t0:.1f} s')
+        _progress(f'{name}: done {eta_text(t_all, k + 1, len(names))}')
 
     date = datetime.date.today().isoformat()
     filtered = (args.quick or args.robots or args.solvers or args.targets != 1000

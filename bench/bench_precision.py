@@ -54,7 +54,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import add_common_arguments, check_kernels, publish  # noqa: E402, I100
+from common import add_common_arguments, check_kernels, eta_text, publish  # noqa: E402, I100
 import peers as peers_mod  # noqa: E402
 import robots  # noqa: E402
 import targets  # noqa: E402
@@ -446,10 +446,12 @@ def main(argv=None) -> int:
         return _main_trac_protocol(args, arms, argv)
     names = args.arms or list(arms)
     rows = []
-    for name in names if args.targets > 0 else ():
+    t_all = time.perf_counter()
+    for k, name in enumerate(names if args.targets > 0 else ()):
         urdf, base, tip, _ = arms[name]
         row = run_arm(name, urdf, base, tip, args.targets, args.interleave)
         rows.append(row)
+        print(f'{name}: {eta_text(t_all, k + 1, len(names))}', file=sys.stderr, flush=True)
         print(f"{name}: dls {100 * row['ik_rate']:.1f}% {row['ik_median_ms']:.3f}/"
               f"{row['ik_p95_ms']:.3f} ms, trac {100 * row['trac_rate']:.1f}% "
               f"{row['trac_median_ms']:.3f}/{row['trac_p95_ms']:.3f} ms, unreachable "
@@ -489,14 +491,16 @@ def main(argv=None) -> int:
 def _main_trac_protocol(args, arms: dict, argv) -> int:
     """Run TRAC-IK's protocol on its arms (or ``--arms``); write the report."""
     rows = []
-    for name in args.arms or TRAC_IK_ARMS:
+    names = args.arms or TRAC_IK_ARMS
+    t_all = time.perf_counter()
+    for k, name in enumerate(names):
         urdf, base, tip, _ = arms[name]
         rows.append(run_trac_protocol(name, urdf, base, tip, args.targets))
         r = rows[-1]
         print(f"{name}: ik_node {100 * r['ik_rate']:.2f}% {r['ik_median_ms']:.3f}/"
               f"{r['ik_p95_ms']:.3f} ms, trac_ik {100 * r['trac_rate']:.2f}% "
-              f"{r['trac_median_ms']:.3f}/{r['trac_p95_ms']:.3f} ms", file=sys.stderr,
-              flush=True)
+              f"{r['trac_median_ms']:.3f}/{r['trac_p95_ms']:.3f} ms "
+              + eta_text(t_all, k + 1, len(names)), file=sys.stderr, flush=True)
     now = datetime.now(timezone.utc)
     meta = {'date': now.strftime('%Y-%m-%d %H:%M UTC'),
             'command': ' '.join(['.venv-bench/bin/python', 'bench/bench_precision.py']

@@ -211,3 +211,11 @@ def progress(iterable, desc: str, total: int | None = None, unit: str = 'it'):
     from tqdm import tqdm
     return tqdm(iterable, desc=desc, total=total, unit=unit, file=sys.stderr,
                 mininterval=1.0, dynamic_ncols=True)
+
+
+def eta_text(t_start: float, done: int, total: int) -> str:
+    """Return '[k of n, T s so far, about L s left]' from a perf_counter start."""
+    import time
+    took = time.perf_counter() - t_start
+    left = took / max(done, 1) * (total - done)
+    return f'[{done} of {total}, {took:.0f} s so far, about {left:.0f} s left]'
