@@ -474,9 +474,14 @@ def main(argv=None) -> int:
             'ik_timeout_ms': ik_node.SolveOptions().timeout * 1e3, 'cpu': cpu,
             'protocol': 'interleaved' if args.interleave else 'one loop per solver',
             'tracking': tracking}
-    text = render(meta, rows)
+    return _write_report(args, 'precision', datetime.now(timezone.utc), meta, rows,
+                         render(meta, rows))
+
+
+def _write_report(args, name: str, now: datetime, meta: dict, rows: list, text: str) -> int:
+    """Write the report ``text`` and its JSON to a new file, print it, publish it if asked."""
     out = Path(args.out) if args.out else Path(args.out_dir) / (
-        f"precision_{datetime.now(timezone.utc).strftime('%Y-%m-%d_%H%M')}.md")
+        f"{name}_{now.strftime('%Y-%m-%d_%H%M')}.md")
     if out.exists():
         raise SystemExit(f'{out} exists; results are never overwritten')
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -484,7 +489,7 @@ def main(argv=None) -> int:
     out.with_suffix('.json').write_text(json.dumps({'meta': meta, 'rows': rows}, indent=1))
     print(text)
     if args.publish:
-        print(f"published: {publish('precision', text, command=meta['command'])}")
+        print(f"published: {publish(name, text, command=meta['command'])}")
     return 0
 
 
@@ -507,18 +512,8 @@ def _main_trac_protocol(args, arms: dict, argv) -> int:
                                 + (argv if argv is not None else sys.argv[1:])),
             'cpu': f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores',
             'protocol': 'trac_ik'}
-    text = render_trac_protocol(meta, rows)
-    out = Path(args.out) if args.out else Path(args.out_dir) / (
-        f"precision_trac_ik_{now.strftime('%Y-%m-%d_%H%M')}.md")
-    if out.exists():
-        raise SystemExit(f'{out} exists; results are never overwritten')
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    out.with_suffix('.json').write_text(json.dumps({'meta': meta, 'rows': rows}, indent=1))
-    print(text)
-    if args.publish:
-        print(f"published: {publish('precision_trac_ik', text, command=meta['command'])}")
-    return 0
+    return _write_report(args, 'precision_trac_ik', now, meta, rows,
+                         render_trac_protocol(meta, rows))
 
 
 if __name__ == '__main__':
