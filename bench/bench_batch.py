@@ -32,8 +32,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
-                    publish)
+from common import (add_common_arguments, check_kernels,  # noqa: E402, I100
+                    eta_text, new_result_path, publish)
 import ik_node  # noqa: E402
 from peers import TracIkPeer  # noqa: E402
 import robots  # noqa: E402
@@ -67,10 +67,13 @@ def throughput(n_targets: int, repeat: int = 5) -> list:
     ik_node.warm_up(chain, ['dls'])
     ik_node.solve_batch(chain, T[:4])               # load the batch kernel
     rows = []
+    t_start = time.perf_counter()
 
     def row(name, qs, wall, cpu):
         ok = sum(judge(chain, t, q)[0] for t, q in zip(T, qs))
         rows.append((name, ok, len(T), wall, len(T) / wall, cpu, len(T) / cpu))
+        print(f'{name}: {len(T) / wall:,.0f} solves/s {eta_text(t_start, len(rows), 5)}',
+              file=sys.stderr, flush=True)
 
     b, wall, cpu, spread = _median_timed(lambda: ik_node.solve_batch(chain, T), repeat)
     row(f'ik_node solve_batch ({os.cpu_count()} threads), median of {repeat} '
@@ -101,7 +104,10 @@ def scale_out() -> list:
     local, wall, _ = _timed(lambda: ik_node.reachability(chain, **kw))
     poses = local.reachable.size
     rows = [('here, every core', wall, poses / wall, True)]
+    t_start = time.perf_counter()
     for workers in (1, 2):
+        print(f'reach map on a Dask LocalCluster of {workers} worker(s) '
+              f'{eta_text(t_start, workers - 1, 2)}', file=sys.stderr, flush=True)
         from ik_node.reach.cluster import connect
         client, close = connect(f'local:{workers}')
         client.run(lambda: ik_node.reachability(     # load kernels in every worker first

@@ -41,8 +41,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from common import (add_common_arguments, check_kernels, new_result_path,  # noqa: E402, I100
-                    publish)
+from common import (add_common_arguments, check_kernels,  # noqa: E402, I100
+                    eta_text, new_result_path, publish)
 from ik_node._jit import njit  # noqa: E402
 from ik_node.pointchain.ccd import ccd_points_kernel  # noqa: E402
 from ik_node.pointchain.fabrik import fabrik_free_kernel  # noqa: E402
@@ -175,6 +175,7 @@ def convergence_table(count: int, cap: int) -> str:
     lines = [f'### Convergence on planar chains ({count} targets, cap {cap} iterations)', '',
              '| links | method | tol [m] | reached | median iterations | median time [ms] '
              '| mean time [ms] |', '|---|---|---|---|---|---|---|']
+    t_start, total = time.perf_counter(), 2 * len(methods) * len(TOLERANCES)
     for n_links in (10, 30):
         targets = draw_targets(n_links, count)
         for name in methods:
@@ -182,7 +183,8 @@ def convergence_table(count: int, cap: int) -> str:
                 rate, it, t_med, t_mean = run_method(name, n_links, targets, tol, cap)
                 lines.append(f'| {n_links} | {name} | {tol:g} | {100 * rate:.1f}% | {it:g} '
                              f'| {t_med:.4f} | {t_mean:.4f} |')
-                print(lines[-1], file=sys.stderr, flush=True)
+                print(lines[-1], eta_text(t_start, len(lines) - 4, total), file=sys.stderr,
+                      flush=True)
     return '\n'.join(lines)
 
 
@@ -209,6 +211,7 @@ def robots_table(count: int) -> str:
              '| robot | target | solver | solved | median [ms] | mean [ms] | p95 [ms] '
              '| max [ms] | mean attempts |', '|---|---|---|---|---|---|---|---|---|']
     split = []
+    t_start, total = time.perf_counter(), len(arms) * (2 * len(rows) - 1)
     for robot, (fname, base, tip) in arms.items():
         chain = Chain.from_urdf(ROOT / 'test' / 'urdf' / fname, base, tip)
         _, poses = bench_targets.sample_targets(chain.fk, chain.lower, chain.upper, count, 0)
@@ -231,7 +234,8 @@ def robots_table(count: int) -> str:
                              f'| {np.median(ts):.3f} | {ts.mean():.3f} '
                              f'| {np.percentile(ts, 95):.3f} | {ts.max():.3f} '
                              f'| {attempts / count:.2f} |')
-                print(lines[-1], file=sys.stderr, flush=True)
+                print(lines[-1], eta_text(t_start, len(lines) - 4, total), file=sys.stderr,
+                      flush=True)
         # where the time of a default position solve goes (first attempt, from mid-range)
         params = arm_params(MODE_FABRIK, SolveOptions(), 100, 5)     # solve's defaults
         k_time, polished, total = [], 0, []

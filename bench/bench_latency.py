@@ -226,7 +226,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         stream(probe, targets, lambda k, s: make_target(k, s, 200.0), 200.0, 1.0, received)
         stream(probe, pings, lambda k, s: make_target(k, s, 200.0), 200.0, 1.0, received)
-        for rate in args.rates:
+        for i, rate in enumerate(args.rates):
+            left = 2 * (len(args.rates) - i) * (args.duration + 0.5)
+            print(f'{rate:g} Hz: the DDS round trip, then the IK node, {args.duration:g} s each '
+                  f'[rate {i + 1} of {len(args.rates)}, about {left:.0f} s left]', flush=True)
             dds = stream(probe, pings, lambda k, s: make_target(k, s, rate), rate,
                          args.duration, received)
             ik_stats = stream(probe, targets, lambda k, s: make_target(k, s, rate), rate,

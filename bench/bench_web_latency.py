@@ -122,7 +122,12 @@ def main() -> int:
             page = browser.new_page(viewport={'width': 960, 'height': 640})
             page.goto(app.url)
             page.get_by_text('REACHED', exact=True).wait_for(timeout=30000)
-        runs = [drag(app.view, m, args.duration, args.edge) for m in args.methods]
+        runs = []
+        for i, m in enumerate(args.methods):
+            left = (len(args.methods) - i) * args.duration
+            print(f'dragging the target for {m}, {args.duration:g} s [method {i + 1} of '
+                  f'{len(args.methods)}, about {left:.0f} s left]', flush=True)
+            runs.append(drag(app.view, m, args.duration, args.edge))
     finally:
         if browser is not None:
             browser.close()

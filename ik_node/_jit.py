@@ -143,11 +143,16 @@ def compile_in_background() -> subprocess.Popen:
     """
     Start ``python -m ik_node.compile`` as a low-priority process of its own; return it.
 
-    It outlives the caller (the next start finds the cache compiled), writes its output to
-    :data:`COMPILE_LOG`, and does nothing when another compile holds the lock.
+    It outlives the caller (the next start finds the cache compiled) and appends its output
+    to :data:`COMPILE_LOG` under a line naming the process that started it. A second one
+    started while the first compiles waits for the first's lock, then finds the cache
+    compiled and ends.
     """
     COMPILE_LOG.parent.mkdir(exist_ok=True)
-    with open(COMPILE_LOG, 'w') as log:
+    with open(COMPILE_LOG, 'a') as log:
+        log.write(f'--- ik-compile started {time.strftime("%Y-%m-%d %H:%M:%S")} by '
+                  f'pid {os.getpid()} ({os.path.basename(sys.argv[0]) or "python"})\n')
+        log.flush()
         return subprocess.Popen([sys.executable, '-m', 'ik_node.compile'],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True, preexec_fn=lambda: os.nice(10))

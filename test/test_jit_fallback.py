@@ -91,3 +91,17 @@ def test_the_budgets_clock_stands_still_while_a_kernel_compiles():
     # Compiled already: a call counts no loading.
     double(2.5)
     assert _jit.loading_seconds() == loading
+
+
+def test_a_second_background_compile_appends_to_the_log_of_the_first(tmp_path, monkeypatch):
+    # Two node starts on a fresh install each start ik-compile; the log keeps both outputs.
+    from ik_node import _jit
+    log = tmp_path / 'ik_node_compile.log'
+    monkeypatch.setattr(_jit, 'COMPILE_LOG', log)
+    monkeypatch.setenv('IK_NODE_DISABLE_JIT', '1')     # the child then ends at once
+    first = _jit.compile_in_background()
+    second = _jit.compile_in_background()
+    assert first.wait(60) == 0 and second.wait(60) == 0
+    text = log.read_text()
+    assert text.count('--- ik-compile started') == 2, text
+    assert text.count('nothing to compile') == 2, text

@@ -26,6 +26,7 @@ def test_ros_view_drives_the_node_and_shows_refusals(ros_world):
     import viser
     with ros_view(ros_world) as (view, robot, topics):
         assert robot.chain.tip_link == 'tool0'
+        assert topics['urdf_file'] == str(URDF)     # the node's relative path, made absolute
         chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
         # the arm is drawn from joint_states
         assert wait_until(lambda: view.arm_updates > 0 and np.allclose(view.q, Q0, atol=1e-6))

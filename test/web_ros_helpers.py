@@ -15,13 +15,18 @@ Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
 
 @contextmanager
 def ros_world(tmp_path: Path) -> Iterator[tuple[int, Procs]]:
-    """Yield (domain, procs): sim_arm at Q0 and ik_node in a fresh domain of this run."""
+    """
+    Yield (domain, procs): sim_arm at Q0 and ik_node in a fresh domain of this run.
+
+    ik_node runs in the URDF's folder with a relative urdf_file, so the view (in the test's
+    folder) reads the model through the absolute path the node makes of it.
+    """
     domain = fresh_domain()
     procs = Procs(domain, tmp_path)
     try:
         procs.start('sim_arm', f'urdf_file:={URDF}',
                     'initial_positions:=[' + ','.join(map(str, Q0)) + ']')
-        procs.start('ik_node', f'urdf_file:={URDF}')
+        procs.start('ik_node', f'urdf_file:={URDF.name}', cwd=URDF.parent)
         yield domain, procs
     finally:
         procs.close()

@@ -1,7 +1,14 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""Declare the parameters of a table (:mod:`ik_node.ros.params`) on a node, read them back."""
+"""
+Declare the parameters of a table (:mod:`ik_node.ros.params`) on a node, read them back.
 
+A parameter named ``*_file`` holds a path: a relative one is made absolute against the
+node's working folder when declared and whenever it is set, so a client in another folder
+(``ik_web_view``, ``ros2 param get``) reads a path that works from anywhere.
+"""
+
+import os
 from typing import Any
 
 from ik_node.ros.params import ParamSpec
@@ -10,7 +17,7 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-__all__ = ['declare_parameters', 'parameter_value', 'changed_values']
+__all__ = ['declare_parameters', 'parameter_value', 'changed_values', 'absolute_path']
 
 _TYPES = {
     'bool': Parameter.Type.BOOL,
@@ -39,6 +46,7 @@ def declare_parameters(node: Node, specs: tuple[ParamSpec, ...]) -> dict[str, An
     list) and read back as [] until set.
     """
     values = {}
+    node.add_pre_set_parameters_callback(_absolute_files)
     for spec in specs:
         descriptor = ParameterDescriptor(description=spec.description)
         is_empty_list = isinstance(spec.default, list) and not spec.default
@@ -49,7 +57,24 @@ def declare_parameters(node: Node, specs: tuple[ParamSpec, ...]) -> dict[str, An
         except ParameterUninitializedException:
             values[spec.name] = []
         del param
+    files = [Parameter(name, value=absolute_path(value)) for name, value in values.items()
+             if name.endswith('_file') and value and absolute_path(value) != value]
+    if files:
+        node.set_parameters(files)     # before any on-set callback: nothing reacts yet
+        values.update((p.name, p.value) for p in files)
     return values
+
+
+def absolute_path(path: str) -> str:
+    """Return ``path`` made absolute against the working folder ('' stays '')."""
+    return os.path.abspath(os.path.expanduser(path)) if path else path
+
+
+def _absolute_files(params: list[Parameter]) -> list[Parameter]:
+    """Pre-set callback: a ``*_file`` parameter set to a relative path gets the absolute one."""
+    return [Parameter(p.name, value=absolute_path(p.value))
+            if p.name.endswith('_file') and isinstance(p.value, str) and p.value else p
+            for p in params]
 
 
 def changed_values(current: dict[str, Any], params: list[Parameter]) -> dict[str, Any]:
