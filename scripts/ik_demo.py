@@ -42,6 +42,8 @@ START = (0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0)   # demo arm start pose [r
 RATE = 50.0                                              # target rate [Hz]
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[1] / 'out' / 'ik_demo.png'
 FLOOR_MM = 0.01                                          # smallest error drawn [mm]
+PASS_MM = 5.0                    # a reachable phase passes when the arm gets this close ...
+LAG_S = 0.25                     # ... to its last target within this long of the next one
 
 
 def warm_up(chain, q: np.ndarray, method: str) -> None:
@@ -283,6 +285,20 @@ class Tracking:
     arm_p: np.ndarray       # (m, 3) tool positions from joint_states [m]
     latency: np.ndarray     # target -> answering JointState command [ms]
 
+    def closest_after(self, mask: np.ndarray, lag: float) -> float:
+        """
+        Return the arm's closest approach [m] to a phase's last target within ``lag`` [s].
+
+        From the target's deadline on: a loaded machine delays every message, so the arm
+        trails a moving target; the phase passes if the arm gets there shortly after.
+        """
+        k = int(np.flatnonzero(mask)[-1])
+        deadline = self.t[k + 1] if k + 1 < len(self.t) else self.t[k] + 1.0 / RATE
+        near = (self.arm_t >= deadline) & (self.arm_t <= deadline + lag)
+        if not near.any():
+            return float(self.error[k])
+        return float(np.linalg.norm(self.arm_p[near] - self.targets[k], axis=1).min())
+
     def out_of_reach_stretch(self) -> np.ndarray:
         """
         Return, per target, whether the last answered target of its phase was out of reach.
@@ -342,7 +358,7 @@ def report(rec: Record, segments: list[Segment], t_begin: float, output: str) ->
         print(f'  {seg.name:<24} {mask.sum():8d} {n_answered:9d} '
               f'{tr.unreachable[mask].sum():12d}  {np.median(e):7.1f} '
               f'{np.percentile(e, 95):6.1f} {e[-1]:9.1f}')
-        if seg.expect_reachable and not e[-1] < 5.0:
+        if seg.expect_reachable and not 1e3 * tr.closest_after(mask, LAG_S) < PASS_MM:
             ok = False
         if not seg.expect_reachable:
             worst = np.nanmax(tr.best_error[mask], initial=0.0)
