@@ -379,11 +379,22 @@ def refine_pair(caps, W, a, b, R_out, p_out, s, t, d, dc, cutoff):
     """
     if d <= 1e-9:
         return dc
-    u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0]))
-    u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1]))
-    u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2] - t * (W[b, 1, 2] - W[b, 0, 2]))
-    return hull_distance(caps, (W, R_out, p_out), a, b, caps.radius, (u0 / d, u1 / d, u2 / d),
-                         (dc, cutoff))
+    return hull_distance(caps, (W, R_out, p_out), a, b, caps.radius,
+                         closest_direction(W, a, b, s, t, d), (dc, cutoff))
+
+
+@njit
+def closest_direction(W, a, b, s, t, d):
+    """
+    Return the unit vector (3-tuple) from segment b's closest point to segment a's.
+
+    ``s``, ``t`` [0, 1]: the closest points' parameters on segments a and b of ``W``
+    (``segment_segment``); ``d`` [m]: their distance, > 0.
+    """
+    u0 = W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0] - t * (W[b, 1, 0] - W[b, 0, 0])
+    u1 = W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1] - t * (W[b, 1, 1] - W[b, 0, 1])
+    u2 = W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2] - t * (W[b, 1, 2] - W[b, 0, 2])
+    return (u0 / d, u1 / d, u2 / d)
 
 
 @njit
@@ -664,18 +675,12 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
         d, s, t = segment_segment(W, a, b)
         dc = d - radius[a] - radius[b]
         if dc < margin and d > 1e-9:
-            u0 = (W[a, 0, 0] + s * (W[a, 1, 0] - W[a, 0, 0]) - W[b, 0, 0]
-                  - t * (W[b, 1, 0] - W[b, 0, 0])) / d
-            u1 = (W[a, 0, 1] + s * (W[a, 1, 1] - W[a, 0, 1]) - W[b, 0, 1]
-                  - t * (W[b, 1, 1] - W[b, 0, 1])) / d
-            u2 = (W[a, 0, 2] + s * (W[a, 1, 2] - W[a, 0, 2]) - W[b, 0, 2]
-                  - t * (W[b, 1, 2] - W[b, 0, 2])) / d
-            gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, (u0, u1, u2),
-                                          (dc, margin))
+            direction = closest_direction(W, a, b, s, t, d)
+            gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, direction, (dc, margin))
             if gap <= 0.0:
                 # The hulls meet: GJK's last direction is no measure of depth; the gap along
                 # the capsules' direction is (its first step alone).
-                gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, (u0, u1, u2),
+                gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, direction,
                                               (dc, -math.inf))
             if gap > dc:
                 pen = margin - gap
