@@ -1068,7 +1068,7 @@ def main(argv: list[str] | None = None) -> int:
     check_kernels(args)
     from ik_node import _jit
     if _jit.JIT_ENABLED and not _jit.compiled():
-        print('compiling the solver kernels first (ik-compile, a minute or two)', flush=True)
+        print('compiling the solver kernels first (ik-compile, 1.5-3 minutes)', flush=True)
         subprocess.run(console_script('ik-compile'), check=True)
 
     out_dir = Path(args.out_dir)
