@@ -55,6 +55,28 @@ def test_plain_solve_would_collide_where_avoiding_does_not(chain):
     assert safe.success and chain.collisions(safe.q, [FLOOR]) == []
 
 
+def test_a_first_answer_clear_of_contact_costs_one_check_and_a_colliding_one_a_retry(chain):
+    # A Jacobian method's first attempt from the seed leaves the clearance out: where that
+    # answer is clear it is the answer (the plain one, bit for bit); where it collides the
+    # seed is tried again, keeping clear.
+    clear = retried = 0
+    for target in _free_targets(chain, [FLOOR], 40, 11):
+        plain = ik_node.solve(chain, target, chain.mid, restarts=False)
+        safe = ik_node.solve(chain, target, chain.mid, avoid_collisions=True,
+                             obstacles=[FLOOR])
+        if not plain.success:
+            continue
+        if not chain.collisions(plain.q, [FLOOR]):
+            np.testing.assert_array_equal(safe.q, plain.q)
+            assert safe.attempts == 1
+            clear += 1
+        else:
+            assert safe.attempts >= 2
+            assert not safe.success or chain.collisions(safe.q, [FLOOR]) == []
+            retried += 1
+    assert clear >= 20 and retried >= 1, (clear, retried)
+
+
 def test_obstructed_target_names_the_blocking_pair(chain):
     target = chain.fk([0.3, 0.6, 0.9, 0.0])[:3, 3]
     ball = Sphere(target, 0.05, name='target ball')

@@ -22,7 +22,7 @@ no iterations), so every method has the same numba type and the driver compiles 
 from typing import Callable, NamedTuple
 
 from ik_node._jit import njit, njit_inline
-from ik_node.solvers.codes import ATTEMPT_RESCUE
+from ik_node.solvers.codes import ATTEMPT_FIRST, ATTEMPT_MAIN, ATTEMPT_RESCUE
 from ik_node.solvers.dls import METHOD_CODES, METHOD_DLS
 from ik_node.solvers.fabrik import arm_params, polish_iterations
 from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_CCD, MODE_FABRIK
@@ -67,7 +67,10 @@ def method_attempt(rec, ctx, kind, tgt, start, deadline):
     if ctx.family == FAMILY_JACOBIAN or kind == ATTEMPT_RESCUE:
         return jacobian_attempt(rec.model, rec.limits, ctx.jacobian, kind, tgt, start,
                                 deadline)
-    return _fabrik_family_attempt(rec, ctx, kind, tgt, start, deadline)
+    # The FABRIK family's first attempt is like any other (only a Jacobian method leaves
+    # the clearance out of it).
+    return _fabrik_family_attempt(rec, ctx, ATTEMPT_MAIN if kind == ATTEMPT_FIRST else kind,
+                                  tgt, start, deadline)
 
 
 @njit

@@ -8,15 +8,22 @@ arm with fewer than 6 joints takes two passes: weighted least squares first (so 
 position-first pass starts in the basin of the best-oriented branch, not a flipped one),
 then position first with orientation in the null space. With objectives, an attempt that
 fails is run again without them: they must never cost the primary task a solution.
+
+The collision clearance is left out of the first attempt from the seed
+(:data:`ik_node.solvers.codes.ATTEMPT_FIRST`): most answers near the seed are clear of
+contact without it, and the final check finds those that are not; the driver then runs the
+seed again with the clearance (:func:`lazy_clearance`). A collision-aware solve so costs
+about a plain one plus one collision check.
 """
 
 from typing import NamedTuple
 
 from ik_node._jit import monotonic_clock, njit, njit_inline
 from ik_node.collision import solver_hook
-from ik_node.objectives import empty_objectives, objectives_active, pack_objectives
+from ik_node.objectives import (empty_objectives, NO_CLEARANCE, objectives_active,
+                                pack_objectives)
 from ik_node.options import CLEARANCE_OPTIONS
-from ik_node.solvers.codes import ATTEMPT_PROBE
+from ik_node.solvers.codes import ATTEMPT_FIRST, ATTEMPT_PROBE
 from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.records import make_target
 import numpy as np
@@ -70,6 +77,9 @@ class JacobianPasses(NamedTuple):
     no_obj: DlsParams       # the retry without objectives
     obj: tuple
     obj_on: bool
+    lazy: DlsParams         # the first attempt from the seed: objectives but the clearance
+    obj_lazy: tuple         # the objectives of that attempt
+    lazy_on: bool           # there is a clearance to leave out of it
 
 
 class JacobianAttempts(NamedTuple):
@@ -91,8 +101,11 @@ def _passes(code: int, chain, tgt, opts) -> JacobianPasses:
     """Return the passes of one kind of target (pose or point)."""
     params, obj, obj_on = attempt_records(code, chain, tgt, opts)
     first = params._replace(priority=tgt.pose and chain.n < 6)
+    lazy_on = obj.collision.weight > 0
+    obj_lazy = obj._replace(collision=NO_CLEARANCE) if lazy_on else obj
+    lazy = first._replace(objectives_on=bool(objectives_active(obj_lazy)))
     return JacobianPasses(params, first, first._replace(objectives_on=False), obj,
-                          bool(obj_on))
+                          bool(obj_on), lazy, obj_lazy, bool(lazy_on))
 
 
 def jacobian_attempts(code: int, chain, opts, pose: bool) -> JacobianAttempts:
@@ -139,6 +152,12 @@ def jacobian_attempt(model, limits, ctx, kind, tgt, start, deadline):
     ps = ctx.point if probe else ctx.pose
     k = ctx.max_iterations
     iterations = 0
+    if kind == ATTEMPT_FIRST and ps.lazy_on:
+        q, it, ok = _run(model, limits, tgt, ps.lazy, ps.obj_lazy, start, k, deadline)
+        if ps.lazy.objectives_on and not ok:
+            q, it2, ok = _run(model, limits, tgt, ps.no_obj, ps.obj, start, k, deadline)
+            it += it2
+        return q, it
     if ctx.underactuated and not probe:
         start, it, ok = _run(model, limits, tgt, ps.plain, ps.obj, start, k, deadline)
         iterations += it

@@ -38,8 +38,9 @@ from typing import NamedTuple
 
 from ik_node import kinematics
 from ik_node._jit import JIT_ENABLED, monotonic_clock, njit, njit_inline
-from ik_node.solvers.attempts import method_attempt, MethodAttempts
-from ik_node.solvers.codes import (ATTEMPT_MAIN, ATTEMPT_PROBE, ATTEMPT_RESCUE, CODE_BLOCKED,
+from ik_node.solvers.attempts import FAMILY_JACOBIAN, method_attempt, MethodAttempts
+from ik_node.solvers.codes import (ATTEMPT_FIRST, ATTEMPT_MAIN, ATTEMPT_PROBE,
+                                   ATTEMPT_RESCUE, CODE_BLOCKED,
                                    CODE_NOT_CONVERGED, CODE_OUT_OF_REACH, CODE_POSITION_ONLY,
                                    CODE_REACHED, CODE_TOO_FAR)
 from ik_node.solvers.final_check import fk_scratch, judge
@@ -303,6 +304,26 @@ if JIT_ENABLED:
         return run
 
 
+def lazy_clearance(ctx) -> bool:
+    """
+    Return True when the method of ``ctx`` runs its first attempt without the clearance.
+
+    That is a Jacobian method with ``avoid_collisions``: a first answer that collides is
+    then tried again from the seed, with the clearance.
+    """
+    if isinstance(ctx, MethodAttempts):
+        return ctx.family == FAMILY_JACOBIAN and ctx.jacobian.pose.lazy_on
+    return False
+
+
+if JIT_ENABLED:
+    @overload(lazy_clearance, inline='always')
+    def _lazy_clearance_compiled(ctx):
+        def lazy(ctx):
+            return ctx.family == FAMILY_JACOBIAN and ctx.jacobian.pose.lazy_on
+        return lazy
+
+
 @njit_inline
 def _judged(rec, tgt, q, q0, restore, fk):
     """
@@ -403,7 +424,8 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
         if attempts > 0 and _now() >= deadline:
             break
         attempts += 1
-        kind = ATTEMPT_RESCUE if use_rescue else (ATTEMPT_PROBE if probing else ATTEMPT_MAIN)
+        kind = ATTEMPT_RESCUE if use_rescue else (
+            ATTEMPT_PROBE if probing else (ATTEMPT_FIRST if attempts == 1 else ATTEMPT_MAIN))
         from_seed = attempts == 1 or use_rescue
         start, draws = _next_start(rec, q0, next_q, has_next, attempts == 1 or use_rescue,
                                    draws, use_rescue)
@@ -436,6 +458,10 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
             have_best = True
             best0, best1, best_perr, best_oerr = k0, oerr, perr, oerr
             q_out[:] = q
+        if hit and kind == ATTEMPT_FIRST and lazy_clearance(ctx):
+            has_next = True         # the seed again, keeping clear this time
+            next_q[:] = q0
+            continue
         if not position_met and not beyond and perr > prm.tol_p and past_stretched:
             # Beyond the stretched reach: position attempts from where this one ended and
             # from the seed give the best stretched pose, then no more restarts.
