@@ -56,9 +56,9 @@ def test_plain_solve_would_collide_where_avoiding_does_not(chain):
 
 
 def test_a_first_answer_clear_of_contact_costs_one_check_and_a_colliding_one_a_retry(chain):
-    # A Jacobian method's first attempt from the seed leaves the clearance out: where that
-    # answer is clear it is the answer (the plain one, bit for bit); where it collides the
-    # seed is tried again, keeping clear.
+    # A Jacobian method's attempt leaves the clearance out first: where the seed's answer is
+    # clear it is the answer (the plain one, bit for bit); where it collides the seed is
+    # tried again, keeping clear.
     clear = retried = 0
     for target in _free_targets(chain, [FLOOR], 40, 11):
         plain = ik_node.solve(chain, target, chain.mid, restarts=False)

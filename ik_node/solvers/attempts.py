@@ -22,7 +22,7 @@ no iterations), so every method has the same numba type and the driver compiles 
 from typing import Callable, NamedTuple
 
 from ik_node._jit import njit, njit_inline
-from ik_node.solvers.codes import ATTEMPT_FIRST, ATTEMPT_MAIN, ATTEMPT_RESCUE
+from ik_node.solvers.codes import ATTEMPT_LAZY, ATTEMPT_MAIN, ATTEMPT_RESCUE
 from ik_node.solvers.dls import METHOD_CODES, METHOD_DLS
 from ik_node.solvers.fabrik import arm_params, polish_iterations
 from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_CCD, MODE_FABRIK
@@ -69,7 +69,7 @@ def method_attempt(rec, ctx, kind, tgt, start, deadline):
                                 deadline)
     # The FABRIK family's first attempt is like any other (only a Jacobian method leaves
     # the clearance out of it).
-    return _fabrik_family_attempt(rec, ctx, ATTEMPT_MAIN if kind == ATTEMPT_FIRST else kind,
+    return _fabrik_family_attempt(rec, ctx, ATTEMPT_MAIN if kind == ATTEMPT_LAZY else kind,
                                   tgt, start, deadline)
 
 

@@ -2,18 +2,18 @@
 # Licensed under the Apache License, Version 2.0
 """Named integer codes the compiled driver and the attempts share (kinds and outcomes)."""
 
-__all__ = ['ATTEMPT_MAIN', 'ATTEMPT_PROBE', 'ATTEMPT_RESCUE', 'ATTEMPT_FIRST', 'CODE_REACHED',
-           'CODE_OUT_OF_REACH', 'CODE_NOT_CONVERGED', 'CODE_SKIPPED', 'CODE_POSITION_ONLY',
-           'CODE_TOO_FAR', 'CODE_BLOCKED']
+__all__ = ['ATTEMPT_MAIN', 'ATTEMPT_PROBE', 'ATTEMPT_RESCUE', 'ATTEMPT_LAZY',
+           'CODE_REACHED', 'CODE_OUT_OF_REACH', 'CODE_NOT_CONVERGED', 'CODE_SKIPPED',
+           'CODE_POSITION_ONLY', 'CODE_TOO_FAR', 'CODE_BLOCKED']
 
 # What an attempt is for: the method's own (toward the target), a position-only probe of
-# the target's point, a local rescue from the seed, the first attempt from the seed (the
-# method's own; a Jacobian method leaves the collision clearance out of it, see
+# the target's point, a local rescue from the seed, the method's own with the collision
+# clearance left out (a Jacobian method tries each start so first, see
 # ik_node.solvers.jacobian).
 ATTEMPT_MAIN = 0
 ATTEMPT_PROBE = 1
 ATTEMPT_RESCUE = 2
-ATTEMPT_FIRST = 3
+ATTEMPT_LAZY = 3
 
 # Outcome codes of a solve (worded as ik_node.result's STATUS_* by ik_node.solvers.outcome).
 CODE_REACHED = 0

@@ -9,11 +9,11 @@ position-first pass starts in the basin of the best-oriented branch, not a flipp
 then position first with orientation in the null space. With objectives, an attempt that
 fails is run again without them: they must never cost the primary task a solution.
 
-The collision clearance is left out of the first attempt from the seed
-(:data:`ik_node.solvers.codes.ATTEMPT_FIRST`): most answers near the seed are clear of
-contact without it, and the final check finds those that are not; the driver then runs the
-seed again with the clearance (:func:`lazy_clearance`). A collision-aware solve so costs
-about a plain one plus one collision check.
+The collision clearance is left out of an attempt from a new start
+(:data:`ik_node.solvers.codes.ATTEMPT_LAZY`): most answers are clear of contact without
+it, and the final check finds those that are not; the driver then runs the same start again
+with the clearance (:func:`ik_node.solvers.restarts.lazy_clearance`). A collision-aware
+solve so costs about a plain one plus one collision check per answer.
 """
 
 from typing import NamedTuple
@@ -23,7 +23,7 @@ from ik_node.collision import solver_hook
 from ik_node.objectives import (empty_objectives, NO_CLEARANCE, objectives_active,
                                 pack_objectives)
 from ik_node.options import CLEARANCE_OPTIONS
-from ik_node.solvers.codes import ATTEMPT_FIRST, ATTEMPT_PROBE
+from ik_node.solvers.codes import ATTEMPT_LAZY, ATTEMPT_PROBE
 from ik_node.solvers.dls import DlsParams, run_attempt
 from ik_node.solvers.records import make_target
 import numpy as np
@@ -77,7 +77,7 @@ class JacobianPasses(NamedTuple):
     no_obj: DlsParams       # the retry without objectives
     obj: tuple
     obj_on: bool
-    lazy: DlsParams         # the first attempt from the seed: objectives but the clearance
+    lazy: DlsParams         # an attempt from a new start: objectives but the clearance
     obj_lazy: tuple         # the objectives of that attempt
     lazy_on: bool           # there is a clearance to leave out of it
 
@@ -152,7 +152,7 @@ def jacobian_attempt(model, limits, ctx, kind, tgt, start, deadline):
     ps = ctx.point if probe else ctx.pose
     k = ctx.max_iterations
     iterations = 0
-    if kind == ATTEMPT_FIRST and ps.lazy_on:
+    if kind == ATTEMPT_LAZY and ps.lazy_on:
         q, it, ok = _run(model, limits, tgt, ps.lazy, ps.obj_lazy, start, k, deadline)
         if ps.lazy.objectives_on and not ok:
             q, it2, ok = _run(model, limits, tgt, ps.no_obj, ps.obj, start, k, deadline)

@@ -39,7 +39,7 @@ from typing import NamedTuple
 from ik_node import kinematics
 from ik_node._jit import JIT_ENABLED, monotonic_clock, njit, njit_inline
 from ik_node.solvers.attempts import FAMILY_JACOBIAN, method_attempt, MethodAttempts
-from ik_node.solvers.codes import (ATTEMPT_FIRST, ATTEMPT_MAIN, ATTEMPT_PROBE,
+from ik_node.solvers.codes import (ATTEMPT_LAZY, ATTEMPT_MAIN, ATTEMPT_PROBE,
                                    ATTEMPT_RESCUE, CODE_BLOCKED,
                                    CODE_NOT_CONVERGED, CODE_OUT_OF_REACH, CODE_POSITION_ONLY,
                                    CODE_REACHED, CODE_TOO_FAR)
@@ -306,10 +306,10 @@ if JIT_ENABLED:
 
 def lazy_clearance(ctx) -> bool:
     """
-    Return True when the method of ``ctx`` runs its first attempt without the clearance.
+    Return True when the method of ``ctx`` tries each start without the clearance first.
 
-    That is a Jacobian method with ``avoid_collisions``: a first answer that collides is
-    then tried again from the seed, with the clearance.
+    That is a Jacobian method with ``avoid_collisions``: an answer that collides is then
+    tried again from the same start, with the clearance.
     """
     if isinstance(ctx, MethodAttempts):
         return ctx.family == FAMILY_JACOBIAN and ctx.jacobian.pose.lazy_on
@@ -414,22 +414,25 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
     fk = fk_scratch(rec.model)
     ends = np.empty(max_att)
     next_q = q0.copy()
+    first_q = np.empty(n)       # the start of the attempt running
     attempts = draws = iterations = n_sol = n_ends = point_reached = far_probes = 0
     sol_d = best0 = best1 = np.inf
     best_perr = best_oerr = 0.0
     tf_joint, tf_change = -1, np.inf
     stretched = position_met = probing = has_next = use_rescue = rescued = False
-    blocked = held = have_best = False
+    blocked = held = have_best = keep_clear = False
     while attempts < max_att:
         if attempts > 0 and _now() >= deadline:
             break
         attempts += 1
         kind = ATTEMPT_RESCUE if use_rescue else (
-            ATTEMPT_PROBE if probing else (ATTEMPT_FIRST if attempts == 1 else ATTEMPT_MAIN))
+            ATTEMPT_PROBE if probing else (ATTEMPT_MAIN if keep_clear else ATTEMPT_LAZY))
+        keep_clear = False
         from_seed = attempts == 1 or use_rescue
         start, draws = _next_start(rec, q0, next_q, has_next, attempts == 1 or use_rescue,
                                    draws, use_rescue)
         has_next = use_rescue = False
+        first_q[:] = start
         q, it = run_attempt_of(rec, ctx, kind, tgts[1] if kind == ATTEMPT_PROBE else tgt,
                                start, deadline)
         q, perr, oerr, ok, hit, far_joint, far = _judged(rec, tgt, q, q0, attempts > 1, fk)
@@ -458,9 +461,9 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
             have_best = True
             best0, best1, best_perr, best_oerr = k0, oerr, perr, oerr
             q_out[:] = q
-        if hit and kind == ATTEMPT_FIRST and lazy_clearance(ctx):
-            has_next = True         # the seed again, keeping clear this time
-            next_q[:] = q0
+        if hit and kind == ATTEMPT_LAZY and lazy_clearance(ctx):
+            has_next = keep_clear = True    # the same start again, keeping clear this time
+            next_q[:] = first_q
             continue
         if not position_met and not beyond and perr > prm.tol_p and past_stretched:
             # Beyond the stretched reach: position attempts from where this one ended and
