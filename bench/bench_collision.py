@@ -335,7 +335,7 @@ def main(argv=None):
                   f"({spd['collisions'][2]:.1f} µs thread CPU), p95 "
                   f"{spd['collisions'][1]:.1f} µs ({args.speed} random configurations, "
                   f"{100 * spd['contact_rate']:.0f}% of them in contact)",
-                  f"- `chain.collisions` after about 1 ms of other Python work per call: "
+                  '- `chain.collisions` after about 1 ms of other Python work per call: '
                   f"median {spd['collisions after other work'][0]:.1f} µs wall "
                   f"({spd['collisions after other work'][2]:.1f} µs thread CPU), p95 "
                   f"{spd['collisions after other work'][1]:.1f} µs",
