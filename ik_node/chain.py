@@ -82,22 +82,34 @@ class JointVector:
         return rng.uniform(lo, hi, size=None if count is None else (count, self.n))
 
 
-def _readonly_fields(fields: dict) -> list:
+def _arrays_in(state, seen: Optional[set] = None):
     """
-    Return where the read-only arrays of ``fields`` are: [(name, -1 or index), ...].
+    Yield the numpy arrays that ``state`` holds, in an order a copy of it keeps.
 
-    index: the position of the array in a tuple field (a record such as the ChainModel);
-    -1: the field is the array.
+    Walks dicts, lists and tuples (records too) and the attributes of ik_node's own objects
+    (the collision setup and its model), each object once. A deep copy or a pickle round
+    trip keeps this structure and order, so the k-th array of a copy is the k-th of its
+    original (:meth:`Chain.__setstate__`).
     """
-    found = []
-    for name, value in fields.items():
-        if isinstance(value, np.ndarray):
-            if not value.flags.writeable:
-                found.append((name, -1))
-        elif isinstance(value, tuple):
-            found += [(name, i) for i, v in enumerate(value)
-                      if isinstance(v, np.ndarray) and not v.flags.writeable]
-    return found
+    seen = set() if seen is None else seen
+    if id(state) in seen:
+        return
+    seen.add(id(state))
+    if isinstance(state, np.ndarray):
+        yield state
+    elif isinstance(state, dict):
+        for value in state.values():
+            yield from _arrays_in(value, seen)
+    elif isinstance(state, (list, tuple)):
+        for value in state:
+            yield from _arrays_in(value, seen)
+    elif type(state).__module__.startswith('ik_node.') and hasattr(state, '__dict__'):
+        yield from _arrays_in(vars(state), seen)
+
+
+def _readonly_ordinals(state: dict) -> list:
+    """Return the positions of the read-only arrays in :func:`_arrays_in`'s order."""
+    return [k for k, a in enumerate(_arrays_in(state)) if not a.flags.writeable]
 
 
 class Chain(JointVector):
@@ -299,16 +311,17 @@ class Chain(JointVector):
         that a chain unpickled or copied has the kernels' types of the original: a writable
         array is another numba type, for which every solver kernel would compile again.
         """
-        return {**self.__dict__, '_solvers': {}, '_readonly': _readonly_fields(self.__dict__)}
+        state = {**self.__dict__, '_solvers': {}}
+        return {**state, '_readonly': _readonly_ordinals(state)}
 
     def __setstate__(self, state: dict) -> None:
         """Restore a state of :meth:`__getstate__`, its read-only arrays read-only again."""
         state = dict(state)
-        readonly_fields = state.pop('_readonly', ())
+        ordinals = set(state.pop('_readonly', ()))
         self.__dict__.update(state)
-        for name, index in readonly_fields:
-            value = state[name] if index < 0 else state[name][index]
-            value.setflags(write=False)
+        for k, a in enumerate(_arrays_in(state)):
+            if k in ordinals:
+                a.setflags(write=False)
 
     def __repr__(self) -> str:
         """Name the robot, the two ends and the joint count."""

@@ -2,7 +2,9 @@
 # Licensed under the Apache License, Version 2.0
 """Chain.collisions / min_distance / path_collides on the collision_arm and demo arms."""
 
+import copy
 from pathlib import Path
+import pickle
 
 from ik_node import Box, Chain, Cylinder, HalfSpace, IKInputError, share_path, Sphere
 from ik_node.collision import kernels
@@ -205,6 +207,40 @@ def test_packed_obstacles_are_cached_on_the_shapes(chain):
     assert setup.packed(None).rows.shape == (0, 16)
     with pytest.raises(IKInputError):
         setup.packed([FLOOR, [0, 0, 1]])
+
+
+def _arrays(value, seen):
+    """Every numpy array reachable from value (containers and ik_node objects), once."""
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    elif type(value).__module__.startswith('ik_node.') and hasattr(value, '__dict__'):
+        value = list(vars(value).values())
+    elif not isinstance(value, (list, tuple)):
+        return []
+    return [a for v in value for a in _arrays(v, seen)]
+
+
+def test_copies_keep_the_collision_arrays_read_only():
+    original = Chain.from_urdf(URDF, 'base_link', 'tip')
+    q = original.mid + 0.1
+    original.collision_setup.packed([FLOOR])
+    expected = original.collisions(q, [FLOOR])
+    frozen = [a for a in _arrays(original.collision_setup, set()) if not a.flags.writeable]
+    assert len(frozen) > 5 and original.collision_setup.model.flat[0].flags.writeable is False
+    for other in (copy.deepcopy(original), pickle.loads(pickle.dumps(original))):
+        setup = other.collision_setup
+        assert setup is not original.collision_setup
+        copied = [a for a in _arrays(setup, set()) if not a.flags.writeable]
+        assert len(copied) == len(frozen)
+        assert not any(a.flags.writeable for a in (*setup.model.flat, setup.model.sweep))
+        with pytest.raises(ValueError):
+            setup.model.flat[0][0] = 0.0
+        assert other.collisions(q, [FLOOR]) == expected
 
 
 def test_path_check_finds_an_obstacle_between_free_ends(chain):

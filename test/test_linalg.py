@@ -106,14 +106,16 @@ def test_wide_step_into_scratch_uses_the_rows_of_its_scratch(rng):
 def test_position_first_step_matches_numpy(rng, n, frozen):
     # The n < 6 step of run_attempt: DLS of the position rows, then the orientation rows
     # in their null space (in the joint weights' metric), against numpy.
-    from ik_node.solvers.dls import _primary_step, _priority_step_into, METHOD_DLS
+    from ik_node.solvers.dls import (_primary_step, _priority_step_into, METHOD_DLS,
+                                     PriorityScratch)
     Jw, e = rng.normal(size=(6, n)), rng.normal(size=6)
     w_inv = rng.uniform(0.5, 2.0, n)
     w_inv[list(frozen)] = 0.0
     lam2 = 0.01
     dq = np.full(n, np.nan)
-    status = _priority_step_into(Jw, e, w_inv, lam2, np.zeros((3, 3)), np.zeros(3),
-                                 np.zeros((n, n)), np.zeros((3, n)), np.zeros(n), dq)
+    scratch = PriorityScratch(np.zeros((3, 3)), np.zeros(3), np.zeros((n, n)),
+                              np.zeros((3, n)), np.zeros(n))
+    status = _priority_step_into(Jw, e, w_inv, lam2, scratch, dq)
     assert status == 1
     W = np.diag(w_inv)
     Jp, Jo = Jw[:3], Jw[3:]
@@ -127,7 +129,6 @@ def test_position_first_step_matches_numpy(rng, n, frozen):
     assert_allclose(Jp @ dq, Jp @ dq1, atol=1e-9)
     # With unit weights it is the allocating form's step.
     ones = np.ones(n)
-    status = _priority_step_into(Jw, e, ones, lam2, np.zeros((3, 3)), np.zeros(3),
-                                 np.zeros((n, n)), np.zeros((3, n)), np.zeros(n), dq)
+    status = _priority_step_into(Jw, e, ones, lam2, scratch, dq)
     assert status == 1
     assert_allclose(dq, _primary_step(METHOD_DLS, Jw, 6, e, ones, lam2)[0], atol=1e-12)

@@ -36,12 +36,12 @@ import math
 from typing import NamedTuple
 
 from ik_node import kinematics
-from ik_node._jit import njit
+from ik_node._jit import njit, njit_inline
 from ik_node.linalg import damped_least_squares
 from ik_node.rotations import rotation_about_axis, rotation_vector_from_matrix
 import numpy as np
 
-__all__ = ['arm_attempt', 'ArmParams', 'MODE_FABRIK', 'MODE_CCD']
+__all__ = ['arm_attempt', 'ArmParams', 'ArmPoints', 'MODE_FABRIK', 'MODE_CCD']
 
 MODE_FABRIK = 0
 MODE_CCD = 1
@@ -81,6 +81,26 @@ class ArmParams(NamedTuple):
     polish_iter: int
 
 
+class ArmPoints(NamedTuple):
+    """
+    The points of one attempt, updated in place as joints move.
+
+    R_a (m + 1, 3, 3), p (m + 1, 3), z (m, 3): the frames, origins (then the tip) and unit
+    axes of the moving joints from forward kinematics; Rt (3, 3): the tip frame; vp (2, 3),
+    vt (2, 3): the virtual orientation points and their targets; tgt (m + 1, 3): the FABRIK
+    targets of the points; weights (m + 1,): the weight of each point in a joint's alignment.
+    """
+
+    R_a: np.ndarray
+    p: np.ndarray
+    z: np.ndarray
+    Rt: np.ndarray
+    vp: np.ndarray
+    vt: np.ndarray
+    tgt: np.ndarray
+    weights: np.ndarray
+
+
 @njit
 def _orientation_error(R, tR):
     """Return the angle [rad] between rotations R and tR."""
@@ -111,16 +131,16 @@ def _rotate_about(P, i, o, R3):
     P[i, 2] = o[2] + R3[2, 0] * x + R3[2, 1] * y + R3[2, 2] * z
 
 
-@njit
-def _follow_joint(model, q, R_a, p, z, Rt, vp, nv, s_virtual, types, coupled, k, m, dv):
+@njit_inline
+def _follow_joint(model, q, pts, nv, s_virtual, coupled, k, dv):
     """Update the points beyond joint k after it turned or slid by ``dv``."""
     if dv == 0.0:
         return
     if coupled:
         # A joint that drives another one (mimic): recompute every point from FK.
-        _refresh(model, q, R_a, p, z, Rt, vp, nv, s_virtual)
+        _refresh(model, q, pts, nv, s_virtual)
     else:
-        _move_beyond(k, m, p, z, Rt, vp, nv, types, z[k].copy(), p[k].copy(), dv)
+        _move_beyond(k, pts, nv, model.types, pts.z[k].copy(), pts.p[k].copy(), dv)
 
 
 @njit
@@ -145,15 +165,21 @@ def _set_joint(q, k, delta, index, mult, lower, upper, continuous):
     return s * (new - old)
 
 
-@njit
-def _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, w_virtual, first):
+@njit_inline
+def _align_joint(k, pts, types, nv, w_virtual, first):
     """
     Return the best motion of joint k: an angle [rad] or a displacement [m].
 
-    Points first ... m of ``p`` are aligned with ``tgt`` (weights), and the nv virtual points
-    ``vp`` with ``vt``; joint k's origin is p[k], its unit axis z[k].
+    Points first ... m of ``pts.p`` are aligned with ``pts.tgt`` (``pts.weights``), and the
+    nv virtual points ``pts.vp`` with ``pts.vt``; joint k's origin is p[k], its unit axis z[k].
     """
-    a = z[k]
+    p = pts.p
+    tgt = pts.tgt
+    weights = pts.weights
+    vp = pts.vp
+    vt = pts.vt
+    m = p.shape[0] - 1
+    a = pts.z[k]
     o = p[k]
     if types[k] == kinematics.JOINT_PRISMATIC:
         num = 0.0
@@ -207,9 +233,14 @@ def _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, w_virtual, first):
     return math.atan2(S, C)
 
 
-@njit
-def _move_beyond(k, m, p, z, Rt, vp, nv, types, a, o, dv):
+@njit_inline
+def _move_beyond(k, pts, nv, types, a, o, dv):
     """Apply joint k's motion dv to everything beyond it: points, axes, tip frame, virtuals."""
+    p = pts.p
+    z = pts.z
+    Rt = pts.Rt
+    vp = pts.vp
+    m = p.shape[0] - 1
     if types[k] == kinematics.JOINT_PRISMATIC:
         for i in range(k + 1, m + 1):
             for j in range(3):
@@ -237,12 +268,147 @@ def _move_beyond(k, m, p, z, Rt, vp, nv, types, a, o, dv):
             Rt[j, c] = R3[j, 0] * x + R3[j, 1] * y + R3[j, 2] * w
 
 
-@njit
-def _refresh(model, q, R_a, p, z, Rt, vp, nv, s_virtual):
+@njit_inline
+def _refresh(model, q, pts, nv, s_virtual):
     """Recompute FK into p, z and the tip frame Rt, and the virtual points from them."""
+    p = pts.p
+    Rt = pts.Rt
+    vp = pts.vp
     m = p.shape[0] - 1
-    kinematics.forward_kinematics(model, q, R_a, p, z)
-    Rt[:, :] = R_a[m]
+    kinematics.forward_kinematics(model, q, pts.R_a, p, pts.z)
+    Rt[:, :] = pts.R_a[m]
+    for i in range(nv):
+        for j in range(3):
+            vp[i, j] = p[m, j] + s_virtual * Rt[j, i]
+
+
+@njit_inline
+def _start_q(limits, q_init):
+    """Return q_init clamped into the limits, continuous joints wrapped into [-pi, pi)."""
+    q = np.minimum(np.maximum(q_init, limits.lower), limits.upper)
+    for c in range(q.shape[0]):
+        if limits.continuous[c]:
+            q[c] = (q_init[c] + math.pi) % (2.0 * math.pi) - math.pi
+    return q
+
+
+@njit_inline
+def _points(m, target, params):
+    """Return the ArmPoints of an attempt: scratch, and the virtual points' targets set."""
+    tp = target.position
+    tR = target.rotation
+    weights = np.ones(m + 1)
+    weights[m] = params.tip_weight
+    vt = np.empty((2, 3))
+    for i in range(2):
+        for j in range(3):
+            vt[i, j] = tp[j] + params.s_virtual * tR[j, i]
+    return ArmPoints(np.empty((m + 1, 3, 3)), np.empty((m + 1, 3)), np.empty((m, 3)),
+                     np.empty((3, 3)), np.empty((2, 3)), vt, np.empty((m + 1, 3)), weights)
+
+
+@njit_inline
+def _followers(index, m):
+    """
+    Return (m,) True for joints that follow an earlier one (mimic: they share a q entry).
+
+    Moving one moves the others, so FK is recomputed after each move, and a follower is not
+    visited: its master moves it.
+    """
+    follower = np.zeros(m, dtype=np.bool_)
+    for k in range(m):
+        for k2 in range(k):
+            if index[k2] == index[k]:
+                follower[k] = True
+    return follower
+
+
+@njit_inline
+def _forward_pass(pts, target, v):
+    """Run FABRIK's forward pass: the targets tgt of the points, from the tip to the base."""
+    p = pts.p
+    tgt = pts.tgt
+    Rt = pts.Rt
+    tp = target.position
+    tR = target.rotation
+    m = p.shape[0] - 1
+    for j in range(3):
+        tgt[m, j] = tp[j]
+    start = m - 1
+    if target.pose and m >= 1:
+        # the last joint origin is fixed in the tip frame: carry it with the target
+        for j in range(3):
+            v[j] = p[m - 1, j] - p[m, j]
+        for j in range(3):
+            acc = 0.0
+            for r in range(3):
+                # tR Rt^T v
+                acc += tR[j, r] * (Rt[0, r] * v[0] + Rt[1, r] * v[1] + Rt[2, r] * v[2])
+            tgt[m - 1, j] = tp[j] + acc
+        start = m - 2
+    for k in range(start, -1, -1):
+        d = math.sqrt((p[k + 1, 0] - p[k, 0]) ** 2 + (p[k + 1, 1] - p[k, 1]) ** 2
+                      + (p[k + 1, 2] - p[k, 2]) ** 2)
+        for j in range(3):
+            v[j] = p[k, j] - tgt[k + 1, j]
+        nrm = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+        if nrm > 0.0:
+            for j in range(3):
+                tgt[k, j] = tgt[k + 1, j] + d * v[j] / nrm
+        else:
+            for j in range(3):
+                tgt[k, j] = tgt[k + 1, j]
+
+
+@njit_inline
+def _next_off_axis(pts, k):
+    """Weigh only the first point beyond joint k that is off its axis (``next_only``)."""
+    p = pts.p
+    z = pts.z
+    weights = pts.weights
+    m = p.shape[0] - 1
+    for i in range(k + 1, m):
+        weights[i] = 0.0
+    for i in range(k + 1, m):
+        dx = p[i, 0] - p[k, 0]
+        dy = p[i, 1] - p[k, 1]
+        dz = p[i, 2] - p[k, 2]
+        ad = dx * z[k, 0] + dy * z[k, 1] + dz * z[k, 2]
+        if dx * dx + dy * dy + dz * dz - ad * ad > 1e-12:
+            weights[i] = 1.0
+            break
+
+
+@njit_inline
+def _joint_pass(model, limits, q, pts, params, follower, coupled, nv):
+    """
+    Move each joint to its best alignment, points following.
+
+    FABRIK (params.mode): base to tip, each joint aligning the points beyond it with their
+    targets; CCD: tip to base, each joint aligning the tip (and the virtual points).
+    """
+    m = pts.p.shape[0] - 1
+    fabrik = params.mode == MODE_FABRIK
+    for step in range(m):
+        k = step if fabrik else m - 1 - step
+        if follower[k]:
+            continue
+        if fabrik and params.next_only:
+            _next_off_axis(pts, k)
+        dv = _align_joint(k, pts, model.types, nv, params.tip_weight, k + 1 if fabrik else m)
+        dv = _set_joint(q, k, dv, model.index, model.mult, limits.lower, limits.upper,
+                        limits.continuous)
+        _follow_joint(model, q, pts, nv, params.s_virtual, coupled, k, dv)
+
+
+@njit_inline
+def _refresh_tip(pts, nv, s_virtual):
+    """Set the tip frame Rt from the last FK's frames, and the virtual points from it."""
+    p = pts.p
+    Rt = pts.Rt
+    vp = pts.vp
+    m = p.shape[0] - 1
+    Rt[:, :] = pts.R_a[m]
     for i in range(nv):
         for j in range(3):
             vp[i, j] = p[m, j] + s_virtual * Rt[j, i]
@@ -257,160 +423,72 @@ def arm_attempt(model, limits, target, params, q_init):
     Returns (best q, iterations, position error [m], orientation error [rad], converged,
     polish iterations); when converged, the best q is the one that met the tolerances.
     """
-    lower = limits.lower
-    upper = limits.upper
-    continuous = limits.continuous
     tp = target.position
     tR = target.rotation
     pose = target.pose
-    mode = params.mode
     tol_p = params.tol_p
     tol_o = params.tol_o
-    max_iter = params.max_iter
-    min_change = params.min_change
-    s_virtual = params.s_virtual
-    tip_weight = params.tip_weight
-    next_only = params.next_only
     window = params.window
-    progress = params.progress
-    polish_iter = params.polish_iter
-    types = model.types
-    index = model.index
-    mult = model.mult
     m = model.origin_R.shape[0]
-    q = np.minimum(np.maximum(q_init, lower), upper)
-    for c in range(q.shape[0]):
-        if continuous[c]:
-            q[c] = (q_init[c] + math.pi) % (2.0 * math.pi) - math.pi
-    R_a = np.empty((m + 1, 3, 3))
-    p = np.empty((m + 1, 3))
-    z = np.empty((m, 3))
-    tgt = np.empty((m + 1, 3))
-    weights = np.ones(m + 1)
-    weights[m] = tip_weight
+    q = _start_q(limits, q_init)
+    pts = _points(m, target, params)
+    R_a = pts.R_a
+    p = pts.p
     nv = 2 if pose else 0
-    vp = np.empty((2, 3))
-    vt = np.empty((2, 3))
-    for i in range(2):
-        for j in range(3):
-            vt[i, j] = tp[j] + s_virtual * tR[j, i]
-    Rt = np.empty((3, 3))
     best_q = q.copy()
     best_score = math.inf
     best_p = math.inf
     best_o = math.inf
     prev = np.empty(3)
     v = np.empty(3)
-    # mimic joints share a q entry: moving one moves others, so recompute FK after each move
-    # (a joint that follows an earlier one is not visited: its master moves it)
-    follower = np.zeros(m, dtype=np.bool_)
-    for k in range(m):
-        for k2 in range(k):
-            if index[k2] == index[k]:
-                follower[k] = True
+    follower = _followers(model.index, m)
     coupled = follower.any()      # not a constant False: numba would compile for each value
     hist = np.empty(max(window, 1))
     it = 0
     ok = False
     while True:
-        kinematics.forward_kinematics(model, q, R_a, p, z)
+        kinematics.forward_kinematics(model, q, R_a, p, pts.z)
         perr = math.sqrt((p[m, 0] - tp[0]) ** 2 + (p[m, 1] - tp[1]) ** 2
                          + (p[m, 2] - tp[2]) ** 2)
         oerr = _orientation_error(R_a[m], tR) if pose else 0.0
         score = perr / tol_p + (oerr / tol_o if pose else 0.0)
-        if score < best_score:
-            best_score = score
+        met = perr <= tol_p and (not pose or oerr <= tol_o)
+        if score < best_score or met:
+            # When met, the q returned is the one that met the tolerances, whatever scored
+            # best before.
+            best_score = min(score, best_score)
             best_q[:] = q
             best_p = perr
             best_o = oerr
-        if perr <= tol_p and (not pose or oerr <= tol_o):
-            # The q returned is the q that met the tolerances, whatever scored best before.
+        if met:
             ok = True
-            best_q[:] = q
-            best_p = perr
-            best_o = oerr
             break
         if it > 0:
             moved = math.sqrt((p[m, 0] - prev[0]) ** 2 + (p[m, 1] - prev[1]) ** 2
                               + (p[m, 2] - prev[2]) ** 2)
-            if moved < min_change and (not pose or oerr <= tol_o):
+            if moved < params.min_change and (not pose or oerr <= tol_o):
                 break
         # slow progress: the best score did not halve over the last ``window`` iterations
         if window > 0:
             hist[it % window] = best_score
-            if it >= window and best_score > progress * hist[(it + 1) % window]:
+            if it >= window and best_score > params.progress * hist[(it + 1) % window]:
                 break
-        if it >= max_iter:
+        if it >= params.max_iter:
             break
         it += 1
         for j in range(3):
             prev[j] = p[m, j]
-        Rt[:, :] = R_a[m]
-        for i in range(nv):
-            for j in range(3):
-                vp[i, j] = p[m, j] + s_virtual * Rt[j, i]
-        if mode == MODE_FABRIK:
-            # forward pass on the points
-            for j in range(3):
-                tgt[m, j] = tp[j]
-            start = m - 1
-            if pose and m >= 1:
-                # the last joint origin is fixed in the tip frame: carry it with the target
-                for j in range(3):
-                    v[j] = p[m - 1, j] - p[m, j]
-                for j in range(3):
-                    acc = 0.0
-                    for r in range(3):
-                        # tR Rt^T v
-                        acc += tR[j, r] * (Rt[0, r] * v[0] + Rt[1, r] * v[1] + Rt[2, r] * v[2])
-                    tgt[m - 1, j] = tp[j] + acc
-                start = m - 2
-            for k in range(start, -1, -1):
-                d = math.sqrt((p[k + 1, 0] - p[k, 0]) ** 2 + (p[k + 1, 1] - p[k, 1]) ** 2
-                              + (p[k + 1, 2] - p[k, 2]) ** 2)
-                for j in range(3):
-                    v[j] = p[k, j] - tgt[k + 1, j]
-                nrm = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                if nrm > 0.0:
-                    for j in range(3):
-                        tgt[k, j] = tgt[k + 1, j] + d * v[j] / nrm
-                else:
-                    for j in range(3):
-                        tgt[k, j] = tgt[k + 1, j]
-            # backward pass on the joint values, base to tip
-            for k in range(m):
-                if follower[k]:
-                    continue
-                if next_only:
-                    for i in range(k + 1, m):
-                        weights[i] = 0.0
-                    for i in range(k + 1, m):
-                        dx = p[i, 0] - p[k, 0]
-                        dy = p[i, 1] - p[k, 1]
-                        dz = p[i, 2] - p[k, 2]
-                        ad = dx * z[k, 0] + dy * z[k, 1] + dz * z[k, 2]
-                        if dx * dx + dy * dy + dz * dz - ad * ad > 1e-12:
-                            weights[i] = 1.0
-                            break
-                dv = _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, tip_weight,
-                                  k + 1)
-                dv = _set_joint(q, k, dv, index, mult, lower, upper, continuous)
-                _follow_joint(model, q, R_a, p, z, Rt, vp, nv, s_virtual, types, coupled, k, m,
-                              dv)
+        _refresh_tip(pts, nv, params.s_virtual)
+        if params.mode == MODE_FABRIK:
+            _forward_pass(pts, target, v)
         else:
             for j in range(3):
-                tgt[m, j] = tp[j]
-            for k in range(m - 1, -1, -1):
-                if follower[k]:
-                    continue
-                dv = _align_joint(k, m, p, z, types, tgt, weights, vp, vt, nv, tip_weight, m)
-                dv = _set_joint(q, k, dv, index, mult, lower, upper, continuous)
-                _follow_joint(model, q, R_a, p, z, Rt, vp, nv, s_virtual, types, coupled, k, m,
-                              dv)
+                pts.tgt[m, j] = tp[j]
+        _joint_pass(model, limits, q, pts, params, follower, coupled, nv)
     polish_it = 0
-    if not ok and polish_iter > 0:
-        best_q, polish_it, best_p, best_o, ok = _polish(
-            model, limits, target, best_q, tol_p, tol_o, polish_iter, best_p, best_o)
+    if not ok and params.polish_iter > 0:
+        best_q, polish_it, best_p, best_o, ok = _polish(model, limits, target, params, best_q,
+                                                        best_p, best_o)
     return best_q, it, best_p, best_o, ok, polish_it
 
 
@@ -429,7 +507,7 @@ def _pose_residual(p_tip, R_tip, tp, tR, pose, e):
 
 
 @njit
-def _polish(model, limits, target, q_start, tol_p, tol_o, max_iter, perr, oerr):
+def _polish(model, limits, target, params, q_start, perr, oerr):
     """
     Finish with damped least-squares steps (Levenberg-Marquardt); return like arm_attempt.
 
@@ -439,6 +517,9 @@ def _polish(model, limits, target, q_start, tol_p, tol_o, max_iter, perr, oerr):
     """
     lower = limits.lower
     upper = limits.upper
+    tol_p = params.tol_p
+    tol_o = params.tol_o
+    max_iter = params.polish_iter
     tp = target.position
     tR = target.rotation
     pose = target.pose

@@ -48,7 +48,7 @@ from ik_node.solvers.joint_wrap import wrap_in_place
 from ik_node.solvers.records import Limits
 import numpy as np
 
-__all__ = ['DriverParams', 'CollisionCheck', 'DriverRecords', 'Outcome', 'drive',
+__all__ = ['DriverParams', 'CollisionCheck', 'DriverRecords', 'Outcome', 'Answer', 'drive',
            'run_attempt_of', 'SAME_END_ATTEMPTS', 'SAME_END_RELATIVE', 'UNDERACTUATED_TRIES',
            'FAR_PROBES', 'RESCUE_NEAR']
 
@@ -395,72 +395,119 @@ def _weighted_distance(w, q, q0):
     return d
 
 
+class Answer(NamedTuple):
+    """
+    The answer so far of :func:`drive` (its q is in q_out).
+
+    solutions: solutions found; distance: the chosen solution's weighted distance from the
+    seed; rescued: it is the rescue attempt's. Before any solution, have: a failed attempt
+    is kept, ranked by (rank_p, rank_o): its position error beyond the tolerance, then its
+    orientation error. perr [m], oerr [rad]: the kept q's errors.
+    """
+
+    solutions: int
+    distance: float
+    rescued: bool
+    have: bool
+    rank_p: float
+    rank_o: float
+    perr: float
+    oerr: float
+
+
+@njit_inline
+def _offer_solution(ans, w, q, q0, q_out, errors, rescue):
+    """
+    Return the Answer after solution q: kept in q_out when nearest the seed so far.
+
+    w (n,): the joint weights of the distance; errors: (perr, oerr) of q; rescue: q is the
+    rescue attempt's.
+    """
+    d = _weighted_distance(w, q, q0)
+    if d < ans.distance:
+        q_out[:] = q
+        return Answer(ans.solutions + 1, d, rescue, ans.have, ans.rank_p, ans.rank_o,
+                      errors[0], errors[1])
+    return Answer(ans.solutions + 1, ans.distance, ans.rescued, ans.have, ans.rank_p,
+                  ans.rank_o, ans.perr, ans.oerr)
+
+
+@njit_inline
+def _offer_failure(ans, q, q_out, perr, oerr, tol_p):
+    """
+    Return the Answer after failed attempt q: kept in q_out when it ranks best so far.
+
+    Ranking: position first (errors within tolerance count as equal), then orientation; no
+    failed attempt is kept once a solution is found.
+    """
+    k0 = max(perr - tol_p, 0.0)
+    if ans.solutions == 0 and (not ans.have or k0 < ans.rank_p
+                               or (k0 == ans.rank_p and oerr < ans.rank_o)):
+        q_out[:] = q
+        return Answer(ans.solutions, ans.distance, ans.rescued, True, k0, oerr, perr, oerr)
+    return ans
+
+
+@njit_inline
+def _attempt_budget(rec, beyond):
+    """Return the most attempts of a solve: one beyond the reach bound, never past the table."""
+    prm = rec.params
+    max_att = prm.max_attempts if (prm.restarts and not beyond) else 1
+    return min(max_att, rec.starts.shape[0] + 1)
+
+
+@njit_inline
+def _kind(use_rescue, probing, keep_clear):
+    """Return the ATTEMPT_* kind of the next attempt (keep_clear: a lazy one collided)."""
+    if use_rescue:
+        return ATTEMPT_RESCUE
+    if probing:
+        return ATTEMPT_PROBE
+    return ATTEMPT_MAIN if keep_clear else ATTEMPT_LAZY
+
+
 @njit
 def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
     """
     Solve one target from seed q0 (n,) with the attempts of ``ctx``; return an Outcome.
 
-    rec: DriverRecords; ctx: the method's attempt records (:func:`run_attempt_of`); tgts:
-    (Target, the Target of its point). q_out (n,): the answer is written here (the best
-    failed attempt when none succeeds); q_blocked (n,): the last answer within tolerance
-    that collided. deadline [s of the kernels' clock]: no attempt but the first starts after.
+    rec: DriverRecords; ctx: the method's attempts (:func:`run_attempt_of`); tgts: (Target,
+    its point's). q_out (n,): the answer (else the best failed attempt); q_blocked (n,): the
+    last answer within tolerance that collided; deadline [s of the kernels' clock].
     """
-    prm = rec.params
-    tgt = tgts[0]
-    n = q0.shape[0]
+    prm, tgt, n = rec.params, tgts[0], q0.shape[0]
     beyond, past_stretched = _reach(prm, tgt.position)
-    max_att = prm.max_attempts if (prm.restarts and not beyond) else 1
-    max_att = min(max_att, rec.starts.shape[0] + 1)     # never past the table of starts
-    fk = fk_scratch(rec.model)
-    ends = np.empty(max_att)
-    next_q = q0.copy()
-    first_q = np.empty(n)       # the start of the attempt running
-    attempts = draws = iterations = n_sol = n_ends = point_reached = far_probes = 0
-    sol_d = best0 = best1 = np.inf
-    best_perr = best_oerr = 0.0
-    tf_joint, tf_change = -1, np.inf
-    stretched = position_met = probing = has_next = use_rescue = rescued = False
-    blocked = held = have_best = keep_clear = False
-    while attempts < max_att:
-        if attempts > 0 and _now() >= deadline:
-            break
+    max_att = _attempt_budget(rec, beyond)
+    fk, ends = fk_scratch(rec.model), np.empty(max_att)
+    next_q, first_q = q0.copy(), np.empty(n)     # first_q: the start of the attempt running
+    attempts = draws = iterations = n_ends = point_reached = far_probes = 0
+    ans = Answer(0, np.inf, False, False, np.inf, np.inf, 0.0, 0.0)
+    tf_joint, tf_change, keep_clear = -1, np.inf, False
+    stretched = position_met = probing = has_next = use_rescue = blocked = held = False
+    while attempts < max_att and (attempts == 0 or _now() < deadline):
         attempts += 1
-        kind = ATTEMPT_RESCUE if use_rescue else (
-            ATTEMPT_PROBE if probing else (ATTEMPT_MAIN if keep_clear else ATTEMPT_LAZY))
-        keep_clear = False
+        kind = _kind(use_rescue, probing, keep_clear)
         from_seed = attempts == 1 or use_rescue
-        start, draws = _next_start(rec, q0, next_q, has_next, attempts == 1 or use_rescue,
-                                   draws, use_rescue)
-        has_next = use_rescue = False
+        start, draws = _next_start(rec, q0, next_q, has_next, from_seed, draws, use_rescue)
+        has_next = use_rescue = keep_clear = False
         first_q[:] = start
         q, it = run_attempt_of(rec, ctx, kind, tgts[1] if kind == ATTEMPT_PROBE else tgt,
                                start, deadline)
         q, perr, oerr, ok, hit, far_joint, far = _judged(rec, tgt, q, q0, attempts > 1, fk)
         iterations += it
-        if far_joint >= 0:
-            held = True
-            if far < tf_change:
-                tf_joint, tf_change = far_joint, far
+        held = held or far_joint >= 0
+        if far_joint >= 0 and far < tf_change:
+            tf_joint, tf_change = far_joint, far
         if ok:
-            n_sol += 1
-            d = _weighted_distance(prm.w, q, q0)
-            if d < sol_d:
-                sol_d = d
-                q_out[:] = q
-                best_perr, best_oerr = perr, oerr
-                rescued = kind == ATTEMPT_RESCUE
-            if n_sol >= prm.solutions or from_seed:
+            ans = _offer_solution(ans, prm.w, q, q0, q_out, (perr, oerr),
+                                  kind == ATTEMPT_RESCUE)
+            if ans.solutions >= prm.solutions or from_seed:
                 break
             continue
+        blocked = blocked or hit
         if hit:
-            blocked = True
             q_blocked[:] = q
-        # Ranking of failed attempts: position first (within tolerance counts as met).
-        k0 = max(perr - prm.tol_p, 0.0)
-        if n_sol == 0 and (not have_best or k0 < best0 or (k0 == best0 and oerr < best1)):
-            have_best = True
-            best0, best1, best_perr, best_oerr = k0, oerr, perr, oerr
-            q_out[:] = q
+        ans = _offer_failure(ans, q, q_out, perr, oerr, prm.tol_p)
         if hit and kind == ATTEMPT_LAZY and lazy_clearance(ctx):
             has_next = keep_clear = True    # the same start again, keeping clear this time
             next_q[:] = first_q
@@ -482,8 +529,7 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
         if perr <= prm.tol_p or position_met:
             if perr <= prm.tol_p and probing:
                 # The point is reachable: back to pose attempts, from where it is met.
-                probing = False
-                has_next = True
+                probing, has_next = False, True
                 next_q[:] = q
             position_met = True
             point_reached += 1
@@ -497,7 +543,7 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
         if _same_end(ends, n_ends, prm.tol_p):
             stretched = True
             break
-    code = CODE_REACHED if n_sol > 0 else _status(prm, tgt.pose, n, beyond, stretched,
-                                                  best_perr, held, blocked)
-    return Outcome(n_sol > 0, attempts, iterations, code, best_perr, best_oerr, blocked,
-                   tf_joint, tf_change, rescued)
+    code = CODE_REACHED if ans.solutions > 0 else _status(prm, tgt.pose, n, beyond, stretched,
+                                                          ans.perr, held, blocked)
+    return Outcome(ans.solutions > 0, attempts, iterations, code, ans.perr, ans.oerr, blocked,
+                   tf_joint, tf_change, ans.rescued)
