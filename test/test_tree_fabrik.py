@@ -113,3 +113,21 @@ def test_fabrik_holds_a_tip_without_a_target_and_stretches_an_unreachable_one(tr
                    TreeSolveOptions(max_attempts=5), method='fabrik')
     assert not r.success and r.tip('right_hand').success
     assert r.tip('left_hand').position_error < np.linalg.norm(far - T0[0, :3, 3]) - 0.1
+
+
+@pytest.mark.parametrize('method', ['dls', 'fabrik'])
+def test_nested_sub_bases_and_a_mimic_across_fingers(rng, method):
+    # Four tips: both hands and two fingers of the left hand, finger b mimicking finger a:
+    # the torso is the sub-base of the arms, the left wrist that of its hand and fingers.
+    tips = ['left_hand', 'right_hand', 'l_finger_a_tip', 'l_finger_b_tip']
+    tree = TreeChain.from_urdf(URDF, 'base_link', tips)
+    solver = TreeSolver(tree, TreeSolveOptions(max_attempts=50), method)
+    solved = 0
+    for _ in range(6):
+        T = tree.fk(inner_q(tree, rng))
+        r = solver.solve({t: T[i, :3, 3] for i, t in enumerate(tips)}, tree.mid)
+        assert tree.within_limits(r.q)
+        if r.success:
+            solved += 1
+            np.testing.assert_allclose(tree.fk(r.q)[:, :3, 3], T[:, :3, 3], atol=1e-5)
+    assert solved >= 5

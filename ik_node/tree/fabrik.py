@@ -58,7 +58,8 @@ class TreeFabrik(NamedTuple):
     joint_type (N,): its mimic multiplier and type; follower (N,): a mimic joint whose
     master comes first (moved by it, never aligned); tip_node (t,): each tip's node;
     sub_start (N + 1,), sub_nodes: the nodes below each node (CSR); tip_below (N, t): the
-    tips below or at each node; s_virtual [m], tip_weight: the alignment's virtual points.
+    tips that move with each node (below it, or below a joint mimicking it); s_virtual [m],
+    tip_weight: the alignment's virtual points.
     """
 
     node_tip: np.ndarray
@@ -118,6 +119,11 @@ def fabrik_record(tree: TreeChain) -> TreeFabrik:
         if parent[a] >= 0:
             below[parent[a]] += [a] + below[a]
             tip_below[parent[a]] |= tip_below[a]
+    # A joint also moves the tips of the joints that mimic it in other branches.
+    for a in range(N):
+        for t, cols in enumerate(tree.tip_joints):
+            if q_index[a] >= 0 and q_index[a] in cols:
+                tip_below[a, t] = True
     starts = np.cumsum([0] + [len(b) for b in below])
     return TreeFabrik(
         readonly(np.array(node_tip, dtype=np.int64)), readonly(np.array(node_k, dtype=np.int64)),
@@ -212,7 +218,7 @@ def _align_node(fab, tasks, w, task_of, active, f, a, buf):
 
 @njit
 def _refresh(models, fab, a, q, w):
-    """Run FK again for every tip below node a (after its joint moved)."""
+    """Run FK again for every tip that moves with node a (after its joint moved)."""
     n = q.shape[0]
     for t in range(len(models)):
         if fab.tip_below[a, t]:
