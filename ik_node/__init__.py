@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from ik_node.result import IKResult
     from ik_node.solve_ik import methods, register_method, solve, warm_up
     from ik_node.solver import Solver
-    from ik_node.tree_chain import TreeChain
+    from ik_node.tree import solve_tree, TipTarget, TreeSolveOptions, TreeSolver
+    from ik_node.tree.chain import TreeChain
 
 _HOMES = {
     'ik_node.batch': ('BatchResult', 'solve_batch'),
@@ -55,12 +56,14 @@ _HOMES = {
     'ik_node.result': ('IKResult',),
     'ik_node.solve_ik': ('methods', 'register_method', 'solve', 'warm_up'),
     'ik_node.solver': ('Solver',),
-    'ik_node.tree_chain': ('TreeChain',),
+    'ik_node.tree': ('solve_tree', 'TipTarget', 'TreeSolveOptions', 'TreeSolver'),
+    'ik_node.tree.chain': ('TreeChain',),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
-    'Chain', 'TreeChain', 'IKError', 'IKInputError', 'JointLimitsError', 'URDFError', 'IKResult',
+    'Chain', 'TreeChain', 'solve_tree', 'TreeSolver', 'TipTarget', 'TreeSolveOptions',
+    'IKError', 'IKInputError', 'JointLimitsError', 'URDFError', 'IKResult',
     'SolveOptions',
     'Solver', 'solve', 'methods', 'register_method', 'warm_up', 'solve_batch', 'BatchResult',
     'reachability', 'ReachMap',
