@@ -23,8 +23,8 @@ from ik_node.ros.kind_log import KindLog, LOG_PERIOD
 from ik_node.ros.marker_view import MarkerView
 from ik_node.ros.node_state import NodeClock, NodeState
 from ik_node.ros.outputs import answer_level, Outputs, trajectory_points
-from ik_node.ros.tip_targets import TipTag, tip_values
-from ik_node.ros.tree_setup import is_tree
+from ik_node.ros.tip_targets import tip_values, TipTag
+from ik_node.ros.tree_setup import as_tree, is_tree
 import numpy as np
 from std_msgs.msg import Header
 
@@ -233,7 +233,7 @@ class CommandOutput:
         values.update(conv.motion_values(outcome))
         if is_tree(tracker.chain):
             tip = outcome.tag.tip if isinstance(outcome.tag, TipTag) else None
-            values.update(tip_values(r, tracker.chain.tip_links, tip))
+            values.update(tip_values(r, as_tree(tracker.chain).tip_links, tip))
             if not r.success and r.message:
                 message = f'{message} ({r.message})'
         self._outputs.status(level, message, values, tracker.chain.robot_name)

@@ -24,7 +24,7 @@ from ik_node.ros.marker_view import MarkerView
 from ik_node.ros.node_state import NodeState
 from ik_node.ros.outputs import Outputs
 from ik_node.ros.tip_targets import tip_refusal
-from ik_node.ros.tree_setup import is_tree
+from ik_node.ros.tree_setup import as_tree, is_tree
 import numpy as np
 from std_msgs.msg import Header
 
@@ -83,9 +83,10 @@ class TargetIntake:
                                    position_only=state.values['position_only'])
             if tip is None:
                 return target
-            goal = tracker.goal
-            return tracker.chain.target_for(tip, target,
-                                            goal if goal is not None else tracker.current_q(now))
+            # The other tips hold where the arm is going (its goal), else where it is.
+            hold = tracker.goal if tracker.goal is not None else tracker.current_q(now)
+            assert hold is not None     # the tracker is ready
+            return as_tree(tracker.chain).target_for(tip, target, hold)
         except IKError as exc:
             self.refuse('target', f'target refused: {exc}', header)
             if from_marker:

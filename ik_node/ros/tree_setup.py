@@ -18,12 +18,18 @@ from ik_node.motion.tree_arm import TREE_METHODS, TreeArm
 from ik_node.robot_tree import RobotTree
 from ik_node.tree_chain import TreeChain
 
-__all__ = ['build_tree_arm', 'tree_solver_options', 'tip_topics', 'is_tree']
+__all__ = ['build_tree_arm', 'tree_solver_options', 'tip_topics', 'is_tree', 'as_tree']
 
 
 def is_tree(chain: Any) -> bool:
     """Return True if the tracker's ``chain`` is a tree of several tips."""
     return isinstance(chain, TreeArm)
+
+
+def as_tree(chain: Any) -> TreeArm:
+    """Return the tracker's ``chain`` as the TreeArm it is (see :func:`is_tree`)."""
+    assert isinstance(chain, TreeArm)
+    return chain
 
 
 def build_tree_arm(text: str, values: dict[str, Any], robot: RobotTree) -> Chain:
