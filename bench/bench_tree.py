@@ -11,7 +11,7 @@ Targets: ``--count`` joint vectors of the tree drawn uniformly within the limits
 ``numpy.random.default_rng(--seed)`` and both hands' poses there (reachable by
 construction). Seed: mid-range, the same for every method.
 
-- ``tree_dls``: :func:`ik_node.tree_solve.solve_tree`, both hands' full poses at once.
+- ``tree_dls``: :func:`ik_node.tree.solve.solve_tree`, both hands' full poses at once.
 - ``separate``: ``ik_node.solve(method='dls')`` on the left hand's chain (torso + left
   arm), then on the right hand's chain seeded with the torso the left solve chose; the
   right solve moves the torso again. ``broke`` counts targets where the left hand met its
@@ -102,8 +102,8 @@ def run(count: int, seed: int) -> tuple[dict, str]:
     """Solve ``count`` targets both ways; return the figures and the table as Markdown."""
     from ik_node import Chain, solve
     from ik_node.robot_tree import RobotTree
-    from ik_node.tree_chain import TreeChain
-    from ik_node.tree_solve import solve_tree, TreeSolveOptions
+    from ik_node.tree.chain import TreeChain
+    from ik_node.tree.solve import solve_tree, TreeSolveOptions
 
     urdf = talos_urdf()
     tree = TreeChain.from_urdf(urdf, 'base_link', list(TIPS))

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ik_node.result import IKResult
     from ik_node.solve_ik import methods, register_method, solve, warm_up
     from ik_node.solver import Solver
-    from ik_node.tree_chain import TreeChain
+    from ik_node.tree.chain import TreeChain
 
 _HOMES = {
     'ik_node.batch': ('BatchResult', 'solve_batch'),
@@ -55,7 +55,7 @@ _HOMES = {
     'ik_node.result': ('IKResult',),
     'ik_node.solve_ik': ('methods', 'register_method', 'solve', 'warm_up'),
     'ik_node.solver': ('Solver',),
-    'ik_node.tree_chain': ('TreeChain',),
+    'ik_node.tree.chain': ('TreeChain',),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 

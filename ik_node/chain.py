@@ -33,7 +33,7 @@ class JointVector:
     Joint-vector helpers: checks, limits, clipping and random draws.
 
     For a kinematic model with ``n``, ``joint_names``, ``lower``, ``upper`` and
-    ``continuous``: :class:`Chain` and :class:`ik_node.tree_chain.TreeChain`.
+    ``continuous``: :class:`Chain` and :class:`ik_node.tree.chain.TreeChain`.
     """
 
     n: int

@@ -4,8 +4,8 @@
 
 from conftest import URDF_DIR
 from ik_node import IKInputError
-from ik_node.tree_chain import TreeChain
-from ik_node.tree_solve import (MODE_FREE, MODE_HOLD, MODE_TARGET, solve_tree, TipTarget,
+from ik_node.tree.chain import TreeChain
+from ik_node.tree.solve import (MODE_FREE, MODE_HOLD, MODE_TARGET, solve_tree, TipTarget,
                                 TreeSolveOptions)
 import numpy as np
 import pytest
@@ -210,7 +210,7 @@ def test_bad_weights_are_refused():
 
 
 def test_a_lower_levels_step_leaves_the_primary_rows_still(tree, rng):
-    from ik_node.tree_solve import _Problem, _tasks
+    from ik_node.tree.solve import _Problem, _tasks
     q = inner_q(tree, rng)
     T = tree.fk(inner_q(tree, rng))
     targets = {'right_hand': TipTarget(T[1], priority=0),

@@ -1,7 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-Several tip targets on one :class:`ik_node.tree_chain.TreeChain`: a stacked DLS solve.
+Several tip targets on one :class:`ik_node.tree.chain.TreeChain`: a stacked DLS solve.
 
 This is the **reference implementation** of the stacked Jacobian solve, in plain numpy, to
 prove the tree model; it belongs in the one compiled driver (:mod:`ik_node.solvers`) and
@@ -42,7 +42,7 @@ from ik_node.errors import IKInputError
 from ik_node.options import DEFAULT_ORIENTATION_TOLERANCE, DEFAULT_POSITION_TOLERANCE
 from ik_node.result import STATUS_NOT_CONVERGED, STATUS_REACHED
 from ik_node.rotations import rotation_vector_from_matrix
-from ik_node.tree_chain import TreeChain
+from ik_node.tree.chain import TreeChain
 import numpy as np
 from numpy.typing import ArrayLike
 
