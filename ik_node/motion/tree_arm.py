@@ -31,8 +31,7 @@ from ik_node.errors import IKInputError
 from ik_node.pose import pose_error
 from ik_node.solve_ik import solve
 from ik_node.target_checks import check_target
-from ik_node.tree_chain import TreeChain
-from ik_node.tree_solve import solve_tree, TreeIKResult, TreeSolveOptions
+from ik_node.tree import solve_tree, TreeChain, TreeIKResult, TreeSolveOptions
 import numpy as np
 from numpy.typing import ArrayLike
 
