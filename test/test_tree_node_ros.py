@@ -89,7 +89,7 @@ def start(procs, probe, arm) -> TreeProbe:
 
 
 def assert_smooth(arm, probe, since: int) -> None:
-    """The commands since index ``since`` keep the velocity, acceleration and jerk limits."""
+    """Check the commands since index ``since`` against the velocity, acceleration, jerk limits."""
     limits = limits_from_values(arm, defaults(IK_NODE_PARAMETERS))
     w = CommandWatcher.for_limits(arm, limits, PERIOD, require_all=False)
     msgs = sorted((m for _, m in probe.commands[since:]), key=lambda m: stamp_ns(m.header.stamp))

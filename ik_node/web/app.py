@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
                    help='tip link of the chain (default: the leaf with the most joints above)')
     p.add_argument('--tips',
                    help='several tip links of a tree, comma separated: a gizmo per tip, the '
-                        'whole tree solved at once (the node\'s tip_links)')
+                        'whole tree solved at once (as the node with tip_links)')
     p.add_argument('--fabrik', action='store_true',
                    help='open the point-chain FABRIK playground instead of the arm view')
     p.add_argument('--host', default=DEFAULT_HOST,
