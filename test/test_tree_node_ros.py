@@ -117,8 +117,10 @@ def test_a_goal_for_each_hand_is_reached_smoothly_while_the_other_holds(rig, arm
         held = arm.fk(q)[other]
         goal = arm.fk(q + dq)
         n_cmd, n_arm = len(probe.commands), len(tree.readings)
-        status = probe.answer_to(lambda: tree.send(tip, goal[tip]))
-        assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+        # Refusals count: a refused goal fails here with its reason, not after a timeout.
+        status = probe.answer_to(lambda: tree.send(tip, goal[tip]), refusal=True)
+        assert status is not None and status.level == DiagnosticStatus.OK, (
+            status and status.message, procs.logs())
         values = status_values(status)
         assert values['tip'] == TIPS[tip] and values['path'] == 'goal', values
         assert values[f'tip.{TIPS[tip]}.mode'] == 'target'
@@ -171,8 +173,9 @@ def test_a_nan_tip_target_is_refused_with_a_warning_and_nothing_moves(rig, arm):
     assert 'target refused' in procs.logs() and 'WARN' in procs.logs()
     # The node goes on: a good goal for the same tip is served after it.
     goal = arm.fk(Q_START + DQ_LEFT)
-    status = probe.answer_to(lambda: tree.send(0, goal[0]))
-    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    status = probe.answer_to(lambda: tree.send(0, goal[0]), refusal=True)
+    assert status is not None and status.level == DiagnosticStatus.OK, (
+        status and status.message, procs.logs())
     assert probe.spin_until(lambda: tree.reached(goal), 30.0), procs.logs()
 
 
