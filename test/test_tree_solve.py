@@ -193,7 +193,8 @@ def test_bad_targets_are_refused(tree, targets, message):
     ({'untargeted': 'drop'}, 'untargeted'),
     ({'max_iterations': 0}, 'max_iterations'),
     ({'position_tolerance': -1.0}, 'position_tolerance'),
-    ({'damping': 1.0, 'max_damping': 0.5}, 'max_damping'),
+    ({'timeout': 0.0}, 'timeout'),
+    ({'max_attempts': True}, 'max_attempts'),
 ])
 def test_bad_options_are_refused(kwargs, message):
     with pytest.raises(IKInputError, match=message):
@@ -210,15 +211,84 @@ def test_bad_weights_are_refused():
 
 
 def test_a_lower_levels_step_leaves_the_primary_rows_still(tree, rng):
-    from ik_node.tree.solve import _Problem, _tasks
+    from ik_node.tree.dls import _levels_step
+    from ik_node.tree.tasks import task_record, tasks_of
     q = inner_q(tree, rng)
     T = tree.fk(inner_q(tree, rng))
     targets = {'right_hand': TipTarget(T[1], priority=0),
                'left_hand': TipTarget(T[0, :3, 3], priority=1)}
-    problem = _Problem(tree, _tasks(tree, targets, q, MODE_HOLD), TreeSolveOptions())
-    Tq, J = tree.fk_and_jacobian(q)
-    parts = problem.step(q, Tq, J, 1e-3)
-    assert parts.shape == (2, tree.n)
+    rec = task_record(tree, tasks_of(tree, targets, q, MODE_HOLD))
+    np.testing.assert_array_equal(rec.level_rows, [0, 6, 9])
+    Jq = tree.jacobian(q)
+    Jw = np.vstack([Jq[6:12], Jq[0:3]])
+    e = rng.normal(0.0, 0.05, 9)
+    dq, dq0 = np.zeros(tree.n), np.zeros(tree.n)
+    assert _levels_step(rec, Jw, e, np.ones(tree.n), 1e-6, dq, dq0)
+    lower = dq - dq0
     # The right hand's six rows do not see the left hand's part of the step.
-    np.testing.assert_allclose(J[6:12] @ parts[1], np.zeros(6), atol=1e-10)
-    assert np.linalg.norm(parts[1]) > 1e-3
+    np.testing.assert_allclose(Jq[6:12] @ lower, np.zeros(6), atol=1e-10)
+    assert np.linalg.norm(lower) > 1e-3
+    # A joint masked out (locked on a limit) does not move at all.
+    mask = np.ones(tree.n)
+    mask[0] = 0.0
+    assert _levels_step(rec, Jw, e, mask, 1e-6, dq, dq0)
+    assert dq[0] == 0.0 and dq0[0] == 0.0
+
+
+def test_joint_limit_avoidance_moves_the_joints_inward_keeping_every_task(tree, rng):
+    from ik_node import JointLimitAvoidance
+    q0 = inner_q(tree, rng)
+    T = tree.fk(q0)
+    targets = {'left_hand': T[0, :3, 3], 'right_hand': T[1, :3, 3]}
+    plain = solve_tree(tree, targets, q0)
+    shaped = solve_tree(tree, targets, q0,
+                        TreeSolveOptions(objectives=(JointLimitAvoidance(1.0),),
+                                         secondary_iterations=30))
+    assert plain.success and shaped.success
+    half = 0.5 * (tree.upper - tree.lower)
+
+    def spread(q):
+        return float(np.sum(((q - tree.mid) / half) ** 2))
+
+    # Position targets leave 4 of the 10 joints free: the objective uses them.
+    assert spread(shaped.q) < spread(plain.q) - 1e-3
+    for tip in shaped.tips:
+        assert tip.position_error <= 1e-5
+
+
+def test_the_budget_bounds_a_solve_that_cannot_succeed(tree, rng):
+    import time
+    q0 = inner_q(tree, rng)
+    opts = TreeSolveOptions(timeout=0.005, max_attempts=10_000)
+    far = {'left_hand': np.array([3.0, 2.0, 1.0]), 'right_hand': np.array([3.0, -2.0, 1.0])}
+    solve_tree(tree, far, q0, opts)
+    t0 = time.perf_counter()
+    r = solve_tree(tree, far, q0, opts)
+    elapsed = time.perf_counter() - t0
+    assert not r.success and 1 < r.attempts < 10_000
+    # The budget, one attempt's iterations past it at most, and the Python around it.
+    assert elapsed < 0.005 + 0.05
+
+
+def test_a_kept_solver_answers_as_solve_tree(tree, rng):
+    from ik_node.tree import TreeSolver
+    opts = TreeSolveOptions(max_attempts=20)
+    solver = TreeSolver(tree, opts)
+    for _ in range(3):
+        T = tree.fk(inner_q(tree, rng))
+        q0 = inner_q(tree, rng)
+        targets = {'left_hand': T[0], 'right_hand': T[1, :3, 3]}
+        a, b = solver.solve(targets, q0), solve_tree(tree, targets, q0, opts)
+        np.testing.assert_array_equal(a.q, b.q)
+        assert a.success == b.success
+
+
+def test_bad_methods_and_objectives_are_refused(tree):
+    from ik_node.collision.clearance import CollisionClearance
+    with pytest.raises(IKInputError, match="unknown tree method 'ccd'"):
+        solve_tree(tree, {'left_hand': np.zeros(3)}, method='ccd')
+    with pytest.raises(IKInputError, match='CollisionClearance is not available on a tree'):
+        solve_tree(tree, {'left_hand': np.zeros(3)},
+                   options=TreeSolveOptions(objectives=(CollisionClearance(),)))
+    with pytest.raises(IKInputError, match='objectives'):
+        TreeSolveOptions(objectives='limits')
