@@ -12,8 +12,8 @@ through the same motion and safety layers as one chain:
 - its target is every tip's pose at once, a (t, 4, 4) array in ``tip_links`` order in the
   base_link frame (a goal for one tip carries the other tips' poses to hold);
 - ``fk`` gives the (t, 4, 4) tip poses, ``jacobian`` the stacked (6 t, n) Jacobian;
-- :meth:`TreeArm.solve` solves all tips at once with :func:`solve_tree`, restarting from
-  random joint values within ``max_attempts`` and ``timeout`` as the one-chain driver does.
+- :meth:`TreeArm.solve` solves all tips at once with :func:`ik_node.tree.solve_tree`, its
+  restarts from random joint values within ``max_attempts`` and ``timeout``.
 
 A tree has no collision model yet: :meth:`TreeArm.collisions` finds no contact, and a solve
 given obstacles raises IKInputError; the node refuses ``avoid_collisions`` for trees.
@@ -21,9 +21,7 @@ given obstacles raises IKInputError; the node refuses ``avoid_collisions`` for t
 Chain or a TreeArm and do the right thing for each.
 """
 
-from dataclasses import replace
 import math
-import time
 from typing import Any, Sequence
 
 from ik_node.chain import Chain
@@ -37,8 +35,9 @@ from numpy.typing import ArrayLike
 
 __all__ = ['TreeArm', 'solve_on', 'check_arm_target', 'target_error', 'TREE_METHODS']
 
-# Node solver names a tree solves with, and the solve_tree method each maps to.
-TREE_METHODS = {'dls': 'dls'}
+# The node's solvers a tree solves with (methods of ik_node.tree.solve_tree). 'fabrik' joins
+# once the tree's FABRIK (ik_node.tree.fabrik) is in.
+TREE_METHODS = ('dls',)
 
 # Options :meth:`TreeArm.solve` takes (the goal search adds avoid_collisions, obstacles,
 # timeout, rng_seed and max_attempts to the node's).
@@ -144,8 +143,9 @@ class TreeArm:
         Solve every tip to its pose in ``target`` (t, 4, 4) at once; see the module doc.
 
         options: the tolerances [m, rad], ``max_iterations`` (per attempt), ``max_attempts``
-        (the seed, then random joint values from ``rng_seed``) within ``timeout`` [s].
-        IKInputError for another option, obstacles, an unknown method or a bad target.
+        (the seed, then random joint values drawn with ``rng_seed``) within ``timeout`` [s],
+        as :func:`ik_node.tree.solve_tree` takes them. IKInputError for another option,
+        obstacles, a method the tree does not have or a bad target.
         """
         unknown = sorted(set(options) - _TAKEN)
         if unknown:
@@ -156,34 +156,19 @@ class TreeArm:
             raise IKInputError(f'solver {method!r} does not solve trees (use one of '
                                f'{", ".join(TREE_METHODS)})')
         poses = self.check_target(target)
-        targets = dict(zip(self.tip_links, poses))
+        defaults = TreeSolveOptions()
+        seed = options.get('rng_seed')
         tree_options = TreeSolveOptions(
-            position_tolerance=float(options.get('position_tolerance', 1e-5)),
-            orientation_tolerance=float(options.get('orientation_tolerance', 1e-4)),
-            max_iterations=int(options.get('max_iterations', 200)))
-        attempts = max(int(options.get('max_attempts', 1)), 1)
-        deadline = time.perf_counter() + float(options.get('timeout', math.inf))
-        rng = np.random.default_rng(options.get('rng_seed'))
-        start = self.mid if q0 is None else self.clip(self.check_q(q0, 'q0'))
-        best: TreeIKResult | None = None
-        iterations = done = 0
-        while done < attempts:
-            q_start = start if done == 0 else self.random_q(rng)
-            r = solve_tree(self.tree, targets, q_start, tree_options)
-            iterations += r.iterations
-            done += 1
-            if best is None or _rank(r) < _rank(best):
-                best = r
-            if best.success or time.perf_counter() >= deadline:
-                break
-        assert best is not None
-        return replace(best, iterations=iterations, attempts=done)
-
-
-def _rank(r: TreeIKResult) -> tuple:
-    """Order results: success, then more tips met, then the smaller largest errors."""
-    met = sum(1 for tip in r.tips if tip.success)
-    return (not r.success, -met, r.position_error, r.orientation_error)
+            position_tolerance=float(options.get('position_tolerance',
+                                                 defaults.position_tolerance)),
+            orientation_tolerance=float(options.get('orientation_tolerance',
+                                                    defaults.orientation_tolerance)),
+            max_iterations=int(options.get('max_iterations', defaults.max_iterations)),
+            max_attempts=max(int(options.get('max_attempts', 1)), 1),
+            timeout=float(options.get('timeout', defaults.timeout)),
+            seed=0 if seed is None else int(seed))
+        return solve_tree(self.tree, dict(zip(self.tip_links, poses)), q0, tree_options,
+                          method)
 
 
 def solve_on(arm: Any, target: ArrayLike, q0: ArrayLike | None = None, method: str = 'dls',
