@@ -10,6 +10,10 @@ and the arm's ``joint_states`` as feedback (it seeds the solver). Outputs: Joint
 with the URDF joint names, optionally JointTrajectory and Float64MultiArray, the ``ik_status``
 DiagnosticArray (per target, and the node's state every second) and a MarkerArray.
 
+With ``tip_links`` the arm is a URDF tree of several tips: a PoseStamped topic per tip
+(:mod:`ik_node.ros.tip_targets`, :mod:`ik_node.ros.tree_setup`), one command stream for the
+whole tree, and no jogging.
+
 A target goes conversion -> motion layer -> conversion -> publish:
 :class:`ik_node.ros.target_intake.TargetIntake` turns the message into a base-frame target
 (or refuses it), :class:`ik_node.ros.command_output.CommandOutput` hands it to
