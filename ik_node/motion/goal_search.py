@@ -112,7 +112,10 @@ class _Answers:
         r = solve_on(self.chain, self.target, q0=q0, method=self.method, **opts)
         self.attempts += int(r.attempts)
         if not _usable(r):
-            self.failure = r
+            # The refusal tells the attempt from the arm: it had the whole budget (a restart
+            # after it gets what is left). A tree's best attempt keeps the tips it can.
+            if self.failure is None:
+                self.failure = r
             return None
         q = _near(self.chain, self.q_start, np.asarray(r.q, dtype=float))
         if any(np.max(np.abs(q - f.q)) <= _SAME_ANSWER for f in self.found):
