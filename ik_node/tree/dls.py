@@ -49,7 +49,7 @@ from ik_node.objectives import objective_gradient
 from ik_node.solvers.dls import tip_error
 import numpy as np
 
-__all__ = ['tree_attempt', 'tree_drive']
+__all__ = ['tree_attempt', 'tree_attempt_within', 'tree_drive']
 
 _now = monotonic_clock()
 
@@ -355,6 +355,12 @@ def tree_attempt(models, limits, tasks, params, obj, q_init, deadline):
         mu = max(mu * 0.3, _MU_MIN)
         null_scale = min(null_scale * 1.5, 1.0)
     return q, it, done, _count(cur.met), cur.cost.copy()
+
+
+@njit
+def tree_attempt_within(models, limits, tasks, params, obj, q_init, timeout):
+    """:func:`tree_attempt` with a budget of ``timeout`` [s] from when the kernel starts."""
+    return tree_attempt(models, limits, tasks, params, obj, q_init, _now() + timeout)
 
 
 @njit

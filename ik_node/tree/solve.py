@@ -22,9 +22,9 @@ Every answer is judged by forward kinematics against every task (:func:`tasks.re
 the kernels' own claims are not trusted.
 """
 
-import time
-from typing import Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
+from ik_node._jit import solving_clock
 from ik_node.collision.clearance import CollisionClearance
 from ik_node.errors import IKInputError
 from ik_node.objectives import NO_CLEARANCE, pack_objectives, PackedObjectives
@@ -80,6 +80,17 @@ class TreeSolver:
         self.starts = np.ascontiguousarray(
             tree.random_q(rng, min(opts.max_attempts - 1, _START_ROWS)).reshape(-1, tree.n))
         self.tolerances = (float(opts.position_tolerance), float(opts.orientation_tolerance))
+        obj = self.objectives
+        self.objectives_on = any(w > 0.0 for w in (obj.joint.k_limits, obj.joint.k_rest,
+                                                   obj.model.k_manip, obj.model.k_obstacle))
+        self._fabrik: Any = None
+
+    def fabrik_record(self):
+        """Return the tree's :class:`ik_node.tree.fabrik.TreeFabrik` (made on first use)."""
+        if self._fabrik is None:
+            from ik_node.tree.fabrik import fabrik_record
+            self._fabrik = fabrik_record(self.tree)
+        return self._fabrik
 
     def solve(self, targets: Mapping[str, Union[ArrayLike, TipTarget, None]],
               q0: Optional[ArrayLike] = None) -> TreeIKResult:
@@ -87,7 +98,7 @@ class TreeSolver:
         tree, opts, tol = self.tree, self.options, self.tolerances
         start = tree.mid.copy() if q0 is None else tree.clip(tree.check_q(q0, 'q0'))
         tasks = tk.tasks_of(tree, targets, start, opts.untargeted)
-        clock = time.perf_counter()
+        clock = solving_clock()
         if self.method == 'fabrik':
             from ik_node.tree.fabrik import fabrik_drive
             q, done, attempts, iterations = fabrik_drive(self, tasks, start)
@@ -98,7 +109,7 @@ class TreeSolver:
             # one level below the rest, so they stretch on in the null space of the met ones.
             polish = tk.demoted(tree, tasks, q, *tol)
             if polish is not None:
-                left = max(opts.timeout - (time.perf_counter() - clock), 1e-6)
+                left = max(opts.timeout - (solving_clock() - clock), 1e-6)
                 q2, _, _, used = self.run_dls(polish, q, timeout=left, attempts=1)
                 iterations += used
                 if tk.count_met(tree, polish, q2, tol) >= tk.count_met(tree, tasks, q, tol):
@@ -116,9 +127,8 @@ class TreeSolver:
         """
         from ik_node.tree.dls import tree_drive
         opts, obj = self.options, self.objectives
-        on = any(w > 0.0 for w in (obj.joint.k_limits, obj.joint.k_rest, obj.model.k_manip,
-                                   obj.model.k_obstacle))
-        params = params_of(opts, on, opts.max_attempts if attempts is None else attempts)
+        params = params_of(opts, self.objectives_on,
+                           opts.max_attempts if attempts is None else attempts)
         q, done, n_attempts, iterations = tree_drive(
             self.tree.tip_models, self.limits, tk.task_record(self.tree, tasks), params, obj,
             self.starts, np.array(q0, dtype=float),
