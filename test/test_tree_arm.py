@@ -24,8 +24,8 @@ def arm() -> TreeArm:
     return TreeArm(TreeChain.from_urdf(URDF, 'base_link', ['left_hand', 'right_hand']))
 
 
-def tracker(arm: TreeArm) -> IKTracker:
-    t = IKTracker(arm, 'dls', OPTIONS, arm.velocity, 0.01, 0.5, goal_budget=0.5)
+def tracker(arm: TreeArm, method: str = 'dls') -> IKTracker:
+    t = IKTracker(arm, method, OPTIONS, arm.velocity, 0.01, 0.5, goal_budget=0.5)
     t.start_at(Q_START, 0.0)
     return t
 
@@ -54,13 +54,15 @@ def test_a_tip_target_holds_the_other_tips_where_given(arm):
     assert not target.flags.writeable
 
 
-def test_a_goal_for_one_tip_moves_the_tree_smoothly_and_the_other_holds(arm):
-    t = tracker(arm)
+@pytest.mark.parametrize('method', ['dls', 'fabrik'])
+def test_a_goal_for_one_tip_moves_the_tree_smoothly_and_the_other_holds(arm, method):
+    t = tracker(arm, method)
     target = arm.target_for(0, arm.fk(Q_START + DQ_LEFT)[0], Q_START)
     outcome = t.solve(target, 0.0)
     assert outcome is not None and outcome.motion == 'direct', outcome.reason
     assert outcome.result.success and [r.tip_link for r in outcome.result.tips] == [
         'left_hand', 'right_hand']
+    assert outcome.result.method == method
     now, commands = run(t, 0.0)
     assert not t.moving and len(commands) > 10
     pe, oe = target_error(arm, target, t.command)

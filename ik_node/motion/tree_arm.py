@@ -35,9 +35,8 @@ from numpy.typing import ArrayLike
 
 __all__ = ['TreeArm', 'solve_on', 'check_arm_target', 'target_error', 'TREE_METHODS']
 
-# The node's solvers a tree solves with (methods of ik_node.tree.solve_tree). 'fabrik' joins
-# once the tree's FABRIK (ik_node.tree.fabrik) is in.
-TREE_METHODS = ('dls',)
+# The node's solvers a tree solves with: the methods of ik_node.tree.solve_tree.
+TREE_METHODS = ('dls', 'fabrik')
 
 # Options :meth:`TreeArm.solve` takes (the goal search adds avoid_collisions, obstacles,
 # timeout, rng_seed and max_attempts to the node's).
