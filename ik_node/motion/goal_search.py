@@ -21,9 +21,9 @@ from typing import Any, Mapping, Sequence
 
 from ik_node.chain import Chain
 from ik_node.motion.planner import path_free, plan_path
+from ik_node.motion.tree_arm import solve_on
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_POSITION_ONLY)
-from ik_node.solve_ik import solve
 from ik_node.solvers.joint_wrap import wrap_continuous
 import numpy as np
 from numpy.typing import ArrayLike
@@ -109,10 +109,13 @@ class _Answers:
         opts = dict(self.options)
         opts['timeout'] = max(self.deadline - time.perf_counter(), 1e-4)
         opts['rng_seed'] = seed
-        r = solve(self.chain, self.target, q0=q0, method=self.method, **opts)
+        r = solve_on(self.chain, self.target, q0=q0, method=self.method, **opts)
         self.attempts += int(r.attempts)
         if not _usable(r):
-            self.failure = r
+            # The refusal tells the attempt from the arm: it had the whole budget (a restart
+            # after it gets what is left). A tree's best attempt keeps the tips it can.
+            if self.failure is None:
+                self.failure = r
             return None
         q = _near(self.chain, self.q_start, np.asarray(r.q, dtype=float))
         if any(np.max(np.abs(q - f.q)) <= _SAME_ANSWER for f in self.found):

@@ -29,7 +29,7 @@ def is_repeat(last: np.ndarray | None, target: np.ndarray, moving: bool) -> bool
 def is_stream_step(last: np.ndarray | None, target: np.ndarray, stream: bool,
                    commanding: bool) -> bool:
     """
-    Return True if ``target`` ((4, 4) or (3,)) is a stream step after ``last``.
+    Return True if ``target`` ((4, 4), (3,), a tree's (t, 4, 4)) is a stream step after ``last``.
 
     stream: the caller says so (a dragged marker: its poses may be far apart on a busy
     queue); commanding: the arm position is known (else every target is a goal).
@@ -40,5 +40,9 @@ def is_stream_step(last: np.ndarray | None, target: np.ndarray, stream: bool,
         return True
     if target.shape == (3,):
         return bool(np.linalg.norm(target - last) <= STREAM_DISTANCE)
-    pe, oe = pose_error(last, target)
-    return pe <= STREAM_DISTANCE and oe <= STREAM_ANGLE
+    # A tree's target holds a pose per tip (t, 4, 4): a step when every tip's is one.
+    for a, b in zip(last.reshape(-1, 4, 4), target.reshape(-1, 4, 4)):
+        pe, oe = pose_error(a, b)
+        if pe > STREAM_DISTANCE or oe > STREAM_ANGLE:
+            return False
+    return True

@@ -27,10 +27,8 @@ from ik_node.motion.planner import path_free
 from ik_node.motion.reading_clock import DeliveryDelay
 from ik_node.motion.streams import is_repeat, is_stream_step
 from ik_node.motion.trajectory import KinematicLimits
-from ik_node.pose import pose_error
+from ik_node.motion.tree_arm import check_arm_target, solve_on, target_error
 from ik_node.result import IKResult, STATUS_BLOCKED
-from ik_node.solve_ik import solve
-from ik_node.target_checks import check_target
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -514,7 +512,7 @@ class IKTracker:
     def warm_up(self) -> None:
         """Solve once for a pose at mid-range so compiled kernels are ready; state unchanged."""
         q = self.chain.mid
-        solve(self.chain, self.chain.fk(q), q0=q, method=self.method, **self.options)
+        solve_on(self.chain, self.chain.fk(q), q0=q, method=self.method, **self.options)
 
     def seed(self, now: float) -> tuple[np.ndarray | None, str]:
         """Return (seed, source): the measured arm first, then the last goal, then the command."""
@@ -545,7 +543,7 @@ class IKTracker:
         that comes while a goal is searched drops that goal (answered as ``superseded``).
         Raises IKInputError for a malformed target (the motion is then unchanged).
         """
-        target = check_target(target)
+        target = check_arm_target(self.chain, target)
         pending = self._worker.pending
         if pending is not None:
             if is_repeat(pending.target, target, True):
@@ -583,7 +581,7 @@ class IKTracker:
         options = dict(self.options)
         options['timeout'] = min(float(options.get('timeout', self._max_dt)), self._max_dt)
         t0 = time.perf_counter()
-        result = solve(self.chain, target, q0=q0, method=self.method, **options)
+        result = solve_on(self.chain, target, q0=q0, method=self.method, **options)
         elapsed = time.perf_counter() - t0
         return replace(last, result=result if result.success else last.result, target=target,
                        seed_source=source, solve_time=elapsed)
@@ -607,7 +605,8 @@ class IKTracker:
         q0, source = ((self._goal, 'solution') if from_goal and self._goal is not None
                       else self.seed(now))
         t0 = time.perf_counter()
-        result = solve(self.chain, target, q0=q0, method=self.method, **self.options)
+        result = solve_on(self.chain, target, q0=q0, method=self.method,
+                          **self.options)
         elapsed = time.perf_counter() - t0
         if again:
             last = self._last_outcome
@@ -996,13 +995,8 @@ class IKTracker:
         q = self.measured(now)
         if q is None:
             return False
-        T = self.chain.fk(q)
-        target = self._target
-        if target.shape == (3,):
-            ok = float(np.linalg.norm(T[:3, 3] - target)) <= position_tolerance
-        else:
-            pe, oe = pose_error(target, T)
-            ok = pe <= position_tolerance and oe <= orientation_tolerance
+        pe, oe = target_error(self.chain, self._target, q)
+        ok = pe <= position_tolerance and oe <= orientation_tolerance
         if ok:
             self._arrival_reported = True
         return ok

@@ -23,6 +23,8 @@ from ik_node.ros.kind_log import KindLog, LOG_PERIOD
 from ik_node.ros.marker_view import MarkerView
 from ik_node.ros.node_state import NodeClock, NodeState
 from ik_node.ros.outputs import answer_level, Outputs, trajectory_points
+from ik_node.ros.tip_targets import tip_values, TipTag
+from ik_node.ros.tree_setup import as_tree, is_tree
 import numpy as np
 from std_msgs.msg import Header
 
@@ -40,9 +42,12 @@ class CommandOutput:
         self._lost_told = -math.inf    # when the last 'feedback lost' status went out [s]
 
     def answer(self, target: np.ndarray, header: Header, now: float,
-               from_marker: bool = False) -> SolveOutcome | None:
+               from_marker: bool = False, tip: int | None = None) -> SolveOutcome | None:
         """
         Answer a target ((4, 4) or (3,), base frame) received at ``now``; None if refused.
+
+        tip: the index of the tip of a tree the target (t, 4, 4) is for; its status names
+        it and gives every tip's errors (:func:`ik_node.ros.tip_targets.tip_values`).
 
         In output_mode 'immediate' the first command toward it goes out at once. A goal is
         searched in the background while the commands go on: it is answered (status, first
@@ -52,7 +57,8 @@ class CommandOutput:
         tracker = state.tracker
         assert tracker is not None
         try:
-            outcome = tracker.solve(target, now, stream=from_marker, tag=header)
+            outcome = tracker.solve(target, now, stream=from_marker,
+                                    tag=header if tip is None else TipTag(header, tip))
         except IKError as exc:
             self._refuse('target', f'target refused: {exc}', header)
             if from_marker:
@@ -81,6 +87,8 @@ class CommandOutput:
         """Return the target's header of ``outcome``, else one stamped ``stamp`` (or now)."""
         if isinstance(outcome.tag, Header):
             return outcome.tag
+        if isinstance(outcome.tag, TipTag):
+            return outcome.tag.header
         tracker = self._state.tracker
         assert tracker is not None
         if stamp is None:
@@ -223,5 +231,10 @@ class CommandOutput:
                                     report.describe(tracker.names) if report else None,
                                     command_stamp)
         values.update(conv.motion_values(outcome))
+        if is_tree(tracker.chain):
+            tip = outcome.tag.tip if isinstance(outcome.tag, TipTag) else None
+            values.update(tip_values(r, as_tree(tracker.chain).tip_links, tip))
+            if not r.success and r.message:
+                message = f'{message} ({r.message})'
         self._outputs.status(level, message, values, tracker.chain.robot_name)
         self._outputs.markers(tracker.chain, outcome.target, r.q, bool(r.success), t_target)

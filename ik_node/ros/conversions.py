@@ -227,7 +227,8 @@ def target_markers(frame: str, T_target: ArrayLike, T_reached: ArrayLike, succes
     Return markers of a target and the reached tip pose: a sphere and an x-axis arrow each.
 
     Green: the target. Blue: the reached pose when the target was met, orange when not.
-    A (3,) target is drawn at that position with the identity orientation.
+    A (3,) target is drawn at that position with the identity orientation; a tree's
+    (t, 4, 4) target and reached poses give a pair per tip (ids 2 i, 2 i + 1).
     """
     T_target = np.asarray(T_target, dtype=float)
     if T_target.shape == (3,):
@@ -236,16 +237,26 @@ def target_markers(frame: str, T_target: ArrayLike, T_reached: ArrayLike, succes
         T_target[:3, 3] = position
     reached_color = (0.1, 0.4, 1.0) if success else (1.0, 0.5, 0.0)
     markers = []
-    for ns, T, color in (('target', T_target, (0.1, 0.9, 0.2)),
-                         ('reached', np.asarray(T_reached, dtype=float), reached_color)):
-        pose = matrix_to_pose(T)
-        for mid, mtype, scale in ((0, Marker.SPHERE, (0.03, 0.03, 0.03)),
-                                  (1, Marker.ARROW, (0.1, 0.01, 0.01))):
-            m = Marker(ns=ns, id=mid, type=mtype, action=Marker.ADD, pose=pose)
-            m.header.frame_id = frame
-            m.header.stamp = stamp
-            m.scale.x, m.scale.y, m.scale.z = scale
-            m.color.r, m.color.g, m.color.b = color
-            m.color.a = 0.8
-            markers.append(m)
+    reached = np.asarray(T_reached, dtype=float).reshape(-1, 4, 4)
+    pairs = zip(T_target.reshape(-1, 4, 4), reached)
+    for i, (T_goal, T_got) in enumerate(pairs):
+        for ns, T, color in (('target', T_goal, (0.1, 0.9, 0.2)),
+                             ('reached', T_got, reached_color)):
+            markers.extend(_pose_markers(frame, ns, 2 * i, matrix_to_pose(T), color, stamp))
     return MarkerArray(markers=markers)
+
+
+def _pose_markers(frame: str, ns: str, first_id: int, pose: Pose, color: tuple,
+                  stamp: Time) -> list:
+    """Return a sphere (id ``first_id``) and an x-axis arrow (the next id) at ``pose``."""
+    markers = []
+    for mid, mtype, scale in ((first_id, Marker.SPHERE, (0.03, 0.03, 0.03)),
+                              (first_id + 1, Marker.ARROW, (0.1, 0.01, 0.01))):
+        m = Marker(ns=ns, id=mid, type=mtype, action=Marker.ADD, pose=pose)
+        m.header.frame_id = frame
+        m.header.stamp = stamp
+        m.scale.x, m.scale.y, m.scale.z = scale
+        m.color.r, m.color.g, m.color.b = color
+        m.color.a = 0.8
+        markers.append(m)
+    return markers

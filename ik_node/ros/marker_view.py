@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ik_node.ros.interactive import MarkerTarget
 from ik_node.ros.node_state import NodeState
+from ik_node.ros.tree_setup import is_tree
 import numpy as np
 
 __all__ = ['MarkerView']
@@ -35,6 +36,11 @@ class MarkerView:
             return
         tracker = state.tracker
         if tracker is None:
+            return
+        if is_tree(tracker.chain):
+            # One marker per tip is not offered yet: a tree's tips take targets on topics.
+            self._node.get_logger().info('interactive marker: not offered for a tree of '
+                                         'several tips (send targets on the tip topics)')
             return
         if self._marker is None:
             self._marker = MarkerTarget(self._node, self._on_pose)

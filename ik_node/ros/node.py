@@ -10,6 +10,10 @@ and the arm's ``joint_states`` as feedback (it seeds the solver). Outputs: Joint
 with the URDF joint names, optionally JointTrajectory and Float64MultiArray, the ``ik_status``
 DiagnosticArray (per target, and the node's state every second) and a MarkerArray.
 
+With ``tip_links`` the arm is a URDF tree of several tips: a PoseStamped topic per tip
+(:mod:`ik_node.ros.tip_targets`, :mod:`ik_node.ros.tree_setup`), one command stream for the
+whole tree, and no jogging.
+
 A target goes conversion -> motion layer -> conversion -> publish:
 :class:`ik_node.ros.target_intake.TargetIntake` turns the message into a base-frame target
 (or refuses it), :class:`ik_node.ros.command_output.CommandOutput` hands it to
@@ -54,6 +58,8 @@ from ik_node.ros.start import KernelWatch
 from ik_node.ros.state_report import StateReport
 from ik_node.ros.subscriptions import Subscriptions
 from ik_node.ros.target_intake import TargetIntake
+from ik_node.ros.tip_targets import TipTargets, without_tree_jog
+from ik_node.ros.tree_setup import is_tree
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
@@ -98,7 +104,9 @@ class IKNode(Node):
         self._subs = Subscriptions(self, {
             'joint_states': self._on_joint_states, 'target': self._on_pose,
             'goal_pose': self._on_goal_pose, 'clicked_point': self._on_point,
-            'obstacles': self._on_obstacles, **self._jog.callbacks})
+            'obstacles': self._on_obstacles,
+            **without_tree_jog(self._jog.callbacks, state, self._log.warn)})
+        self._tips = TipTargets(self, self._on_tip_pose)     # tip_links: a topic per tip
         self._timer: Any = None
         # The arm's readings: when each was taken, the newest, recent positions by stamp.
         self._readings = JointStatesIntake(values['joint_states_timeout'], self._log.warn,
@@ -157,8 +165,10 @@ class IKNode(Node):
                 and now - newest[2] <= tracker.joint_states_timeout):
             tracker.update_feedback(*newest[:2], now, newest[2])
         self._start_without_feedback(now)
+        self._tips.update(tracker.chain, state.values)
         self.get_logger().info(status_text.ready(tracker.chain, tracker.method,
-                                                 self._subs.target_topics()))
+                                                 self._tips.topics()
+                                                 or self._subs.target_topics()))
         self._marker.offer(self._times.now(), self._subs.target_topics())
         freeze_heap(collect=False)
 
@@ -301,17 +311,24 @@ class IKNode(Node):
         pose = Pose(position=msg.point, orientation=Quaternion(w=1.0))
         self._handle_target(msg.header, pose, point_only=True)
 
+    @_guarded('tip target callback')
+    def _on_tip_pose(self, tip: int, msg: PoseStamped) -> None:
+        self._handle_target(msg.header, msg.pose, point_only=False, tip=tip)
+
     @_guarded('interactive marker callback')
     def _on_marker_pose(self, header: Header, pose: Pose) -> None:
         self._handle_target(header, pose, point_only=False, from_marker=True)
 
     def _handle_target(self, header: Header, pose: Pose, point_only: bool,
-                       planar: bool = False, from_marker: bool = False) -> None:
+                       planar: bool = False, from_marker: bool = False,
+                       tip: int | None = None) -> None:
         """Target message -> base-frame target (or refused) -> motion layer -> commands."""
         now = self._times.now()
-        target = self._targets.to_base(header, pose, now, point_only, planar, from_marker)
+        target = self._targets.to_base(header, pose, now, point_only, planar, from_marker, tip)
+        answer = (self._commands.answer if tip is None
+                  else functools.partial(self._commands.answer, tip=tip))
         if target is not None:      # now, or once a jog in progress has braked to rest
-            self._jog.answer_goal(self._commands.answer, target, header, now, from_marker)
+            self._jog.answer_goal(answer, target, header, now, from_marker)
 
     def _on_hold(self, request: SetBool.Request, response: SetBool.Response
                  ) -> SetBool.Response:
@@ -332,6 +349,10 @@ class IKNode(Node):
 
     @_guarded('command timer')
     def _on_timer(self) -> None:
+        tracker = self._state.tracker
+        if tracker is not None and is_tree(tracker.chain):
+            self._commands.tick()       # a tree is not jogged (ik_node.ros.tip_targets)
+            return
         self._jog.tick(self._commands)      # the jog while it is in control, else the goal
 
 

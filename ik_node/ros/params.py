@@ -159,7 +159,7 @@ def _shapes(per: int, what: str) -> Check:
 
 # Changing one of these rebuilds the model (avoid_collisions loads the collision geometry).
 MODEL_PARAMETERS = ('robot_description', 'urdf_file', 'base_link', 'tip_link',
-                    'avoid_collisions')
+                    'avoid_collisions', 'tip_links', 'tip_target_topics')
 
 # ik_node.solve refuses real-valued options above 1e6 (their squares would overflow); the
 # parameters that become solver options share the bound, so a value the node accepts never
@@ -218,6 +218,14 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('tip_link', '',
               'Chain tip link (end effector). Empty: the leaf with the most actuated joints '
               'above it.'),
+    ParamSpec('tip_links', [],
+              'Several end effectors on one URDF tree (both hands of a torso): their tip '
+              'links. Set, the tree base_link -> each of them is the arm: a target for one '
+              'tip moves the whole tree, the other tips holding their poses (docs/node.md, '
+              '"Several tips"). Empty: one chain to tip_link.', kind='string_array'),
+    ParamSpec('tip_target_topics', [],
+              'geometry_msgs/PoseStamped target topic of each of tip_links, in its order '
+              '(empty: <tip link>/target_pose).', kind='string_array'),
     ParamSpec('solver', 'dls',
               'IK method: dls, fabrik, hybrid, jt, pinv or ccd.', _solver),
     ParamSpec('position_tolerance', 1e-5,
@@ -442,6 +450,12 @@ def check_values(specs: tuple[ParamSpec, ...], values: Mapping[str, Any]) -> str
     base, tip = values.get('base_link'), values.get('tip_link')
     if base and tip and base == tip:
         return f'base_link and tip_link must differ, both are {base!r}'
+    tips, tip_topics = values.get('tip_links') or [], values.get('tip_target_topics') or []
+    if tip_topics and len(tip_topics) != len(tips):
+        return (f'tip_target_topics must name one topic per tip of tip_links ({len(tips)}), '
+                f'got {len(tip_topics)}')
+    if tips and tip:
+        return 'set tip_link or tip_links, not both'
     slow, stop = values.get('singularity_slowdown'), values.get('singularity_stop')
     if slow is not None and stop is not None and not slow < stop:
         return f'singularity_slowdown ({slow}) must be below singularity_stop ({stop})'

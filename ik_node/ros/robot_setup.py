@@ -16,6 +16,7 @@ from ik_node.errors import IKError, URDFError
 from ik_node.motion.tracker import IKTracker
 from ik_node.robot_tree import RobotTree
 from ik_node.ros.params import command_velocity_limits, limits_from_values, solver_options
+from ik_node.ros.tree_setup import build_tree_arm, is_tree, tree_solver_options
 import numpy as np
 
 __all__ = ['build_tracker', 'configure_guards', 'forward_order', 'check_carry_over',
@@ -29,14 +30,17 @@ def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
     auto_base, auto_tip = tree.default_chain()
     base = values['base_link'] or auto_base
     tip = values['tip_link'] or auto_tip
-    chain = Chain.from_urdf(text, base, tip)
+    # Several tips (tip_links): the whole tree is the arm (ik_node.ros.tree_setup).
+    chain = (build_tree_arm(text, values, tree) if values['tip_links']
+             else Chain.from_urdf(text, base, tip))
     for q in (chain.mid, chain.clip(np.where(chain.continuous, 0.0, chain.lower)),
               chain.clip(np.where(chain.continuous, 0.0, chain.upper))):
         if not np.all(np.isfinite(chain.fk(q))):
-            raise URDFError(f'robot {chain.robot_name!r}: the chain {base} -> {tip} gives '
-                            'a non-finite pose (check the origins and mimic factors)')
+            raise URDFError(f'robot {chain.robot_name!r}: the chain {base} -> '
+                            f'{chain.tip_link} gives a non-finite pose (check the origins '
+                            'and mimic factors)')
     limits = limits_from_values(chain, values, robot=tree)
-    tracker = IKTracker(chain, values['solver'], solver_options(values, chain),
+    tracker = IKTracker(chain, values['solver'], _options(values, chain),
                         limits.velocity, 1.0 / values['output_rate'],
                         values['joint_states_timeout'], acceleration=limits.acceleration,
                         jerk=limits.jerk, goal_budget=values['goal_search_timeout'],
@@ -57,6 +61,11 @@ def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
         raise ValueError(f'initial_positions must have {chain.n} values (one per joint of '
                          f'{", ".join(chain.joint_names)}), got {len(initial)}')
     return tree, tracker
+
+
+def _options(values: dict[str, Any], chain: Chain) -> dict[str, Any]:
+    """Return the solver options of ``chain``: a tree's (tree_setup), else a chain's."""
+    return tree_solver_options(values) if is_tree(chain) else solver_options(values, chain)
 
 
 def configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
@@ -104,7 +113,7 @@ def reconfigure(tracker: IKTracker, tree: RobotTree | None, values: dict[str, An
     chain = tracker.chain
     forward_index = forward_order(chain, values)     # refused before any change
     limits = limits_from_values(chain, values, tree)
-    tracker.configure(values['solver'], solver_options(values, chain), limits.velocity,
+    tracker.configure(values['solver'], _options(values, chain), limits.velocity,
                       1.0 / values['output_rate'], values['joint_states_timeout'],
                       limits.acceleration, limits.jerk, now)
     configure_guards(tracker, values)

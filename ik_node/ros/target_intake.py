@@ -23,6 +23,8 @@ from ik_node.ros.kind_log import KindLog
 from ik_node.ros.marker_view import MarkerView
 from ik_node.ros.node_state import NodeState
 from ik_node.ros.outputs import Outputs
+from ik_node.ros.tip_targets import tip_refusal
+from ik_node.ros.tree_setup import as_tree, is_tree
 import numpy as np
 from std_msgs.msg import Header
 
@@ -43,12 +45,16 @@ class TargetIntake:
         self._outputs.refusal(reason, header)
 
     def to_base(self, header: Header, pose: Pose, now: float, point_only: bool,
-                planar: bool = False, from_marker: bool = False) -> np.ndarray | None:
+                planar: bool = False, from_marker: bool = False,
+                tip: int | None = None) -> np.ndarray | None:
         """
         Return the solver target ((4, 4) or (3,), base frame) of a target message, or None.
 
         point_only: keep the tool's orientation now (a clicked point); planar: an RViz 2D
-        goal (its height and tilt kept from the tool). None: refused and told.
+        goal (its height and tilt kept from the tool). tip: the index of the tip of a tree
+        (``tip_links``) the target is for; its target is then every tip's pose (t, 4, 4),
+        the others' held (:meth:`ik_node.motion.tree_arm.TreeArm.target_for`). None:
+        refused and told.
         """
         state = self._state
         tracker = state.tracker
@@ -57,6 +63,9 @@ class TargetIntake:
             return None
         if state.paused:
             self.refuse('paused', status_text.PAUSED_REFUSAL, header)
+            return None
+        if is_tree(tracker.chain) != (tip is not None):
+            self.refuse('tip target', tip_refusal(tracker.chain, tip), header)
             return None
         if not tracker.ready:
             self.refuse('not ready', status_text.not_ready(
@@ -68,9 +77,16 @@ class TargetIntake:
         try:
             T_tool = tracker.tip_pose(now)
             assert T_tool is not None    # the tracker is ready
-            return solver_target(T_base_frame @ conv.pose_to_matrix(pose), T_tool,
-                                 point_only=point_only, planar=planar,
-                                 position_only=state.values['position_only'])
+            target = solver_target(T_base_frame @ conv.pose_to_matrix(pose),
+                                   T_tool if tip is None else T_tool[tip],
+                                   point_only=point_only, planar=planar,
+                                   position_only=state.values['position_only'])
+            if tip is None:
+                return target
+            # The other tips hold where the arm is going (its goal), else where it is.
+            hold = tracker.goal if tracker.goal is not None else tracker.current_q(now)
+            assert hold is not None     # the tracker is ready
+            return as_tree(tracker.chain).target_for(tip, target, hold)
         except IKError as exc:
             self.refuse('target', f'target refused: {exc}', header)
             if from_marker:

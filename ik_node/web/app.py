@@ -7,6 +7,7 @@ Examples::
 
     ik-web                                   # the bundled demo arm, http://127.0.0.1:8080
     ik-web --urdf arm.urdf --base base_link --tip tool0 --port 8090
+    ik-web --urdf torso.urdf --tips left_hand,right_hand   # a gizmo per tip of a tree
     ik-web --fabrik                          # the point-chain FABRIK playground
     ik-web --host 0.0.0.0                    # serve on every interface (explicit opt-in)
 
@@ -28,6 +29,7 @@ from ik_node.errors import IKError
 if TYPE_CHECKING:   # viser is an optional dependency: imported when a view starts
     from ik_node.web.fabrik_view import FabrikPlayground
     from ik_node.web.ik_view import IKView
+    from ik_node.web.tree_view import TreeView
     import viser
 
 __all__ = ['main', 'start', 'WebApp']
@@ -43,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument('--base', help='base link of the chain (default: the URDF root link)')
     p.add_argument('--tip',
                    help='tip link of the chain (default: the leaf with the most joints above)')
+    p.add_argument('--tips',
+                   help='several tip links of a tree, comma separated: a gizmo per tip, the '
+                        'whole tree solved at once (as the node with tip_links)')
     p.add_argument('--fabrik', action='store_true',
                    help='open the point-chain FABRIK playground instead of the arm view')
     p.add_argument('--host', default=DEFAULT_HOST,
@@ -59,7 +64,7 @@ class WebApp:
     """A running view: the viser server, the view on it (None after an error), the error."""
 
     server: 'viser.ViserServer'
-    view: Optional[Union['IKView', 'FabrikPlayground']]
+    view: Optional[Union['IKView', 'FabrikPlayground', 'TreeView']]
     error: Optional[str]
 
     @property
@@ -86,9 +91,11 @@ def show_error(server: 'viser.ViserServer', title: str, message: str) -> None:
 
 def start(urdf: Optional[str] = None, base: Optional[str] = None, tip: Optional[str] = None,
           fabrik: bool = False, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-          verbose: bool = False) -> WebApp:
+          verbose: bool = False, tips: Sequence[str] = ()) -> WebApp:
     """
     Start the server and the view; return at once (viser serves from its own thread).
+
+    tips: several tip links of a tree (the tree view, :mod:`ik_node.web.tree_view`).
 
     A model that fails to load gives a WebApp with ``error`` set and the message on the page.
     """
@@ -100,10 +107,13 @@ def start(urdf: Optional[str] = None, base: Optional[str] = None, tip: Optional[
     from ik_node.web.ik_view import IKView
     from ik_node.web.robot import demo_arm_path, load_robot
     try:
-        robot = load_robot(urdf or demo_arm_path(), base, tip)
+        robot = load_robot(urdf or demo_arm_path(), base, tip, tips)
     except IKError as exc:
         show_error(server, 'Could not load the robot', str(exc))
         return WebApp(server, None, str(exc))
+    if tips:
+        from ik_node.web.tree_view import TreeView
+        return WebApp(server, TreeView(server, robot), None)
     return WebApp(server, IKView(server, robot), None)
 
 
@@ -116,7 +126,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print('ik-web: error: viser is not installed; pip install "ik_node[web]"',
               file=sys.stderr)
         return 2
-    app = start(args.urdf, args.base, args.tip, args.fabrik, args.host, args.port)
+    tips = [t.strip() for t in args.tips.split(',') if t.strip()] if args.tips else []
+    app = start(args.urdf, args.base, args.tip, args.fabrik, args.host, args.port, tips=tips)
     if app.error is not None:
         print(f'ik-web: error: {app.error}', file=sys.stderr)
         print(f'ik-web: the message is shown at {app.url} (Ctrl-C to stop)', file=sys.stderr)

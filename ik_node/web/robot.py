@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 import os
 from pathlib import Path
-from typing import List, Optional, TYPE_CHECKING, Union
+from typing import cast, List, Optional, Sequence, TYPE_CHECKING, Union
 
 from ik_node.chain import Chain
 from ik_node.errors import URDFError
@@ -67,13 +67,14 @@ def _missing_meshes(urdf: 'yourdfpy.URDF', path: Path) -> List[str]:
 
 
 def load_robot(path: Union[str, 'os.PathLike[str]'], base: Optional[str] = None,
-               tip: Optional[str] = None) -> RobotModel:
+               tip: Optional[str] = None, tips: Sequence[str] = ()) -> RobotModel:
     """
     Load a URDF file for the web view; URDFError with a clear message when it cannot be.
 
     base defaults to the URDF's root link, tip to the leaf with the most actuated joints above
-    it (as for the ik_node node). A missing mesh is not fatal: the arm is drawn without it
-    and ``warnings`` says which file is missing.
+    it (as for the ik_node node). ``tips``: several tip links, the chain is then the tree
+    base -> each of them (a :class:`ik_node.motion.tree_arm.TreeArm`). A missing mesh is not
+    fatal: the arm is drawn without it and ``warnings`` says which file is missing.
     """
     import yourdfpy
     path = Path(path)
@@ -84,11 +85,17 @@ def load_robot(path: Union[str, 'os.PathLike[str]'], base: Optional[str] = None,
     except Exception as exc:  # noqa: B902  (yourdfpy raises many kinds for bad XML)
         raise URDFError(f'cannot read URDF {str(path)!r}: {exc}') from exc
     try:
-        if not (base and tip):
+        if not (base and (tip or tips)):
             # the same defaults as the ik_node node: the root, and the deepest leaf
             root, leaf = RobotTree.from_urdf(str(path)).default_chain()
             base, tip = base or root, tip or leaf
-        chain = Chain.from_urdf(str(path), base, tip)
+        if tips:
+            from ik_node.motion.tree_arm import TreeArm
+            from ik_node.tree import TreeChain
+            chain = cast(Chain, TreeArm(TreeChain.from_urdf(str(path), base, list(tips))))
+        else:
+            assert tip is not None      # the default above
+            chain = Chain.from_urdf(str(path), base, tip)
     except URDFError as exc:
         raise URDFError(f'{str(path)!r}: {exc}') from exc
     missing = _missing_meshes(bare, path)
