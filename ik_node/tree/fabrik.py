@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from ik_node import kinematics
 from ik_node._jit import njit, readonly, solving_clock
-from ik_node.solvers.fabrik_chain import _align_joint, _set_joint
+from ik_node.solvers.fabrik_chain import _align_joint, _set_joint, ArmPoints
 from ik_node.tree.chain import TreeChain
 from ik_node.tree.dls import _evaluate, _lower, _work, tree_attempt_within
 from ik_node.tree.records import TreeTasks
@@ -213,7 +213,10 @@ def _align_node(fab, tasks, w, task_of, active, f, a, buf):
                     VP[nv, c] = w.p[t, m, c] + fab.s_virtual * w.R[t, m, c, v]
                     VT[nv, c] = tasks.position[t_k, c] + fab.s_virtual * tasks.rotation[t_k, c, v]
                 nv += 1
-    return _align_joint(0, cnt - 1, P, Z, TY, TG, W, VP, VT, nv, fab.tip_weight, 1)
+    # _align_joint reads p, z, tgt, weights, vp and vt of the record; its frames R_a and Rt
+    # are not read, and VP / VT stand in for them (no allocation per joint and pass).
+    pts = ArmPoints(VP, P[:cnt], Z, VT, VP, VT, TG[:cnt], W[:cnt])
+    return _align_joint(0, pts, TY, nv, fab.tip_weight, 1)
 
 
 @njit
