@@ -146,19 +146,68 @@ def test_no_jog_before_the_arm_position_is_known(demo):
         joints(control, [demo.joint_names[0]], [0.4], 0.0)
 
 
-def test_a_gap_in_the_commands_restarts_the_jog_from_rest(demo):
+def test_a_gap_in_the_commands_goes_on_from_the_commanded_state_never_from_rest(demo):
     control = make(demo)
     names = [demo.joint_names[0]]
     run(control, 0.0, 0.5, feed=lambda t: joints(control, names, [1.0], t))
-    assert abs(control.jogger.state.v[0]) > 0.5
-    # No step for 0.2 s (the timer paused): the arm held the last command.
-    q_held = control.tracker.command
-    joints(control, names, [1.0], 0.7)
-    tick = control.step(0.7)
+    state = control.jogger.state
+    assert abs(state.v[0] - 1.0) < 1e-9 and abs(state.a[0]) < 1e-9
+    t_last = control.jogger.t
+    # No step for 0.04 s (a late timer): the next command is the jog's state at its time,
+    # on at the velocity it had, not a restart from rest (a velocity step in the stream).
+    joints(control, names, [1.0], t_last + 0.04)
+    tick = control.step(t_last + 0.04)
     assert tick is not None
-    limits = control.tracker.limits
-    assert abs(tick.step.sample.v[0]) <= limits.acceleration[0] * PERIOD + 1e-9
-    assert abs(tick.q[0] - q_held[0]) <= limits.velocity[0] * PERIOD
+    assert abs(tick.step.sample.v[0] - 1.0) < 1e-9
+    assert abs(tick.q[0] - (state.q[0] + 0.04)) < 1e-9
+
+
+def test_a_long_gap_the_arm_did_not_follow_brakes_the_jog_within_the_limits(demo):
+    control = make(demo)
+    tracker = control.tracker
+    tracker.set_following_error(np.full(demo.n, 0.05))
+    names = [demo.joint_names[0]]
+    arm = START.copy()
+
+    def follow(t: float) -> None:
+        arm[:] = tracker.command
+        tracker.update_feedback(demo.joint_names, arm, t, t)
+        joints(control, names, [1.0], t)
+
+    samples = run(control, 0.0, 0.5, follow)
+    t_gap = samples[-1][0]
+    # 0.1 s without a step: the arm held the last command, the jog's state ran 0.1 rad on.
+    held = arm.copy()
+    t = t_gap + 0.1
+    out = []
+    while t < t_gap + 1.5:
+        tracker.update_feedback(demo.joint_names, held, t, t)
+        joints(control, names, [1.0], t)
+        tick = control.step(t)
+        out.append((t, tick.q if tick is not None else tracker.command))
+        t += PERIOD
+    assert control.lagging
+    q = np.array([o[1] for o in out])
+    # The command goes on from the jog's state and brakes within the limits (no jump).
+    assert np.all(np.abs(np.diff(q, 2, axis=0)) / PERIOD ** 2
+                  <= tracker.limits.acceleration * 1.05 + 1e-9)
+    assert q[-1, 0] == q[-2, 0] and q[-1, 0] - held[0] < 0.05 + 0.15
+
+
+def test_a_brake_for_lost_feedback_stops_within_the_limits_and_takes_no_command(demo):
+    control = make(demo)
+    names = [demo.joint_names[0]]
+    samples = run(control, 0.0, 0.5, feed=lambda t: joints(control, names, [1.0], t))
+    control.brake('joint_states lost', 0.5)
+    assert control.braking == 'joint_states lost'
+    assert joints(control, names, [1.0], 0.5)      # in control, the command not taken
+    samples += run(control, 0.5, 1.5,
+                   feed=lambda t: control.braking and joints(control, names, [1.0], t))
+    acc = accelerations([s for s in samples if s[2] != 'goal'])
+    assert np.all(np.abs(acc) <= control.tracker.limits.acceleration * 1.05 + 1e-9)
+    assert not control.in_control and control.braking == ''     # at rest: released
+    q = np.array([s[1] for s in samples])
+    assert q[-1, 0] == q[-2, 0]
 
 
 def test_an_arm_that_lags_pauses_the_jog_until_it_caught_up(demo):

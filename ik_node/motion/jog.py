@@ -226,16 +226,6 @@ class Jogger:
         self._t = float(now)
         self._command = None
 
-    def restart_from_rest(self, now: float) -> None:
-        """
-        Go on from rest at the last commanded position from ``now`` [s]; the command stays.
-
-        For a gap in the commands (the caller's timer paused): the arm held the last command,
-        so the blend must start from rest there, not from the velocity it was at.
-        """
-        self._state = JointSample.rest(self._state.q.copy())
-        self._t = float(now)
-
     def warm_up(self) -> None:
         """Step once at mid-range so compiled kernels are loaded; the state is kept."""
         saved = self._state, self._t, self._command

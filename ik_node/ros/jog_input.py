@@ -198,13 +198,19 @@ class JogInput:
                            'called)')
             return
         now = self._clock.now()
+        if self._state.feedback_lost(now) and not control.in_control:
+            self._log.warn('jog feedback lost', 'jog ignored: joint_states lost (none for '
+                           f'over {control.tracker.joint_states_timeout:g} s on '
+                           f'{self._state.values["joint_states_topic"]})')
+            return
         try:
             control.command(mode, lambda jog: apply(jog, now), zero, now)
         except IKInputError as exc:
             self._bad(topic, str(exc))
             return
-        if control.lagging:
-            self._log.warn('jog lag', f'jog command not taken: {control.lagging}')
+        if control.lagging or control.braking:
+            self._log.warn('jog lag', f'jog command not taken: '
+                           f'{control.braking or control.lagging}')
             self._tell(False)
             return
         if control.in_control:
@@ -246,12 +252,12 @@ class JogInput:
         state = self._state
         now_ns = max(self._clock.now_ns(), state.last_stamp_ns + 1)
         now = self._clock.seconds(now_ns)
-        unheard = self._outputs.unheard()
-        if state.feedback_lost(now) or unheard or state.paused:
-            # The arm may not follow: the jog ends where it was last commanded.
+        if self._outputs.unheard() or state.paused:
+            # Nobody listens, or a hold: the jog ends where it was last commanded.
             self._end(control)
             commands.tick()
             return
+        self._brake_if_unheard(control, now)
         jogged = control.step(now)
         if jogged is None:
             self._end(control)
@@ -271,6 +277,20 @@ class JogInput:
             answer, target, header, from_marker = self._pending
             self._pending = None
             answer(target, header, self._clock.now(), from_marker)
+
+    def _brake_if_unheard(self, control: JogControl, now: float) -> None:
+        """Brake the jog while the arm's joint_states are lost (JogControl.brake); WARN once."""
+        lost = self._state.feedback_lost(now)
+        if lost and not control.braking:
+            tracker = self._state.tracker
+            assert tracker is not None
+            why = (f'joint_states lost (none for over {tracker.joint_states_timeout:g} s on '
+                   f'{self._state.values["joint_states_topic"]}): the jog brakes to rest '
+                   'within its limits and takes no jog command until the arm is heard again')
+            control.brake(why, now)
+            self._log.warn('jog feedback lost', f'jog stopping: {why}')
+        elif not lost and control.braking:
+            control.brake('', now)
 
     def _end(self, control: JogControl) -> None:
         if control.release():
@@ -306,7 +326,8 @@ class JogInput:
         last = self._last_step
         reason = (last.reason or self._slowed_by) if last is not None and control.in_control \
             else ''
-        told = (control.control, reason, goal_held or control.goal_held, control.lagging)
+        told = (control.control, reason, goal_held or control.goal_held,
+                control.braking or control.lagging)
         now = self._clock.now()
         # A change of control or of the lag pause at once; a change of the slow-down reason
         # at most every STATUS_MIN_PERIOD (it may flip each step); the state every
@@ -321,14 +342,17 @@ class JogInput:
         self._slowed_by = ''
         values: dict[str, Any] = {'control': control.control, 'jog_slowed_by': reason,
                                   'goal_held': bool(told[2]),
-                                  'jog_paused': 'arm lags' if control.lagging else ''}
+                                  'jog_paused': ('feedback lost' if control.braking else
+                                                 'arm lags' if control.lagging else '')}
         if last is not None and control.in_control:
             values.update(goal_dropped=control.dropped_goal,
                           jog_mode=last.mode, jog_scale=f'{last.scale:.3f}',
                           condition=f'{last.condition:.3g}',
                           clearance=f'{last.clearance:.4g}')
         level = 'OK'
-        if control.lagging:
+        if control.braking:
+            level, message = 'WARN', f'jog stopping: {control.braking}'
+        elif control.lagging:
             level, message = 'WARN', f'jog paused: {control.lagging}'
         elif told[2]:
             message = 'goal held: the jog brakes to rest, then the goal motion starts there'
