@@ -49,10 +49,13 @@ from ik_node.ros.params import JOY_MAPPINGS, solver_options
 import numpy as np
 from sensor_msgs.msg import JointState, Joy
 
-__all__ = ['JogInput', 'STATUS_PERIOD']
+__all__ = ['JogInput', 'STATUS_PERIOD', 'TRAJECTORY_MIN_LEAD']
 
 STATUS_PERIOD = 0.5     # [s] while jogging, ik_status repeats the jog's state this often
 STATUS_MIN_PERIOD = 0.1     # [s] and tells a new slow-down reason at most this often
+# [s] the smallest lead of a jog's JointTrajectory point over its stamp: message latency and a
+# controller's update period (100 Hz: 10 ms) must not put it in the past on arrival.
+TRAJECTORY_MIN_LEAD = 0.02
 # The values a Jogger is built from: a change rebuilds it (the jog in progress ends).
 _JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
                'singularity_min_speed', 'solver', 'nullspace_limit_avoidance',
@@ -307,15 +310,32 @@ class JogInput:
         stamp = conv.stamp_from_ns(now_ns)
         names = tracker.names
         state.last_command.update(zip(names, (float(v) for v in jogged.q)))
-        sample = jogged.step.sample
-        # A JointTrajectory of one point: the jog's state of this command (q, v, a), due two
-        # periods after its stamp, so the controller blends into it from its own state and
-        # the next message always comes before it is reached (the arm follows the jog two
-        # periods late, with the jog's velocity and acceleration).
         points = None
-        if self._outputs.sends_trajectories:
-            points = [(2.0 / state.values['output_rate'], jogged.q, sample.v, sample.a)]
+        if self._outputs.sends_trajectories and self._control is not None \
+                and not jogged.stall:
+            points = self._trajectory_points(self._control)
         self._outputs.command(names, jogged.q, stamp, state.forward_index, points)
+
+    def _trajectory_points(self, control: JogControl) -> list[tuple]:
+        """
+        Return the JointTrajectory points of a jog command: (time from its stamp, q, v, a).
+
+        Two points (docs/jogging.md): the jog's commanded state (q, v, a) due ``lead`` after
+        its stamp, and the rest point it would brake to from there within the limits. The
+        first points of successive messages are the jog's own trajectory ``lead`` late, so the
+        controller's quintic blend from its state into each is as smooth as the jog; the next
+        message replaces both before the first is due; if none comes, the arm brakes to rest
+        instead of stopping at the first point with its velocity. The lead is two periods,
+        at least TRAJECTORY_MIN_LEAD, so the first point is still ahead when the message is
+        handled.
+        """
+        lead = max(2.0 / self._state.values['output_rate'], TRAJECTORY_MIN_LEAD)
+        now, t_rest, q_rest = control.jogger.preview(0.0)
+        points = [(lead, now.q, now.v, now.a)]
+        if t_rest > 0.0:
+            zero = np.zeros_like(q_rest)
+            points.append((lead + t_rest, q_rest, zero, zero))
+        return points
 
     def _tell(self, goal_held: bool, force: bool = False) -> None:
         """Publish the jog's state in ik_status on a change, and every STATUS_PERIOD."""
