@@ -240,6 +240,16 @@ class Jogger:
         self._command = None
         self._on_trajectory = None
 
+    def retime(self, now: float) -> None:
+        """
+        Put the commanded state (q, v, a), as it is, at ``now`` [s]; the command stays.
+
+        For a long gap in the steps, when the arm held the last command: the next step goes
+        on from that state, not from where the blend would be after the gap (a jump ahead).
+        """
+        self._t = max(float(now), self._t)
+        self._on_trajectory = None
+
     def warm_up(self) -> None:
         """Step once at mid-range so compiled kernels are loaded; the state is kept."""
         saved = self._state, self._t, self._command

@@ -45,6 +45,7 @@ from typing import Callable, NamedTuple
 from ik_node.errors import IKInputError
 from ik_node.motion.guards import LAG_PAUSE, LAG_RESUME
 from ik_node.motion.jog import Jogger, JogStep, MODE_IDLE, MODE_JOINT, MODE_TWIST
+from ik_node.motion.tracker import GAP_PERIODS
 import numpy as np
 
 __all__ = ['JogControl', 'JogTick', 'CONTROL_GOAL', 'CONTROL_JOG_TWIST', 'CONTROL_JOG_JOINT']
@@ -78,10 +79,11 @@ class JogControl:
     The jog's share of the arm (see the module docstring).
 
     tracker: the node's IKTracker. jogger: a Jogger of the same chain and limits. period
-    [s]: the command period. A step late after the one before (a gap in the commands) goes
-    on from the jog's commanded state at its time, as the jogger's blend says: the stream
-    never jumps; if the arm held the last command meanwhile, it lags and the lag pause
-    brakes the jog within the limits.
+    [s]: the command period. A step late after the one before (a late cycle) goes on from
+    the jog's commanded state at its time, as the jogger's blend says, never from rest; after
+    a gap over :data:`GAP_PERIODS` periods (the arm held the last command meanwhile) the jog
+    goes on from the last commanded state, one period on (no jump ahead), and brakes within
+    its limits unless a jog command comes.
     """
 
     def __init__(self, tracker, jogger: Jogger, period: float = 0.01):
@@ -200,9 +202,14 @@ class JogControl:
         if self._given is not None and not np.array_equal(tracker.command, self._given):
             self.release()      # a resync, a hold or a stall restarted the command
             return None
-        # A late step (a gap in the commands) goes on from the commanded state: the jog's
-        # trajectory at ``now``, never a jump to rest. An arm that held the last command
-        # meanwhile is then behind it: the lag pause below brakes within the limits.
+        if now - self._t_given > GAP_PERIODS * self.period:
+            # A long gap: the arm held the last command meanwhile. Sampling the jog's
+            # trajectory at ``now`` would jump it ahead; the jog goes on from the last
+            # commanded state instead, as if one period had passed, and brakes unless a
+            # jog command comes (the stream, if it goes on, takes it from there).
+            self.jogger.retime(now - self.period)
+            self.jogger.stop(now)
+        # A late step within GAP_PERIODS goes on on the jog's trajectory at ``now``.
         self._t_given = now
         self._check_lag()
         if self.lagging or self.braking:
