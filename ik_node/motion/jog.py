@@ -240,14 +240,15 @@ class Jogger:
         self._command = None
         self._on_trajectory = None
 
-    def retime(self, now: float) -> None:
+    def restart_from_rest(self, now: float) -> None:
         """
-        Put the commanded state (q, v, a), as it is, at ``now`` [s]; the command stays.
+        Go on from rest at the last commanded position from ``now`` [s]; the command stays.
 
-        For a long gap in the steps, when the arm held the last command: the next step goes
-        on from that state, not from where the blend would be after the gap (a jump ahead).
+        For a long gap in the steps (the caller's timer paused): the arm held the last
+        command, so the blend must start from rest there, not from where it would be by now.
         """
-        self._t = max(float(now), self._t)
+        self._state = JointSample.rest(self._state.q.copy())
+        self._t = float(now)
         self._on_trajectory = None
 
     def warm_up(self) -> None:

@@ -82,8 +82,7 @@ class JogControl:
     [s]: the command period. A step late after the one before (a late cycle) goes on from
     the jog's commanded state at its time, as the jogger's blend says, never from rest; after
     a gap over :data:`GAP_PERIODS` periods (the arm held the last command meanwhile) the jog
-    goes on from the last commanded state, one period on (no jump ahead), and brakes within
-    its limits unless a jog command comes.
+    starts again from rest at the last command (no jump ahead), as the tracker does.
     """
 
     def __init__(self, tracker, jogger: Jogger, period: float = 0.01):
@@ -203,12 +202,10 @@ class JogControl:
             self.release()      # a resync, a hold or a stall restarted the command
             return None
         if now - self._t_given > GAP_PERIODS * self.period:
-            # A long gap: the arm held the last command meanwhile. Sampling the jog's
-            # trajectory at ``now`` would jump it ahead; the jog goes on from the last
-            # commanded state instead, as if one period had passed, and brakes unless a
-            # jog command comes (the stream, if it goes on, takes it from there).
-            self.jogger.retime(now - self.period)
-            self.jogger.stop(now)
+            # A long gap: the arm held the last command meanwhile (stood there). Sampling the
+            # jog's trajectory at ``now`` would jump it ahead; the jog starts again from rest
+            # at the last command, as the tracker does for a goal motion.
+            self.jogger.restart_from_rest(now - self.period)
         # A late step within GAP_PERIODS goes on on the jog's trajectory at ``now``.
         self._t_given = now
         self._check_lag()
