@@ -55,6 +55,9 @@ CONTROL_GOAL = 'goal'
 CONTROL_JOG_TWIST = 'jog twist'
 CONTROL_JOG_JOINT = 'jog joint'
 _CONTROL = {MODE_TWIST: CONTROL_JOG_TWIST, MODE_JOINT: CONTROL_JOG_JOINT}
+# [s] the shortest gap read as the arm holding the last command (at 100 Hz GAP_PERIODS
+# periods; at a kHz five periods are a scheduling hiccup, not a stop of the arm).
+LONG_GAP = 0.05
 
 
 class JogTick(NamedTuple):
@@ -81,7 +84,8 @@ class JogControl:
     tracker: the node's IKTracker. jogger: a Jogger of the same chain and limits. period
     [s]: the command period. A step late after the one before (a late cycle) goes on from
     the jog's commanded state at its time, as the jogger's blend says, never from rest; after
-    a gap over :data:`GAP_PERIODS` periods (the arm held the last command meanwhile) the jog
+    a gap over :data:`GAP_PERIODS` periods and :data:`LONG_GAP` (the arm held the last
+    command meanwhile) the jog
     starts again from rest at the last command (no jump ahead), as the tracker does.
     """
 
@@ -201,7 +205,7 @@ class JogControl:
         if self._given is not None and not np.array_equal(tracker.command, self._given):
             self.release()      # a resync, a hold or a stall restarted the command
             return None
-        if now - self._t_given > GAP_PERIODS * self.period:
+        if now - self._t_given > max(GAP_PERIODS * self.period, LONG_GAP):
             # A long gap: the arm held the last command meanwhile (stood there). Sampling the
             # jog's trajectory at ``now`` would jump it ahead; the jog starts again from rest
             # at the last command, as the tracker does for a goal motion.
