@@ -24,10 +24,12 @@ same rate, with the node's velocity limits):
   told within 0.1 s of a change); **slowed**: the share of those steps a guard slowed;
 - **max v / a / j ratio**: the largest |velocity|, |acceleration|, |jerk| of the commands
   (Newton divided differences at the stamps, ``bench_goal_motion.stream_figures``) over the
-  node's declared limits. A gap longer than ``GAP_PERIODS`` (5) periods is read as the last
-  command held (the node then starts the jog again from rest there); shorter gaps (a late
-  timer tick) are not: the command after one is the jog's state at its stamp. **interval**:
-  the time between commands, median and max [ms] (the node keeping its rate or not);
+  node's declared limits: each command is the jog's state at its stamp, also after a late
+  cycle (the jog goes on from its commanded state). **a ratio, gaps held**: the acceleration
+  ratio when a gap longer than ``GAP_PERIODS`` (5) periods is read as the last command held
+  (what a driver that holds its last command would do: a gap is then a jump whichever way the
+  jog goes on). **interval**: the time between commands, median and max [ms] (the node
+  keeping its rate or not);
 - **contacts**: distinct commands in contact by the exact check (pinocchio + coal on the URDF's
   collision geometry, ``exact_collision.py``, self pairs chosen from the geometry alone; the
   floor, and the sphere in the obstacle scenario);
@@ -173,7 +175,8 @@ def figures(ref, exact: ExactChecker, t: np.ndarray, Q: np.ndarray, sent_t: np.n
     use = standing & ~slowed[1:]
     err_lin = np.linalg.norm(lin[use] - cmd[use, :3], axis=1)
     err_ang = np.linalg.norm(ang[use] - cmd[use, 3:], axis=1)
-    held = gm.stream_figures(t - t[0], Q, period, limits, GAP_PERIODS)['held']
+    stream = gm.stream_figures(t - t[0], Q, period, limits, GAP_PERIODS)
+    raw, held = stream['raw'], stream['held']
     live = t <= sent_t[-1]
     intervals = 1e3 * np.diff(t[live]) if live.sum() > 1 else np.zeros(1)
     contacts, distinct = 0, 0
@@ -195,8 +198,9 @@ def figures(ref, exact: ExactChecker, t: np.ndarray, Q: np.ndarray, sent_t: np.n
         'velocity_error_angular_median': _pct(err_ang, 50),
         'velocity_error_angular_p95': _pct(err_ang, 95),
         'slowed_fraction': float(np.mean(slowed[1:][standing])) if standing.any() else 0.0,
-        'velocity_ratio': held['velocity_ratio'], 'acceleration_ratio':
-        held['acceleration_ratio'], 'jerk_ratio': held['jerk_ratio'],
+        'velocity_ratio': raw['velocity_ratio'], 'acceleration_ratio':
+        raw['acceleration_ratio'], 'jerk_ratio': raw['jerk_ratio'],
+        'held_acceleration_ratio': held['acceleration_ratio'],
         'commands_in_contact': contacts,
         'stop_time': float(t[k_rest] - sent_t[-1]),
         'stop_travel': float(np.sum(np.linalg.norm(np.diff(p, axis=0), axis=1))),
@@ -317,8 +321,8 @@ def run_one(name: str, rate: float, args, domain: int, logs: Path, chain, ref, c
 # --- Report --------------------------------------------------------------------------------
 
 HEADER = ('| scenario | Hz | controller | v err lin med/p95 [mm/s] | v err ang med/p95 '
-          '[mrad/s] | slowed | max v / a / j ratio | interval med/max [ms] | contacts (exact) | '
-          'stop [s] / [mm] | CPU/cycle med/p95 [ms] | twists sent / due |')
+          '[mrad/s] | slowed | max v / a / j ratio | a ratio, gaps held | interval med/max [ms] '
+          '| contacts (exact) | stop [s] / [mm] | CPU/cycle med/p95 [ms] | twists sent / due |')
 
 
 def _f(value, fmt: str) -> str:
@@ -334,6 +338,7 @@ def table_row(r: dict) -> str:
             f"{_f(1e3 * r['velocity_error_angular_p95'], '.2f')} | "
             f"{100 * r['slowed_fraction']:.0f} % | {_f(r['velocity_ratio'], '.2f')} / "
             f"{_f(r['acceleration_ratio'], '.2f')} / {_f(r['jerk_ratio'], '.2f')} | "
+            f"{_f(r.get('held_acceleration_ratio'), '.2f')} | "
             f"{r['interval_ms_median']:.2f} / {r['interval_ms_max']:.1f} | "
             f"{r['commands_in_contact']} of {r['distinct_commands']} | "
             f"{r['stop_time']:.3f} / {1e3 * r['stop_travel']:.1f} | "
@@ -355,8 +360,9 @@ def report(rows: list, args, load_before: str, load_after: str, errors: list) ->
         'guard slowed.',
         '- max v / a / j ratio: largest |velocity|, |acceleration|, |jerk| of the commands '
         '(divided differences at the stamps) over the declared limits: '
-        f'{limits.get("source", "")}; a gap over {GAP_PERIODS:g} periods read as the last '
-        'command held. interval: time between the commands while twists came.',
+        f'{limits.get("source", "")}; each command the jog\'s state at its stamp. a ratio, '
+        f'gaps held: a gap over {GAP_PERIODS:g} periods read as the last command held. '
+        'interval: time between the commands while twists came.',
         '- contacts: distinct commands in contact by the exact check (pinocchio + coal on the '
         'URDF geometry: self, floor, and in the obstacle scenario the sphere r '
         f'{bench_jog.OBSTACLE.radius:g} m at {[float(v) for v in bench_jog.OBSTACLE.center]}).',
@@ -364,7 +370,7 @@ def report(rows: list, args, load_before: str, load_after: str, errors: list) ->
         'included), time and tool travel.',
         "- CPU/cycle: the node process's CPU time (all threads) per command, median and p95 "
         f'of {CPU_WINDOW:g} s windows; plain: its step in the bench process.', '']
-    lines = [HEADER, '|' + '---|' * 12] + [table_row(r) for r in rows]
+    lines = [HEADER, '|' + '---|' * 13] + [table_row(r) for r in rows]
     return '\n'.join(notes + lines + [''] + errors)
 
 

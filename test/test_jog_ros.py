@@ -83,20 +83,30 @@ def stream_until(probe, publish, done, timeout: float = 20.0) -> None:
 
 
 def assert_trajectories_within_limits(demo: Chain, received: list) -> None:
-    """Check JointTrajectory messages: full points within the limits, a smooth motion."""
+    """
+    Check JointTrajectory messages: full points within the limits, a smooth motion.
+
+    A jog's message is a point ahead and, while it moves, the rest point it brakes to
+    (docs/jogging.md): the points ahead, in time order, are the motion; each rest point is
+    at rest after its point ahead.
+    """
     limits = limits_from_values(demo, defaults(IK_NODE_PARAMETERS))
     names = list(demo.joint_names)
     timed = []
     for msg in received:
-        assert list(msg.joint_names) == names and msg.points
+        assert list(msg.joint_names) == names and 0 < len(msg.points) <= 2
+        tfs = [p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec for p in msg.points]
+        assert 0.0 < tfs[0] and tfs == sorted(tfs)
         for p in msg.points:
-            tfs = p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec
-            assert tfs > 0.0
             q, v, a = (np.array(x) for x in (p.positions, p.velocities, p.accelerations))
             assert q.shape == v.shape == a.shape == (demo.n,)
             assert np.all(np.abs(v) <= limits.velocity * (1 + 1e-6)), v
             assert np.all(np.abs(a) <= limits.acceleration * (1 + 1e-6)), a
-            timed.append((stamp_ns(msg.header.stamp) * 1e-9 + tfs, q, v))
+        if len(msg.points) == 2:
+            assert not any(msg.points[1].velocities) and not any(msg.points[1].accelerations)
+        p = msg.points[0]
+        timed.append((stamp_ns(msg.header.stamp) * 1e-9 + tfs[0], np.array(p.positions),
+                      np.array(p.velocities)))
     # The points in time order are a motion within the velocity, acceleration and jerk
     # limits, and their velocities are those of their positions.
     timed.sort(key=lambda e: e[0])

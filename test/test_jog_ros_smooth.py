@@ -7,7 +7,9 @@ An arm that cannot keep up with the jog (sim_arm at a tenth of the speed) pauses
 commands brake within the limits, ik_status says why, and the command never runs far ahead
 of the arm; an arm that stops altogether (an e-stop) pauses it the same way. New parameter
 values mid-jog (the solver, the acceleration scale) brake the jog from where it is instead
-of stopping the command at once.
+of stopping the command at once. An arm whose joint_states stop mid-jog (its driver gone)
+gets a command stream that brakes to rest within the limits, not one that stops at speed,
+and ik_status says why.
 """
 
 from ik_node import Chain
@@ -124,3 +126,42 @@ def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
     assert not any(s.level == DiagnosticStatus.ERROR for s in probe.statuses[n_status:])
     # Within the limits throughout (those before the change: the new ones are lower).
     assert_within_limits(demo, probe, n_cmd)
+
+
+def test_joint_states_lost_mid_jog_brake_the_commands_to_rest_and_ik_status_says_so(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, _, _ = jog_publishers(probe)
+    n_cmd, n_status = len(probe.commands), len(probe.statuses)
+    v = np.array([0.0, 0.1, -0.05, 0.0, 0.0, 0.0])
+
+    def send():
+        twist.publish(twist_msg(probe, v))
+
+    p0 = tool(demo, probe.arm[-1][1])
+    stream_until(probe, send, lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.03)
+    # The arm's driver dies while the tool moves at 11 cm/s; the twists keep coming.
+    sim = procs.procs[0]
+    sim.kill()
+    sim.wait(10.0)
+    t_lost = probe.now_ns()
+
+    def lost() -> list:
+        return [s for s in probe.statuses[n_status:]
+                if status_values(s).get('jog_paused') == 'feedback lost']
+
+    stream_until(probe, send, lambda: len(lost()) > 0)
+    told = lost()[0]
+    assert told.level == DiagnosticStatus.WARN and 'joint_states lost' in told.message, told
+    # The stream goes on until the jog is at rest, then ends (nothing moves the arm unheard).
+    counts = []
+    stream_until(probe, send, lambda: counts.append(len(probe.commands)) or (
+        len(counts) > 25 and counts[-1] == counts[-26]))
+    t_cmd, q_cmd = probe.commands_by_stamp(demo, n_cmd)
+    after = t_cmd > t_lost * 1e-9
+    assert after.sum() > 10, after.sum()        # braking, not a stop at speed
+    speed = np.abs(np.diff(q_cmd, axis=0)) / np.diff(t_cmd)[:, None]
+    assert speed[-1].max() < 1e-3, speed[-1]    # the last command is at rest
+    assert speed[int(np.argmax(after)) - 1].max() > 0.02     # it was moving when lost
+    assert_within_limits(demo, probe, n_cmd)
+    assert 'lost' in procs.logs()

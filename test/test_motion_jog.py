@@ -466,3 +466,43 @@ def test_any_twist_stream_is_refused_or_commanded_within_the_limits(demo, twists
         check.check(demo.joint_names, step.sample.q, stamp_ns=int(round(now * 1e9)))
     assert check.total_violations == 0, check.violations[:3]
     assert step.mode == jog.MODE_IDLE           # the timeout brought it to rest
+
+
+def quintic_accelerations(s, q_end: np.ndarray, T: float) -> np.ndarray:
+    """Return (200, n) accelerations of the quintic from state ``s`` to rest at q_end in T."""
+    d = q_end - s.q - s.v * T - 0.5 * s.a * T ** 2
+    M = np.array([[T ** 3, T ** 4, T ** 5], [3 * T ** 2, 4 * T ** 3, 5 * T ** 4],
+                  [6 * T, 12 * T ** 2, 20 * T ** 3]])
+    c = np.linalg.solve(M, np.vstack([d, -s.v - s.a * T, -s.a]))
+    t = np.linspace(0.0, T, 200)[:, None]
+    return s.a + 6 * c[0] * t + 12 * c[1] * t ** 2 + 20 * c[2] * t ** 3
+
+
+def test_preview_is_the_state_ahead_and_its_rest_point_brakes_within_the_limits(demo):
+    lim = limits(demo)
+    jogger = Jogger(demo, lim)
+    jogger.reset(Q_DEMO, 0.0)
+    worst = 0.0
+    for k in range(1, 80):
+        now = k * PERIOD
+        jogger.twist([0.0, 0.1, -0.05, 0.0, 0.0, 0.3 if k > 40 else 0.0], now)
+        jogger.step(now)
+        ahead, t_rest, q_rest = jogger.preview(0.02)
+        assert t_rest > 0.0
+        # What joint_trajectory_controller interpolates between the two points: a quintic.
+        worst = max(worst, float(np.max(np.abs(quintic_accelerations(ahead, q_rest, t_rest))
+                                        / lim.acceleration)))
+        if k == 30:
+            expected = ahead
+    assert worst <= 1.05, worst
+    # The state ahead is the one a step at that time reaches under the same command.
+    other = Jogger(demo, lim)
+    other.reset(Q_DEMO, 0.0)
+    for k in range(1, 33):
+        other.twist([0.0, 0.1, -0.05, 0.0, 0.0, 0.0], k * PERIOD)
+        step = other.step(k * PERIOD)
+    assert np.max(np.abs(step.sample.q - expected.q)) < 1e-3
+    # At rest: the state itself, nothing to brake.
+    jogger.reset(Q_DEMO, 1.0)
+    ahead, t_rest, q_rest = jogger.preview(0.02)
+    assert t_rest == 0.0 and np.array_equal(q_rest, Q_DEMO) and not np.any(ahead.v)

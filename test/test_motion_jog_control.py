@@ -146,7 +146,23 @@ def test_no_jog_before_the_arm_position_is_known(demo):
         joints(control, [demo.joint_names[0]], [0.4], 0.0)
 
 
-def test_a_gap_in_the_commands_restarts_the_jog_from_rest(demo):
+def test_a_gap_in_the_commands_goes_on_from_the_commanded_state_never_from_rest(demo):
+    control = make(demo)
+    names = [demo.joint_names[0]]
+    run(control, 0.0, 0.5, feed=lambda t: joints(control, names, [1.0], t))
+    state = control.jogger.state
+    assert abs(state.v[0] - 1.0) < 1e-9 and abs(state.a[0]) < 1e-9
+    t_last = control.jogger.t
+    # No step for 0.04 s (a late timer): the next command is the jog's state at its time,
+    # on at the velocity it had, not a restart from rest (a velocity step in the stream).
+    joints(control, names, [1.0], t_last + 0.04)
+    tick = control.step(t_last + 0.04)
+    assert tick is not None
+    assert abs(tick.step.sample.v[0] - 1.0) < 1e-9
+    assert abs(tick.q[0] - (state.q[0] + 0.04)) < 1e-9
+
+
+def test_a_long_gap_in_the_commands_restarts_the_jog_from_rest(demo):
     control = make(demo)
     names = [demo.joint_names[0]]
     run(control, 0.0, 0.5, feed=lambda t: joints(control, names, [1.0], t))
@@ -159,6 +175,22 @@ def test_a_gap_in_the_commands_restarts_the_jog_from_rest(demo):
     limits = control.tracker.limits
     assert abs(tick.step.sample.v[0]) <= limits.acceleration[0] * PERIOD + 1e-9
     assert abs(tick.q[0] - q_held[0]) <= limits.velocity[0] * PERIOD
+
+
+def test_a_brake_for_lost_feedback_stops_within_the_limits_and_takes_no_command(demo):
+    control = make(demo)
+    names = [demo.joint_names[0]]
+    samples = run(control, 0.0, 0.5, feed=lambda t: joints(control, names, [1.0], t))
+    control.brake('joint_states lost', 0.5)
+    assert control.braking == 'joint_states lost'
+    assert joints(control, names, [1.0], 0.5)      # in control, the command not taken
+    samples += run(control, 0.5, 1.5,
+                   feed=lambda t: control.braking and joints(control, names, [1.0], t))
+    acc = accelerations([s for s in samples if s[2] != 'goal'])
+    assert np.all(np.abs(acc) <= control.tracker.limits.acceleration * 1.05 + 1e-9)
+    assert not control.in_control and control.braking == ''     # at rest: released
+    q = np.array([s[1] for s in samples])
+    assert q[-1, 0] == q[-2, 0]
 
 
 def test_an_arm_that_lags_pauses_the_jog_until_it_caught_up(demo):

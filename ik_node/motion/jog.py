@@ -196,6 +196,18 @@ class Jogger:
         self._input.max_jerk = limits.jerk.tolist()
         self._input.target_acceleration = [0.0] * chain.n
         self._trajectory = Trajectory(chain.n)
+        # The time on _trajectory of the last step's sample (None: the state is not on it).
+        self._on_trajectory: float | None = None
+        self._brake_input = InputParameter(chain.n)
+        self._brake_input.control_interface = ControlInterface.Velocity
+        # Planned at half the acceleration limit: a controller that joins the braking's
+        # ends with a quintic peaks up to about 1.8 x the planned acceleration (see preview).
+        self._brake_input.max_acceleration = (limits.acceleration / 2.0).tolist()
+        self._brake_input.max_jerk = limits.jerk.tolist()
+        self._brake_input.max_velocity = limits.velocity.tolist()
+        self._brake_input.target_velocity = [0.0] * chain.n
+        self._brake_input.target_acceleration = [0.0] * chain.n
+        self._brake_trajectory = Trajectory(chain.n)
         self._obstacles: tuple | None = None
         self.set_obstacles(obstacles)
         self._state = JointSample.rest(np.zeros(chain.n))
@@ -210,6 +222,7 @@ class Jogger:
         self._state = JointSample.rest(qa)
         self._t = float(now)
         self._command = None
+        self._on_trajectory = None
 
     def take_over(self, state: JointSample, now: float) -> None:
         """
@@ -225,16 +238,18 @@ class Jogger:
         self._state = JointSample(q, v, a)
         self._t = float(now)
         self._command = None
+        self._on_trajectory = None
 
     def restart_from_rest(self, now: float) -> None:
         """
         Go on from rest at the last commanded position from ``now`` [s]; the command stays.
 
-        For a gap in the commands (the caller's timer paused): the arm held the last command,
-        so the blend must start from rest there, not from the velocity it was at.
+        For a long gap in the steps (the caller's timer paused): the arm held the last
+        command, so the blend must start from rest there, not from where it would be by now.
         """
         self._state = JointSample.rest(self._state.q.copy())
         self._t = float(now)
+        self._on_trajectory = None
 
     def warm_up(self) -> None:
         """Step once at mid-range so compiled kernels are loaded; the state is kept."""
@@ -248,6 +263,7 @@ class Jogger:
         self.twist(twist, 0.01)
         self.step(0.02)
         self._state, self._t, self._command = saved
+        self._on_trajectory = None
 
     @property
     def active(self) -> bool:
@@ -373,11 +389,13 @@ class Jogger:
             J = self.chain.jacobian(q) if cmd.mode == MODE_TWIST else None
             v_want = cmd.values if J is None else self._twist_velocity(q, J, cmd)
             v_want, scale, reason, condition, clearance = self._guarded(q, v_want, J)
+        self._on_trajectory = None
         nxt = self._blend(s, v_want, dt)
         if self._obstacles is not None and not np.array_equal(nxt.q, q):
             d_next = self.chain.min_distance(nxt.q, self._obstacles).distance
             if d_next < 0.0 and d_next < self._clearance(q):
                 nxt, reason, scale = JointSample.rest(q), REASON_CONTACT, 0.0
+                self._on_trajectory = None
         self._state, self._t = nxt, now
         return JogStep(self.state, mode, scale, reason, condition, clearance)
 
@@ -481,4 +499,39 @@ class Jogger:
             raise IKInputError('Ruckig found no velocity blend from state '
                                f'v={s.v.tolist()}, a={s.a.tolist()} to {v_target.tolist()}')
         qn, vn, an = trajectory.at_time(dt)
+        self._on_trajectory = dt
         return JointSample(np.array(qn), np.array(vn), np.array(an))
+
+    def preview(self, lead: float) -> tuple[JointSample, float, np.ndarray]:
+        """
+        Return (the state ``lead`` [s] after the last step, time [s] to rest, rest position).
+
+        The state ahead is on the last step's blend, the command in force held meanwhile (no
+        new guard, no timeout); from it, the arm brakes to rest within the limits in the time
+        returned, at the rest position (n,), planned at half the acceleration limit, so that
+        a quintic between the two (what joint_trajectory_controller interpolates from
+        positions, velocities and accelerations) stays within the limit. For a trajectory
+        controller: a point ahead that the next message replaces, and a rest point it brakes
+        to if no message comes.
+        """
+        if self._on_trajectory is None:
+            s = self._state
+        else:
+            qn, vn, an = self._trajectory.at_time(self._on_trajectory + float(lead))
+            s = JointSample(np.array(qn), np.array(vn), np.array(an))
+        if self._resting(s):
+            return JointSample.rest(s.q), 0.0, s.q
+        inp = self._brake_input
+        inp.current_position = s.q.tolist()
+        inp.current_velocity = s.v.tolist()
+        inp.current_acceleration = s.a.tolist()
+        inp.max_velocity = np.maximum(self.limits.velocity, np.abs(s.v)).tolist()
+        brake = self._brake_trajectory
+        try:
+            result = self._ruckig.calculate(inp, brake)
+        except RuckigError as exc:
+            raise IKInputError(f'Ruckig found no braking from v={s.v.tolist()}') from exc
+        if result not in (Result.Working, Result.Finished):
+            raise IKInputError(f'Ruckig found no braking from v={s.v.tolist()}: {result}')
+        duration = float(brake.duration)
+        return s, duration, np.array(brake.at_time(duration)[0])

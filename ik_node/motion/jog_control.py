@@ -17,13 +17,17 @@ the goal motion of an :class:`ik_node.motion.tracker.IKTracker`. The priority:
 - a zero twist or all-zero joint velocities never takes control (an idle gamepad or a
   publisher that streams zeros must not block goals); while jogging it brakes to rest.
 
-Two guards end a jog smoothly rather than with a jump:
+Three guards end a jog smoothly rather than with a jump:
 
 - **the arm lags**: a command that leads the measured arm by more than
   :data:`ik_node.motion.guards.LAG_PAUSE` of the following-error limit (the tracker's) pauses
   the jog, as it pauses a goal motion: the jogger brakes to rest within its limits and no jog
   command is taken (:attr:`JogControl.lagging` says why) until the lead is below
   :data:`~ik_node.motion.guards.LAG_RESUME` of it; the next command then starts from rest;
+- **the feedback lost mid-jog** (:meth:`JogControl.brake`): the jog brakes to rest within
+  its limits from its commanded state, its commands still going out (a driver that holds its
+  last command would otherwise stop with a velocity step), and takes no jog command until
+  the arm is heard again;
 - **new settings mid-jog** (limits, solver, timeout: a new Jogger, :meth:`JogControl.carry_on`)
   take over the old jogger's commanded state and brake from it within the new limits; a jog
   command meanwhile goes on from there, blended as any twist change.
@@ -51,6 +55,9 @@ CONTROL_GOAL = 'goal'
 CONTROL_JOG_TWIST = 'jog twist'
 CONTROL_JOG_JOINT = 'jog joint'
 _CONTROL = {MODE_TWIST: CONTROL_JOG_TWIST, MODE_JOINT: CONTROL_JOG_JOINT}
+# [s] the shortest gap read as the arm holding the last command (at 100 Hz GAP_PERIODS
+# periods; at a kHz five periods are a scheduling hiccup, not a stop of the arm).
+LONG_GAP = 0.05
 
 
 class JogTick(NamedTuple):
@@ -75,9 +82,11 @@ class JogControl:
     The jog's share of the arm (see the module docstring).
 
     tracker: the node's IKTracker. jogger: a Jogger of the same chain and limits. period
-    [s]: the command period; a step more than :data:`GAP_PERIODS` periods after the one
-    before (no command went out meanwhile: the arm held the last one) starts the jog again
-    from rest there, as the tracker does for a goal motion.
+    [s]: the command period. A step late after the one before (a late cycle) goes on from
+    the jog's commanded state at its time, as the jogger's blend says, never from rest; after
+    a gap over :data:`GAP_PERIODS` periods and :data:`LONG_GAP` (the arm held the last
+    command meanwhile) the jog
+    starts again from rest at the last command (no jump ahead), as the tracker does.
     """
 
     def __init__(self, tracker, jogger: Jogger, period: float = 0.01):
@@ -91,6 +100,7 @@ class JogControl:
         self._given: np.ndarray | None = None      # the last command handed to the tracker
         self.dropped_goal = False       # the last take-over ended a goal motion
         self.lagging = ''       # why the jog is paused: the arm lags ('' while it follows)
+        self.braking = ''       # why the jog brakes to rest whatever comes (feedback lost)
 
     def carry_on(self, other: 'JogControl') -> None:
         """
@@ -106,6 +116,7 @@ class JogControl:
         self.jogger.take_over(other.jogger.state, other.jogger.t)
         self.in_control, self.control, self.goal_held = True, other.control, other.goal_held
         self.dropped_goal, self.lagging = other.dropped_goal, other.lagging
+        self.braking = other.braking
         self._given, self._t_given = other._given, other._t_given
 
     def _check_lag(self) -> None:
@@ -136,6 +147,8 @@ class JogControl:
             return self.in_control
         if not self.tracker.ready:
             raise IKInputError('arm position unknown: no jog until joint_states arrive')
+        if self.braking:
+            return self.in_control      # not taken: the jog brakes (see brake)
         self._check_lag()
         if self.lagging:
             if self.in_control:
@@ -155,6 +168,19 @@ class JogControl:
         self.control = _CONTROL[mode]
         return True
 
+    def brake(self, why: str, now: float) -> None:
+        """
+        Brake the jog to rest within the limits from its commanded state, whatever comes.
+
+        For a jog whose arm is no longer heard (the feedback lost): the command stream must
+        not stop at once (a driver holding its last command would stop the arm with a
+        velocity step); it brakes on, and jog commands are not taken, until it is called
+        with ``why`` '' (the arm heard again). ``why`` is what :attr:`braking` tells.
+        """
+        self.braking = why
+        if why and self.in_control:
+            self.jogger.stop(now)
+
     def goal(self, now: float) -> bool:
         """Return True when a goal arriving at ``now`` must wait: the jog brakes first."""
         if not self.in_control:
@@ -167,6 +193,7 @@ class JogControl:
         """End the jog at once (another part restarted the command); True if it was held."""
         held = self.goal_held
         self.in_control, self.goal_held, self.control = False, False, CONTROL_GOAL
+        self.braking = ''       # (the node checks the feedback before the next jog)
         self._given, self._t_given = None, math.inf
         return held
 
@@ -178,11 +205,15 @@ class JogControl:
         if self._given is not None and not np.array_equal(tracker.command, self._given):
             self.release()      # a resync, a hold or a stall restarted the command
             return None
-        if now - self._t_given > GAP_PERIODS * self.period:
+        if now - self._t_given > max(GAP_PERIODS * self.period, LONG_GAP):
+            # A long gap: the arm held the last command meanwhile (stood there). Sampling the
+            # jog's trajectory at ``now`` would jump it ahead; the jog starts again from rest
+            # at the last command, as the tracker does for a goal motion.
             self.jogger.restart_from_rest(now - self.period)
+        # A late step within GAP_PERIODS goes on on the jog's trajectory at ``now``.
         self._t_given = now
         self._check_lag()
-        if self.lagging:
+        if self.lagging or self.braking:
             self.jogger.stop(now)
         step = self.jogger.step(now)
         q = tracker.follow_external(step.sample.q, now)

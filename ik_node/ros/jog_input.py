@@ -49,10 +49,13 @@ from ik_node.ros.params import JOY_MAPPINGS, solver_options
 import numpy as np
 from sensor_msgs.msg import JointState, Joy
 
-__all__ = ['JogInput', 'STATUS_PERIOD']
+__all__ = ['JogInput', 'STATUS_PERIOD', 'TRAJECTORY_MIN_LEAD']
 
 STATUS_PERIOD = 0.5     # [s] while jogging, ik_status repeats the jog's state this often
 STATUS_MIN_PERIOD = 0.1     # [s] and tells a new slow-down reason at most this often
+# [s] the smallest lead of a jog's JointTrajectory point over its stamp: message latency and a
+# controller's update period (100 Hz: 10 ms) must not put it in the past on arrival.
+TRAJECTORY_MIN_LEAD = 0.02
 # The values a Jogger is built from: a change rebuilds it (the jog in progress ends).
 _JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
                'singularity_min_speed', 'solver', 'nullspace_limit_avoidance',
@@ -198,13 +201,19 @@ class JogInput:
                            'called)')
             return
         now = self._clock.now()
+        if self._state.feedback_lost(now) and not control.in_control:
+            self._log.warn('jog feedback lost', 'jog ignored: joint_states lost (none for '
+                           f'over {control.tracker.joint_states_timeout:g} s on '
+                           f'{self._state.values["joint_states_topic"]})')
+            return
         try:
             control.command(mode, lambda jog: apply(jog, now), zero, now)
         except IKInputError as exc:
             self._bad(topic, str(exc))
             return
-        if control.lagging:
-            self._log.warn('jog lag', f'jog command not taken: {control.lagging}')
+        if control.lagging or control.braking:
+            self._log.warn('jog lag', f'jog command not taken: '
+                           f'{control.braking or control.lagging}')
             self._tell(False)
             return
         if control.in_control:
@@ -246,12 +255,12 @@ class JogInput:
         state = self._state
         now_ns = max(self._clock.now_ns(), state.last_stamp_ns + 1)
         now = self._clock.seconds(now_ns)
-        unheard = self._outputs.unheard()
-        if state.feedback_lost(now) or unheard or state.paused:
-            # The arm may not follow: the jog ends where it was last commanded.
+        if self._outputs.unheard() or state.paused:
+            # Nobody listens, or a hold: the jog ends where it was last commanded.
             self._end(control)
             commands.tick()
             return
+        self._brake_if_unheard(control, now)
         jogged = control.step(now)
         if jogged is None:
             self._end(control)
@@ -272,6 +281,20 @@ class JogInput:
             self._pending = None
             answer(target, header, self._clock.now(), from_marker)
 
+    def _brake_if_unheard(self, control: JogControl, now: float) -> None:
+        """Brake the jog while the arm's joint_states are lost (JogControl.brake); WARN once."""
+        lost = self._state.feedback_lost(now)
+        if lost and not control.braking:
+            tracker = self._state.tracker
+            assert tracker is not None
+            why = (f'joint_states lost (none for over {tracker.joint_states_timeout:g} s on '
+                   f'{self._state.values["joint_states_topic"]}): the jog brakes to rest '
+                   'within its limits and takes no jog command until the arm is heard again')
+            control.brake(why, now)
+            self._log.warn('jog feedback lost', f'jog stopping: {why}')
+        elif not lost and control.braking:
+            control.brake('', now)
+
     def _end(self, control: JogControl) -> None:
         if control.release():
             self._log.warn('jog ended', 'the goal held while jogging is dropped: the jog '
@@ -287,15 +310,32 @@ class JogInput:
         stamp = conv.stamp_from_ns(now_ns)
         names = tracker.names
         state.last_command.update(zip(names, (float(v) for v in jogged.q)))
-        sample = jogged.step.sample
-        # A JointTrajectory of one point: the jog's state of this command (q, v, a), due two
-        # periods after its stamp, so the controller blends into it from its own state and
-        # the next message always comes before it is reached (the arm follows the jog two
-        # periods late, with the jog's velocity and acceleration).
         points = None
-        if self._outputs.sends_trajectories:
-            points = [(2.0 / state.values['output_rate'], jogged.q, sample.v, sample.a)]
+        if self._outputs.sends_trajectories and self._control is not None \
+                and not jogged.stall:
+            points = self._trajectory_points(self._control)
         self._outputs.command(names, jogged.q, stamp, state.forward_index, points)
+
+    def _trajectory_points(self, control: JogControl) -> list[tuple]:
+        """
+        Return the JointTrajectory points of a jog command: (time from its stamp, q, v, a).
+
+        Two points (docs/jogging.md): the jog's commanded state (q, v, a) due ``lead`` after
+        its stamp, and the rest point it would brake to from there within the limits. The
+        first points of successive messages are the jog's own trajectory ``lead`` late, so the
+        controller's quintic blend from its state into each is as smooth as the jog; the next
+        message replaces both before the first is due; if none comes, the arm brakes to rest
+        instead of stopping at the first point with its velocity. The lead is two periods,
+        at least TRAJECTORY_MIN_LEAD, so the first point is still ahead when the message is
+        handled.
+        """
+        lead = max(2.0 / self._state.values['output_rate'], TRAJECTORY_MIN_LEAD)
+        now, t_rest, q_rest = control.jogger.preview(0.0)
+        points = [(lead, now.q, now.v, now.a)]
+        if t_rest > 0.0:
+            zero = np.zeros_like(q_rest)
+            points.append((lead + t_rest, q_rest, zero, zero))
+        return points
 
     def _tell(self, goal_held: bool, force: bool = False) -> None:
         """Publish the jog's state in ik_status on a change, and every STATUS_PERIOD."""
@@ -306,7 +346,8 @@ class JogInput:
         last = self._last_step
         reason = (last.reason or self._slowed_by) if last is not None and control.in_control \
             else ''
-        told = (control.control, reason, goal_held or control.goal_held, control.lagging)
+        told = (control.control, reason, goal_held or control.goal_held,
+                control.braking or control.lagging)
         now = self._clock.now()
         # A change of control or of the lag pause at once; a change of the slow-down reason
         # at most every STATUS_MIN_PERIOD (it may flip each step); the state every
@@ -321,14 +362,17 @@ class JogInput:
         self._slowed_by = ''
         values: dict[str, Any] = {'control': control.control, 'jog_slowed_by': reason,
                                   'goal_held': bool(told[2]),
-                                  'jog_paused': 'arm lags' if control.lagging else ''}
+                                  'jog_paused': ('feedback lost' if control.braking else
+                                                 'arm lags' if control.lagging else '')}
         if last is not None and control.in_control:
             values.update(goal_dropped=control.dropped_goal,
                           jog_mode=last.mode, jog_scale=f'{last.scale:.3f}',
                           condition=f'{last.condition:.3g}',
                           clearance=f'{last.clearance:.4g}')
         level = 'OK'
-        if control.lagging:
+        if control.braking:
+            level, message = 'WARN', f'jog stopping: {control.braking}'
+        elif control.lagging:
             level, message = 'WARN', f'jog paused: {control.lagging}'
         elif told[2]:
             message = 'goal held: the jog brakes to rest, then the goal motion starts there'

@@ -19,7 +19,7 @@ from ik_node.motion.goal_search import SUPERSEDED
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY,
                             STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv
-from ik_node.ros.qos import STATUS_QOS
+from ik_node.ros.qos import publisher_events, STATUS_QOS
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
@@ -129,6 +129,7 @@ class Outputs:
         self._node = node
         self._pubs: dict[str, tuple[Any, str]] = {}
         self._last_marker = -math.inf
+        self._joint_state: JointState | None = None     # the command message, reused
         # For the state report: (level, message, target_stamp) of the last answer to a
         # target, (level, message, clock [ns]) of the last WARN or ERROR.
         self.last_answer: tuple[str, str, str] | None = None
@@ -145,7 +146,8 @@ class Outputs:
                 self._node.destroy_publisher(old[0])
                 del self._pubs[key]
             if topic:
-                self._pubs[key] = (self._node.create_publisher(msg_type, topic, depth), topic)
+                self._pubs[key] = (self._node.create_publisher(
+                    msg_type, topic, depth, event_callbacks=publisher_events()), topic)
 
     def unheard(self) -> str:
         """Return the command topics when none of them has a subscriber, else ''."""
@@ -164,7 +166,14 @@ class Outputs:
         this time (the motion did not change).
         """
         if 'command' in self._pubs:
-            self._pubs['command'][0].publish(conv.joint_state(names, q, stamp))
+            # One message, names set once: only the stamp and positions change per command.
+            msg = self._joint_state
+            if msg is None or tuple(msg.name) != tuple(names):
+                msg = self._joint_state = conv.joint_state(names, q, stamp)
+            else:
+                msg.header.stamp = stamp
+                msg.position = conv.float64_values(q)
+            self._pubs['command'][0].publish(msg)
         if 'forward' in self._pubs and forward_index is not None:
             self._pubs['forward'][0].publish(conv.float64_array(q[forward_index]))
         if 'trajectory' in self._pubs and points:

@@ -21,7 +21,7 @@ from ik_node.robot_tree import RobotTree
 from ik_node.ros.description import RobotDescriptionSource
 from ik_node.ros.parameters import changed_values, declare_parameters
 from ik_node.ros.params import check_values, SIM_ARM_PARAMETERS, velocity_limits
-from ik_node.ros.qos import COMMAND_QOS
+from ik_node.ros.qos import COMMAND_QOS, publisher_events, subscription_events
 from ik_node.ros.runtime import run_node
 from ik_node.ros.sim_stepper import CommandStepper
 import numpy as np
@@ -49,9 +49,12 @@ class SimArm(Node):
         self._names: tuple[str, ...] = ()
         self._index: dict[str, int] = {}
         self._period = 1.0 / self._values['rate']
-        self._pub = self.create_publisher(JointState, self._values['joint_states_topic'], 10)
+        self._pub = self.create_publisher(JointState, self._values['joint_states_topic'], 10,
+                                          event_callbacks=publisher_events())
         self._sub = self.create_subscription(JointState, self._values['command_topic'],
-                                             self._on_command, COMMAND_QOS)
+                                             self._on_command, COMMAND_QOS,
+                                             event_callbacks=subscription_events(
+                                                 self.get_logger()))
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._source.update(self._values)
         text = self._source.text_from(self._values)

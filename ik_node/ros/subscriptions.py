@@ -11,7 +11,8 @@ topic turns that input off.
 from typing import Any, Callable
 
 from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
-from ik_node.ros.qos import FEEDBACK_QOS, TARGET_QOS
+from ik_node.ros.qos import (FEEDBACK_QOS, JOG_QOS, JOY_QOS, subscription_events,
+                             TARGET_QOS)
 from rclpy.node import Node
 from sensor_msgs.msg import JointState, Joy
 from visualization_msgs.msg import MarkerArray
@@ -26,11 +27,13 @@ INPUTS: dict[str, tuple[Any, str, Any]] = {
     'clicked_point': (PointStamped, 'clicked_point_topic', TARGET_QOS),
     'obstacles': (MarkerArray, 'obstacles_topic', 10),
     # The jog inputs (ik_node.ros.jog_input): streams, the newest counts.
-    'jog_twist': (TwistStamped, 'jog_twist_topic', 10),
-    'jog_joints': (JointState, 'jog_joint_topic', 10),
-    'joy': (Joy, 'joy_topic', 10),
+    'jog_twist': (TwistStamped, 'jog_twist_topic', JOG_QOS),
+    'jog_joints': (JointState, 'jog_joint_topic', JOG_QOS),
+    'joy': (Joy, 'joy_topic', JOY_QOS),
 }
 TARGET_INPUTS = ('target', 'goal_pose', 'clicked_point')
+# Reliable inputs: a best-effort publisher is not heard; the node warns of it.
+_WARN_QOS = (*TARGET_INPUTS, 'obstacles')
 
 
 class Subscriptions:
@@ -51,8 +54,10 @@ class Subscriptions:
                 self._node.destroy_subscription(old[0])
                 del self._subs[key]
             if topic:
+                events = subscription_events(self._node.get_logger().get_child(key)
+                                             if key in _WARN_QOS else None)
                 self._subs[key] = (self._node.create_subscription(
-                    msg_type, topic, self._callbacks[key], qos), topic)
+                    msg_type, topic, self._callbacks[key], qos, event_callbacks=events), topic)
 
     def target_topics(self) -> str:
         """Return the resolved topics targets come on, comma separated."""
