@@ -155,3 +155,11 @@ def any_chain(request) -> Chain:
 def rng() -> np.random.Generator:
     """Return a seeded generator, so every run draws the same samples."""
     return np.random.default_rng(1234)
+
+
+def pytest_report_header(config):
+    """Say at which priority the ROS nodes under test run (ros_harness.NODE_PRIORITY)."""
+    from ik_node.ros.processes import raised_priority_allowed
+    if raised_priority_allowed():
+        return 'ROS nodes under test: 10 nice levels above the test workers'
+    return "ROS nodes under test: the workers' priority (no privilege to raise it)"

@@ -25,7 +25,8 @@ from typing import Iterator, Optional
 from conftest import domain_lock_fds, URDF_DIR
 from ik_node import Chain
 from ik_node.pose import pose_error, quat_xyzw_from_matrix
-from ik_node.ros.processes import ros_environment, start_node, stop_processes
+from ik_node.ros.processes import (raised_priority_allowed, ros_environment, start_node,
+                                   stop_processes)
 from ik_node.watcher import CommandWatcher, StampedLog
 import numpy as np
 import pytest
@@ -73,6 +74,13 @@ def stamp_text(stamp) -> str:
     return f'{stamp.sec}.{stamp.nanosec:09d}'
 
 
+# The nodes under test run 10 nice levels above the test workers where the privilege allows
+# (as a control loop runs before other work on a robot's computer): a node starved for over
+# 50 ms by a compiling xdist worker beside it stops the arm abruptly, which the command
+# watcher rightly reports, but which says nothing of the node's own logic.
+NODE_PRIORITY = 10 if raised_priority_allowed() else 0
+
+
 class Procs:
     """Node processes in one domain; :meth:`close` stops them all."""
 
@@ -94,7 +102,8 @@ class Procs:
             params = tuple(f'{k}:={str(v).lower() if isinstance(v, bool) else v}'
                            for k, v in NODE_TEST_PARAMS.items()) + tuple(params)
         proc = start_node(executable, params, {**self.env, **(env_extra or {})},
-                          self.tmp / f'{name}.log', ros_args, cwd, domain_lock_fds())
+                          self.tmp / f'{name}.log', ros_args, cwd, domain_lock_fds(),
+                          NODE_PRIORITY)
         proc.executable = executable
         self.procs.append(proc)
         return proc

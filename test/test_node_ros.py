@@ -467,3 +467,17 @@ def test_the_marker_says_when_a_target_is_unreachable_or_refused(chain):
         assert (c.r, c.g, c.b, c.a) == pytest.approx(rgba)
         colours.add((c.r, c.g, c.b))
     assert len(colours) == 3 and 'unreachable' in STATES['unreachable'][0]
+
+
+def test_nodes_under_test_run_at_the_harness_priority(tmp_path):
+    # ros_harness raises the nodes' priority where it may (NODE_PRIORITY), so a busy test
+    # worker beside them does not starve their control loop.
+    import os
+    from ros_harness import NODE_PRIORITY, Procs
+    procs = Procs(fresh_domain(), tmp_path)
+    try:
+        proc = procs.start('sim_arm', f'urdf_file:={URDF}')
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == mine - NODE_PRIORITY
+    finally:
+        procs.close()

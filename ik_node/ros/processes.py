@@ -41,7 +41,7 @@ def ros_environment(domain_id: int, ros_home: str | os.PathLike | None = None,
 def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
                log_path: str | os.PathLike, extra_ros_args: Sequence[str] = (),
                cwd: str | os.PathLike | None = None,
-               pass_fds: Sequence[int] = ()) -> subprocess.Popen:
+               pass_fds: Sequence[int] = (), priority: int = 0) -> subprocess.Popen:
     """
     Start node ``executable`` ('ik_node' or 'sim_arm') with ``-p`` parameters ``params``.
 
@@ -49,15 +49,37 @@ def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
     set. extra_ros_args: more arguments after ``--ros-args`` (e.g. ``['-r', '__ns:=/arm1']``).
     cwd: its working folder (first on its module path: ``python -m`` runs it).
     pass_fds: open descriptors the node inherits (e.g. a lock it must hold while it lives).
+    priority: how much to lower its niceness (as a control loop runs before other work on
+    a robot's computer); needs the privilege (root or CAP_SYS_NICE), else it runs at the
+    caller's priority, which :func:`raised_priority_allowed` tells beforehand.
     """
     args = [sys.executable, '-m', NODE_MODULES[executable], '--ros-args', *extra_ros_args]
     for p in params:
         args += ['-p', p]
     with open(log_path, 'w') as log:
         proc = subprocess.Popen(args, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
-                                cwd=cwd, pass_fds=tuple(pass_fds))
+                                cwd=cwd, pass_fds=tuple(pass_fds),
+                                preexec_fn=_niced(-priority) if priority else None)
     setattr(proc, 'log_path', Path(log_path))  # noqa: B010  (a Popen has no such field)
     return proc
+
+
+def raised_priority_allowed() -> bool:
+    """Return True when this process may start others at a raised priority (nice < 0)."""
+    try:
+        now = os.getpriority(os.PRIO_PROCESS, 0)
+        os.setpriority(os.PRIO_PROCESS, 0, now - 1)
+    except PermissionError:
+        return False
+    os.setpriority(os.PRIO_PROCESS, 0, now)
+    return True
+
+
+def _niced(increment: int):
+    """Return a preexec_fn that changes the child's niceness by ``increment``."""
+    def apply() -> None:
+        os.nice(increment)
+    return apply
 
 
 def stop_processes(procs: Sequence[subprocess.Popen], timeout: float = 5.0) -> None:
