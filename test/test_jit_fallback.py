@@ -105,3 +105,22 @@ def test_a_second_background_compile_appends_to_the_log_of_the_first(tmp_path, m
     text = log.read_text()
     assert text.count('--- ik-compile started') == 2, text
     assert text.count('nothing to compile') == 2, text
+
+
+def test_stopping_the_node_stops_its_background_compile_and_the_compile_s_children():
+    # ik_node.ros.start stops a compile still running when the node ends: its process
+    # group (the compile's own children included), so nothing is left running.
+    from ik_node.ros.start import stop_compile
+    group = subprocess.Popen(['sh', '-c', 'sleep 60 & sleep 60; wait'], start_new_session=True)
+    time.sleep(0.3)
+    assert stop_compile(group)
+    assert group.poll() is not None
+    deadline = time.monotonic() + 5.0
+    while True:     # (the orphaned child is reaped by init a moment later)
+        left = subprocess.run(['ps', '-o', 'stat=', '-g', str(group.pid)],
+                              capture_output=True, text=True).stdout.split()
+        if not [s for s in left if not s.startswith('Z')] or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert [s for s in left if not s.startswith('Z')] == []
+    assert not stop_compile(group)          # already stopped: nothing to do
