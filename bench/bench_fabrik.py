@@ -13,7 +13,7 @@ the table gives the share reached, the median iterations and the median time per
 All five methods are compiled numba kernels on the same point/angle chain:
 
 - FABRIK: one forward and one backward pass per iteration
-  (:func:`ik_node.pointchain.fabrik.fabrik_free_kernel`);
+  (:func:`ik_node.pointchain.point_fabrik.fabrik_free_kernel`);
 - CCD: one sweep tip to base (:func:`ik_node.pointchain.ccd.ccd_points_kernel`);
 - JT: dq = a J^T e with Buss's a = (e . J J^T e) / |J J^T e|^2;
 - pinv: dq = J^+ e (2 x n; singular values below 1e-9 dropped);
@@ -45,7 +45,7 @@ from common import (add_common_arguments, check_kernels,  # noqa: E402, I100
                     eta_text, new_result_path, publish)
 from ik_node._jit import njit  # noqa: E402
 from ik_node.pointchain.ccd import ccd_points_kernel  # noqa: E402
-from ik_node.pointchain.fabrik import fabrik_free_kernel  # noqa: E402
+from ik_node.pointchain.point_fabrik import fabrik_free_kernel  # noqa: E402
 import numpy as np  # noqa: E402
 
 LINK = 0.1                   # [m]
@@ -191,11 +191,11 @@ def convergence_table(count: int, cap: int) -> str:
 def robots_table(count: int) -> str:
     import ik_node.solvers  # noqa: F401
     import ik_node.pointchain.ccd  # noqa: F401
-    import ik_node.solvers.fabrik  # noqa: F401
+    import ik_node.solvers.fabrik_method  # noqa: F401
     from ik_node.options import SolveOptions
-    from ik_node.solvers.fabrik import arm_params
-    from ik_node.solvers.fabrik_chain import arm_attempt, MODE_FABRIK
-    from ik_node.solvers.records import make_target
+    from ik_node.solvers.fabrik_method import arm_params
+    from ik_node.solvers.arm_fabrik import arm_attempt, MODE_FABRIK
+    from ik_node.solvers.target_records import make_target
     import ik_node.solvers.hybrid  # noqa: F401
     from ik_node import Chain
     from ik_node.solve_ik import solve

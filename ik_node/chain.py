@@ -10,7 +10,7 @@ from ik_node import kinematics
 from ik_node._jit import njit, readonly
 from ik_node.collision import checker
 from ik_node.errors import IKInputError, URDFError
-from ik_node.solvers.records import Limits
+from ik_node.solvers.target_records import Limits
 from ik_node.target_checks import not_finite_error
 from ik_node.urdf import ChainSpec, load_urdf_text, read_chain
 import numpy as np

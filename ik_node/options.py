@@ -47,7 +47,7 @@ class SolveOptions:
 
     FABRIK family (fabrik, ccd, hybrid's first phase): tip_weight, fabrik_points,
     min_change [m], orientation_points_offset [m], progress_window, polish_iterations
-    (fabrik, ccd), fabrik_iterations (hybrid); see :mod:`ik_node.solvers.fabrik`.
+    (fabrik, ccd), fabrik_iterations (hybrid); see :mod:`ik_node.solvers.fabrik_method`.
     ``None`` means the method's own default.
 
     Collisions (every method): avoid_collisions (a successful answer must be collision-free:

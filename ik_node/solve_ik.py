@@ -8,7 +8,7 @@ from ik_node.errors import IKInputError
 from ik_node.options import COMMON_OPTIONS
 from ik_node.result import IKResult
 from ik_node.solver import keep_solver, Solver, solver_for
-from ik_node.solvers.reach import stretched_reach
+from ik_node.solvers.stretched_reach import stretched_reach
 from ik_node.solvers.table import Method, METHODS
 from ik_node.target_checks import check_target, target_and_seed
 from numpy.typing import ArrayLike

@@ -4,7 +4,7 @@
 
 from conftest import load, URDF_DIR
 from ik_node import Chain, HalfSpace, IKInputError, register_method, solve, solve_batch, Sphere
-from ik_node.solvers.reach import REACH_MARGIN, stretched_reach
+from ik_node.solvers.stretched_reach import REACH_MARGIN, stretched_reach
 from ik_node.solvers.table import METHODS
 import numpy as np
 import pytest

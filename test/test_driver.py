@@ -17,7 +17,7 @@ from ik_node.options import (DEFAULT_ORIENTATION_TOLERANCE, DEFAULT_POSITION_TOL
 from ik_node.result import (STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH, STATUS_REACHED,
                             STATUS_TOO_FAR)
 from ik_node.solvers.joint_wrap import wrap_continuous
-from ik_node.solvers.reach import stretched_reach
+from ik_node.solvers.stretched_reach import stretched_reach
 from ik_node.solvers.table import METHODS
 import numpy as np
 import pytest

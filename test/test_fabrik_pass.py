@@ -3,7 +3,7 @@
 """Single FABRIK passes: one forward and one backward pass make one iteration of ``fabrik``."""
 
 from ik_node import BallJoint, constraint_violation, HingeJoint, IKInputError
-from ik_node.pointchain.fabrik import fabrik, fabrik_pass
+from ik_node.pointchain.point_fabrik import fabrik, fabrik_pass
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

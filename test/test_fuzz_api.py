@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from ik_node import (Chain, IKError, IKInputError, methods, pose_from_xyz_quat, solve,
                      URDFError, warm_up)
+from ik_node.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
-from ik_node.robot_tree import RobotTree
-from ik_node.ros.params import check_values, defaults, IK_NODE_PARAMETERS, solver_options
+from ik_node.ros.parameter_table import check_values, defaults, IK_NODE_PARAMETERS, solver_options
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -20,7 +20,7 @@ from conftest import URDF_DIR
 from hypothesis import given, HealthCheck, settings
 from hypothesis import strategies as st
 from ik_node import Chain
-from ik_node.ros.params import IK_NODE_PARAMETERS
+from ik_node.ros.parameter_table import IK_NODE_PARAMETERS
 import numpy as np
 import pytest
 from ros_harness import (NODE_TEST_PARAMS, pose_msg, Probe, Q0, ros_rig, STARTUP_TIMEOUT,

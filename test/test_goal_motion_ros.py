@@ -13,7 +13,7 @@ jerk against the node's declared limits (divided differences at the stamps).
 
 from ik_node import Chain, HalfSpace, share_path, Sphere
 from ik_node.pose import pose_error
-from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest

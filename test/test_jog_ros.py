@@ -22,7 +22,7 @@ import time
 
 from ik_node import Box, Chain
 from ik_node.motion.keyboard import KeyboardTeleop
-from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest

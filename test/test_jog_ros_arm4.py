@@ -12,7 +12,7 @@ import math
 
 from conftest import URDF_DIR
 from ik_node import Chain
-from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest

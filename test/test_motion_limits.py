@@ -9,9 +9,9 @@ from conftest import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ik_node import Chain, IKInputError, JointLimitsError
+from ik_node.link_tree import RobotTree
 from ik_node.motion.limits import (DEFAULT_ACCELERATION, DEFAULT_JERK, DEFAULT_VELOCITY,
                                    joint_limits, JointLimits, read_limits_file)
-from ik_node.robot_tree import RobotTree
 import numpy as np
 import pytest
 import yaml

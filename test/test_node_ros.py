@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 from ik_node.pose import orientation_error, pose_error
-from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.watcher import CommandWatcher
 import numpy as np
 from numpy.testing import assert_allclose

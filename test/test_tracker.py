@@ -8,7 +8,7 @@ from conftest import load
 from ik_node import IKInputError
 from ik_node.motion.guards import ARM_LATENCY, STALL_START_GRACE
 from ik_node.motion.tracker import IKTracker
-from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, solver_options
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, solver_options
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

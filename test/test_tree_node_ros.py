@@ -16,7 +16,7 @@ import sys
 from conftest import URDF_DIR
 from ik_node.motion.tree_arm import TreeArm
 from ik_node.pose import pose_error
-from ik_node.ros.params import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.tree import TreeChain
 from ik_node.watcher import CommandWatcher
 import numpy as np

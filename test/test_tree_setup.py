@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import URDF_DIR
 from ik_node.errors import URDFError
 from ik_node.motion.tree_arm import TreeArm
-from ik_node.ros.params import check_values, defaults, IK_NODE_PARAMETERS
+from ik_node.ros.parameter_table import check_values, defaults, IK_NODE_PARAMETERS
 from ik_node.ros.robot_setup import build_tracker
 from ik_node.ros.tree_setup import tip_topics
 import pytest

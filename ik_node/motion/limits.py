@@ -185,7 +185,7 @@ def joint_limits(chain: 'Chain', source: Source = None,
     source: None (URDF velocities and the defaults), a joint_limits.yaml file path, its YAML
     text, or the mapping it holds (format and rules: module docstring). default_*: limits
     [per s, s^2, s^3] of joints that neither the URDF nor the file limits; finite and > 0.
-    robot: every joint of the URDF (an :class:`ik_node.robot_tree.RobotTree`, a
+    robot: every joint of the URDF (an :class:`ik_node.link_tree.RobotTree`, a
     :class:`ik_node.urdf.RobotSpec` or a sequence of :class:`ik_node.urdf.JointSpec`),
     which the file may name; by default read from the URDF the chain was built from
     (``Chain.from_urdf``), else only the chain's own joints. Raises JointLimitsError.

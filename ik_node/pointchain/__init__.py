@@ -12,10 +12,10 @@ are in :mod:`ik_node.solvers`; the 3-vector helpers in :mod:`ik_node.vectors`.
 
 from ik_node.pointchain.ccd import ccd
 from ik_node.pointchain.constraints import BallJoint, constraint_violation, HingeJoint
-from ik_node.pointchain.fabrik import fabrik, PointSolution
+from ik_node.pointchain.point_fabrik import fabrik, PointSolution
+from ik_node.pointchain.point_tree import fabrik_tree
 from ik_node.pointchain.retarget import (global_rotations, local_rotations, reference_offsets,
                                          retarget_rotations)
-from ik_node.pointchain.tree import fabrik_tree
 from ik_node.pointchain.two_bone import two_bone, two_bone_angles
 
 __all__ = ['fabrik', 'PointSolution', 'ccd', 'fabrik_tree', 'two_bone', 'two_bone_angles',

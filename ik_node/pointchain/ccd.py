@@ -3,13 +3,13 @@
 """
 Cyclic coordinate descent (CCD) on a point chain.
 
-The ``ik_node.solve`` method 'ccd' on a URDF arm is :mod:`ik_node.solvers.fabrik` in
+The ``ik_node.solve`` method 'ccd' on a URDF arm is :mod:`ik_node.solvers.fabrik_method` in
 ``MODE_CCD``.
 
 One CCD iteration visits the joints from the last to the first; joint j turns everything
 beyond it by the smallest rotation about p_j that points the end at the target (point chain),
 or by the angle about its axis that brings the tip (and, for a pose, two points on the tip
-frame) closest to the target (URDF arm, :func:`ik_node.solvers.fabrik_chain.arm_attempt`).
+frame) closest to the target (URDF arm, :func:`ik_node.solvers.arm_fabrik.arm_attempt`).
 Stopping rules and the best-pose rule are those of FABRIK.
 """
 
@@ -18,8 +18,9 @@ from typing import Optional
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
 from ik_node.pointchain.constraints import shortest_rotation
-from ik_node.pointchain.fabrik import (check_points, end_of_iteration, PointSolution,
-                                       STATUS_MAX_ITERATIONS, STATUS_NAMES, STATUS_REACHED)
+from ik_node.pointchain.point_fabrik import (check_points, end_of_iteration, PointSolution,
+                                             STATUS_MAX_ITERATIONS, STATUS_NAMES,
+                                             STATUS_REACHED)
 from ik_node.vectors import dist3, unit
 import numpy as np
 from numpy.typing import ArrayLike
@@ -71,7 +72,7 @@ def ccd(points: ArrayLike, target: ArrayLike, *, tolerance: float = 1e-3,
 
     points (n + 1, 2 or 3): start pose, root first [m] (the root stays); target (dim,) [m].
     tolerance, min_change [m] and max_iterations as for
-    :func:`ik_node.pointchain.fabrik.fabrik`. Link lengths are kept (rigid rotations).
+    :func:`ik_node.pointchain.point_fabrik.fabrik`. Link lengths are kept (rigid rotations).
     """
     p, t, _, dim = check_points(points, target)
     if not tolerance >= 0.0 or max_iterations < 0:

@@ -12,10 +12,11 @@ The ROS 2 layer of ik_node: everything that talks to rclpy lives here, nothing e
   compiles them in the background);
 - :mod:`ik_node.ros.sim_arm`: the simulated position-controlled arm;
 - :mod:`ik_node.ros.conversions`: messages <-> numpy arrays, status and marker messages;
-- :mod:`ik_node.ros.params`: the parameter tables of both nodes and their validation (plain
-  Python, no rclpy: unit-tested without ROS);
+- :mod:`ik_node.ros.parameter_table`: the parameter tables of both nodes and their
+  validation (plain Python, no rclpy: unit-tested without ROS); :mod:`ik_node.ros.parameter_io`
+  declares them on a node and reads them back;
 - :mod:`ik_node.ros.topics`: default topic names and QoS profiles, one source for both nodes;
-- :mod:`ik_node.ros.parameters`, :mod:`ik_node.ros.description`, :mod:`ik_node.ros.runtime`:
+- :mod:`ik_node.ros.parameter_io`, :mod:`ik_node.ros.description`, :mod:`ik_node.ros.runtime`:
   parameter declaration, the robot model source and the spin/shutdown loop;
 - :mod:`ik_node.ros.interactive`: the RViz interactive marker target;
 - :mod:`ik_node.ros.web_view`: the ``web_view`` executable, the browser view (drawn with

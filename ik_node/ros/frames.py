@@ -11,8 +11,8 @@ target and says why).
 import math
 from typing import Any, Sequence
 
+from ik_node.link_tree import RobotTree
 from ik_node.motion.joint_history import JointHistory
-from ik_node.robot_tree import RobotTree
 from ik_node.ros import conversions as conv
 import numpy as np
 from rclpy.time import Time

@@ -45,7 +45,7 @@ from ik_node.ros import conversions as conv
 from ik_node.ros.kind_log import KindLog
 from ik_node.ros.node_state import NodeClock, NodeState
 from ik_node.ros.outputs import Outputs
-from ik_node.ros.params import JOY_MAPPINGS, solver_options
+from ik_node.ros.parameter_table import JOY_MAPPINGS, solver_options
 import numpy as np
 from sensor_msgs.msg import JointState, Joy
 

@@ -21,9 +21,10 @@ A target goes conversion -> motion layer -> conversion -> publish:
 (:mod:`ik_node.ros.outputs`). The arm's readings count from their stamps
 (:mod:`ik_node.ros.feedback`); what the parts share is
 :class:`ik_node.ros.node_state.NodeState`. The parameters, their documentation
-and their validation live in :mod:`ik_node.ros.params`; ``ros2 param set`` changes take effect
-at once, also the solver, the topics and the robot model, and an invalid value is refused with
-the reason. Every time the node reasons about comes from its clock, so ``use_sim_time`` works.
+and their validation live in :mod:`ik_node.ros.parameter_table`; ``ros2 param set`` changes
+take effect at once, also the solver, the topics and the robot model, and an invalid value
+is refused with the reason. Every time the node reasons about comes from its clock, so
+``use_sim_time`` works.
 
 Command stamps are the node-clock time each command was computed for, strictly increasing:
 a subscriber can put commands in publish order by their stamps. The status of a target gives
@@ -36,8 +37,8 @@ from typing import Any
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.errors import IKError
+from ik_node.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
-from ik_node.robot_tree import RobotTree
 from ik_node.ros import status_text
 from ik_node.ros.command_output import CommandOutput
 from ik_node.ros.description import RobotDescriptionSource
@@ -48,9 +49,9 @@ from ik_node.ros.marker_view import MarkerView
 from ik_node.ros.node_state import NodeClock, NodeState
 from ik_node.ros.obstacles import LiveObstacles, obstacles_in_force
 from ik_node.ros.outputs import Outputs
-from ik_node.ros.parameters import changed_values, declare_parameters
-from ik_node.ros.params import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
-                                topic_conflict, TOPIC_PARAMETERS)
+from ik_node.ros.parameter_io import changed_values, declare_parameters
+from ik_node.ros.parameter_table import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
+                                         topic_conflict, TOPIC_PARAMETERS)
 from ik_node.ros.robot_setup import (build_tracker, check_carry_over, continue_command,
                                      forward_order, reconfigure, start_without_feedback)
 from ik_node.ros.runtime import freeze_heap, run_node

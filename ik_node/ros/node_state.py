@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import math
 from typing import Any
 
+from ik_node.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
-from ik_node.robot_tree import RobotTree
 import numpy as np
 
 __all__ = ['NodeState', 'NodeClock']

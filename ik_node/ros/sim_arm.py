@@ -17,10 +17,10 @@ follow their leader. It publishes sensor_msgs/JointState of every moving joint o
 
 import sys
 
-from ik_node.robot_tree import RobotTree
+from ik_node.link_tree import RobotTree
 from ik_node.ros.description import RobotDescriptionSource
-from ik_node.ros.parameters import changed_values, declare_parameters
-from ik_node.ros.params import check_values, SIM_ARM_PARAMETERS, velocity_limits
+from ik_node.ros.parameter_io import changed_values, declare_parameters
+from ik_node.ros.parameter_table import check_values, SIM_ARM_PARAMETERS, velocity_limits
 from ik_node.ros.qos import COMMAND_QOS, publisher_events, subscription_events
 from ik_node.ros.runtime import run_node
 from ik_node.ros.sim_stepper import CommandStepper

@@ -9,7 +9,7 @@ attempt runs (:func:`method_attempt`):
 
 - :data:`FAMILY_JACOBIAN` ('dls', 'pinv', 'jt'): :func:`ik_node.solvers.jacobian.jacobian_attempt`
   with the method's passes;
-- :data:`FAMILY_ARM` ('fabrik', 'ccd'): :func:`ik_node.solvers.fabrik_chain.arm_attempt`;
+- :data:`FAMILY_ARM` ('fabrik', 'ccd'): :func:`ik_node.solvers.arm_fabrik.arm_attempt`;
   its rescue attempt (:data:`ik_node.solvers.codes.ATTEMPT_RESCUE`) is damped least squares
   from the seed, with the ``jacobian`` passes;
 - :data:`FAMILY_HYBRID` ('hybrid'): :func:`ik_node.solvers.hybrid.hybrid_attempt`, a FABRIK
@@ -22,10 +22,10 @@ no iterations), so every method has the same numba type and the driver compiles 
 from typing import Callable, NamedTuple
 
 from ik_node._jit import njit, njit_inline
+from ik_node.solvers.arm_fabrik import arm_attempt, ArmParams, MODE_CCD, MODE_FABRIK
 from ik_node.solvers.codes import ATTEMPT_LAZY, ATTEMPT_MAIN, ATTEMPT_RESCUE
 from ik_node.solvers.dls import METHOD_CODES, METHOD_DLS
-from ik_node.solvers.fabrik import arm_params, polish_iterations
-from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_CCD, MODE_FABRIK
+from ik_node.solvers.fabrik_method import arm_params, polish_iterations
 from ik_node.solvers.hybrid import hybrid_attempt, NEAR_ORIENTATION, NEAR_POSITION
 from ik_node.solvers.jacobian import jacobian_attempt, jacobian_attempts, JacobianAttempts
 

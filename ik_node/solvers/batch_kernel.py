@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 from ik_node._jit import monotonic_clock, njit, njit_nogil
 from ik_node.solvers.codes import CODE_SKIPPED
-from ik_node.solvers.records import Target
 from ik_node.solvers.restarts import drive, Outcome
+from ik_node.solvers.target_records import Target
 from ik_node.target_checks import inputs_problem, TARGET_OK
 import numpy as np
 
@@ -102,7 +102,7 @@ def solve_target(records, T, pose, q0, timeout):
     """
     Check one target and seed, and solve it as :func:`solve_targets` solves a row.
 
-    records: rec and ctx in one object (:func:`ik_node.solvers.solve_records.make_solve_records`).
+    records: rec and ctx in one object (:func:`ik_node.solvers.solve_holder.make_solve_records`).
     T (4, 4): the target pose (a point target: its position, with ``pose`` False); q0 (n,):
     the seed, clamped into the limits here. timeout [s]: no attempt but the first starts
     after it, counted from when this kernel starts (its code is loaded by then). Returns

@@ -20,9 +20,9 @@ from ik_node.result import IKResult
 from ik_node.solvers import batch_kernel as bk
 from ik_node.solvers.attempts import MethodAttempts
 from ik_node.solvers.outcome import result_of
-from ik_node.solvers.reach import stretched_bound
 from ik_node.solvers.restarts import CollisionCheck, DriverParams, DriverRecords
-from ik_node.solvers.solve_records import make_solve_records
+from ik_node.solvers.solve_holder import make_solve_records
+from ik_node.solvers.stretched_reach import stretched_bound
 from ik_node.target_checks import pose_matrix, raise_for, TARGET_OK
 import numpy as np
 
@@ -84,7 +84,7 @@ class _Kept:
     The records of one target kind (pose or point) and the kernel's compiled code.
 
     ``handle``: the records in the one object the kernel takes
-    (:func:`ik_node.solvers.solve_records.make_solve_records`). ``entry``: numba's
+    (:func:`ik_node.solvers.solve_holder.make_solve_records`). ``entry``: numba's
     dispatcher works out the type of every argument on each call. The types depend only on
     the chain and the options (every other argument is made with fixed types: the target
     and seed by ``solve``), so the compiled code found on the first call is called directly

@@ -111,7 +111,7 @@ _MU_MAX = 1e8
 # - Every other attempt stops at _STALL_POINT: a position attempt ends where the arm is
 #   stretched to within a few parts per million of its closest approach, so the driver can
 #   tell an out-of-reach point by attempts from several starts ending at the same distance,
-#   and the reach estimate is that of the stretched arm (:mod:`ik_node.solvers.reach`)
+#   and the reach estimate is that of the stretched arm (:mod:`ik_node.solvers.stretched_reach`)
 #   (the driver probes a pose's point with position attempts); 'pinv' and 'jt' converge
 #   linearly, and crawl by nature.
 _STALL_POSE = (1e-2, 3)

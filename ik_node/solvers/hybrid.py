@@ -4,7 +4,7 @@
 'hybrid': a FABRIK start refined by damped least squares (DLS), for full pose targets.
 
 Each attempt runs a short FABRIK phase on the joint positions
-(:func:`ik_node.solvers.fabrik_chain.arm_attempt`: the tip, or for a pose the tip with the
+(:func:`ik_node.solvers.arm_fabrik.arm_attempt`: the tip, or for a pose the tip with the
 last joint carried by the target frame and the two orientation points) and then DLS from
 the q it reached, unless that q already meets the tolerances (checked by FK, the driver's
 :func:`ik_node.solvers.final_check.judge`). FABRIK moves the arm quickly into the right
@@ -21,7 +21,7 @@ progress_window), ``fabrik_iterations`` (10): the cap of the FABRIK phase, and t
 """
 
 from ik_node._jit import njit
-from ik_node.solvers.fabrik_chain import arm_attempt
+from ik_node.solvers.arm_fabrik import arm_attempt
 from ik_node.solvers.final_check import fk_scratch, judge
 from ik_node.solvers.jacobian import jacobian_attempt
 

@@ -25,7 +25,7 @@ from ik_node.objectives import (empty_objectives, NO_CLEARANCE, objectives_activ
 from ik_node.options import CLEARANCE_OPTIONS
 from ik_node.solvers.codes import ATTEMPT_LAZY, ATTEMPT_PROBE
 from ik_node.solvers.dls import DlsParams, run_attempt
-from ik_node.solvers.records import make_target
+from ik_node.solvers.target_records import make_target
 import numpy as np
 
 __all__ = ['attempt_records', 'jacobian_attempts', 'jacobian_attempt',

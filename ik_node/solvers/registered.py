@@ -21,8 +21,8 @@ from ik_node.solvers import restarts
 from ik_node.solvers.codes import ATTEMPT_PROBE
 from ik_node.solvers.compiled_driver import driver_records
 from ik_node.solvers.outcome import result_of
-from ik_node.solvers.records import make_target, Target
 from ik_node.solvers.restarts import DriverRecords
+from ik_node.solvers.target_records import make_target, Target
 import numpy as np
 
 __all__ = ['RegisteredSolve', 'AttemptBudget', 'PythonAttempts']

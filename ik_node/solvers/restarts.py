@@ -45,7 +45,7 @@ from ik_node.solvers.codes import (ATTEMPT_LAZY, ATTEMPT_MAIN, ATTEMPT_PROBE,
                                    CODE_REACHED, CODE_TOO_FAR)
 from ik_node.solvers.final_check import fk_scratch, judge
 from ik_node.solvers.joint_wrap import wrap_in_place
-from ik_node.solvers.records import Limits
+from ik_node.solvers.target_records import Limits
 import numpy as np
 
 __all__ = ['DriverParams', 'CollisionCheck', 'DriverRecords', 'Outcome', 'Answer', 'drive',
@@ -84,9 +84,9 @@ class DriverParams(NamedTuple):
     tol_p [m], tol_o [rad]: tolerances. max_attempts, solutions: the options; restarts: the
     option. max_change [rad or m]: ``max_joint_change`` (inf: none). reach_origin (3,),
     reach [m]: the chain's reach bound; stretched [m]: the distance from reach_origin past
-    the stretched reach (:func:`ik_node.solvers.reach.stretched_bound`); length_scale [m]:
-    the arm's length. w (n,): joint weights of the choice among solutions; wide (n,):
-    revolute joints spanning more than a turn. rescue: the method has a rescue attempt.
+    the stretched reach (:func:`ik_node.solvers.stretched_reach.stretched_bound`);
+    length_scale [m]: the arm's length. w (n,): joint weights of the choice among solutions;
+    wide (n,): revolute joints spanning more than a turn. rescue: the method has a rescue attempt.
     """
 
     tol_p: float

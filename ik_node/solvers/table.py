@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple, Optional
 
 from ik_node.options import COMMON_OPTIONS
 from ik_node.solvers.attempts import BUILDERS
-from ik_node.solvers.fabrik import ARM_OPTIONS
+from ik_node.solvers.fabrik_method import ARM_OPTIONS
 from ik_node.solvers.hybrid import HYBRID_OPTIONS
 from ik_node.solvers.jacobian import JACOBIAN_OPTIONS
 

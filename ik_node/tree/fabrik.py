@@ -6,7 +6,7 @@ FABRIK on a URDF tree: sub-bases at the centroid of their branches, mapped to jo
 The points of the tree are the origins of its moving joints, each once (a shared torso
 joint is one point), and the tips; :class:`TreeFabrik` lists them parents first. One
 iteration (Aristidou and Lasenby 2011, section 4.2, on joint points as
-:mod:`ik_node.solvers.fabrik_chain` does for one chain):
+:mod:`ik_node.solvers.arm_fabrik` does for one chain):
 
 - forward pass, from the tips toward the roots: a tip with a task goes to its target; for a
   pose task its last joint's origin is carried rigidly by the target frame (it is fixed in
@@ -16,7 +16,7 @@ iteration (Aristidou and Lasenby 2011, section 4.2, on joint points as
   the centroid of their proposals, then proposes to its own parent in turn.
 - backward pass, from the roots outward, on joint values: each joint takes the angle (or
   displacement) about its axis that best aligns the active points below it with their
-  forward-pass places in least squares (:func:`ik_node.solvers.fabrik_chain._align_joint`,
+  forward-pass places in least squares (:func:`ik_node.solvers.arm_fabrik._align_joint`,
   two virtual points per pose task aligning the tip frames), clamped into its limits
   (``_set_joint``); forward kinematics then moves every point below it. The backward pass
   therefore yields a valid q, and its FK is what is judged, never the FABRIK points.
@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from ik_node import kinematics
 from ik_node._jit import njit, readonly, solving_clock
-from ik_node.solvers.fabrik_chain import _align_joint, _set_joint, ArmPoints
+from ik_node.solvers.arm_fabrik import _align_joint, _set_joint, ArmPoints
 from ik_node.tree.chain import TreeChain
 from ik_node.tree.dls import _evaluate, _lower, _work, tree_attempt_within
 from ik_node.tree.records import TreeTasks

@@ -5,7 +5,7 @@ State of the FABRIK playground, without any GUI: the point chain or tree, its ro
 
 A single chain (one end effector) is solved by :func:`ik_node.fabrik`, with hinge and cone
 constraints when chosen, and can be stepped one forward or backward pass at a time
-(:func:`ik_node.pointchain.fabrik.fabrik_pass`). Several end effectors make a tree: a
+(:func:`ik_node.pointchain.point_fabrik.fabrik_pass`). Several end effectors make a tree: a
 trunk of ``n_links`` links and one branch per end effector from the sub-base at its top,
 solved by :func:`ik_node.fabrik_tree` (free joints only; stepped one iteration at a time).
 """
@@ -16,8 +16,8 @@ from typing import List, Optional, Union
 
 from ik_node.errors import IKInputError
 from ik_node.pointchain.constraints import BallJoint, constraint_violation, HingeJoint
-from ik_node.pointchain.fabrik import fabrik, fabrik_pass, PassResult
-from ik_node.pointchain.tree import fabrik_tree
+from ik_node.pointchain.point_fabrik import fabrik, fabrik_pass, PassResult
+from ik_node.pointchain.point_tree import fabrik_tree
 import numpy as np
 
 __all__ = ['PlaygroundConfig', 'Playground', 'Status', 'CONSTRAINT_KINDS']

@@ -10,8 +10,8 @@ from typing import cast, List, Optional, Sequence, TYPE_CHECKING, Union
 
 from ik_node.chain import Chain
 from ik_node.errors import URDFError
+from ik_node.link_tree import RobotTree
 from ik_node.resources import DEMO_ARM, share_path
-from ik_node.robot_tree import RobotTree
 import numpy as np
 
 if TYPE_CHECKING:

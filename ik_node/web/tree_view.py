@@ -17,8 +17,8 @@ import time
 from typing import Any, Optional
 
 from ik_node.errors import IKError
+from ik_node.link_tree import RobotTree
 from ik_node.motion.tree_arm import TreeArm
-from ik_node.robot_tree import RobotTree
 from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.ik_view import home_pose
 from ik_node.web.robot import RobotModel

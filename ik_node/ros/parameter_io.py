@@ -1,7 +1,7 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
 """
-Declare the parameters of a table (:mod:`ik_node.ros.params`) on a node, read them back.
+Declare the parameters of a table (:mod:`ik_node.ros.parameter_table`) on a node, read them back.
 
 A parameter named ``*_file`` holds a path: a relative one is made absolute against the
 node's working folder when declared and whenever it is set, so a client in another folder
@@ -11,7 +11,7 @@ node's working folder when declared and whenever it is set, so a client in anoth
 import os
 from typing import Any
 
-from ik_node.ros.params import ParamSpec
+from ik_node.ros.parameter_table import ParamSpec
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node

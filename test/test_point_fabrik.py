@@ -4,7 +4,7 @@
 
 from ik_node import IKInputError
 from ik_node.pointchain.ccd import ccd
-from ik_node.pointchain.fabrik import fabrik
+from ik_node.pointchain.point_fabrik import fabrik
 from ik_node.pointchain.two_bone import two_bone
 import numpy as np
 from numpy.testing import assert_allclose

@@ -7,8 +7,8 @@ import math
 from conftest import load
 from ik_node.pointchain.two_bone import two_bone_angles
 from ik_node.solve_ik import solve
-from ik_node.solvers.fabrik_chain import arm_attempt, ArmParams, MODE_FABRIK
-from ik_node.solvers.records import make_target
+from ik_node.solvers.arm_fabrik import arm_attempt, ArmParams, MODE_FABRIK
+from ik_node.solvers.target_records import make_target
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -17,7 +17,7 @@ import math
 
 from ik_node.objectives import empty_objectives
 from ik_node.solvers.dls import DlsParams, METHOD_DLS, run_attempt
-from ik_node.solvers.records import make_target
+from ik_node.solvers.target_records import make_target
 import numpy as np
 
 __all__ = ['stretched_reach', 'stretched_bound', 'beyond_stretched_reach', 'REACH_MARGIN']

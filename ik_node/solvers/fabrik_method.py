@@ -4,7 +4,7 @@
 FABRIK as an ``ik_node.solve`` method ('fabrik'); 'ccd' and 'hybrid' build on it.
 
 ``solve(chain, target, method='fabrik')`` runs FABRIK on the joint positions of the URDF arm
-and maps each backward pass to joint angles (:mod:`ik_node.solvers.fabrik_chain`). The answer
+and maps each backward pass to joint angles (:mod:`ik_node.solvers.arm_fabrik`). The answer
 is a q inside the limits whose forward kinematics is checked here, after the kernel, against
 the tolerances; the FABRIK points themselves are never reported.
 
@@ -37,10 +37,10 @@ timeout, restarts, solutions, rng_seed; see :class:`ik_node.options.SolveOptions
 Restarts, the budget, the final check and the choice among solutions are the driver's
 (:mod:`ik_node.solvers.restarts`); the attempt is
 :func:`ik_node.solvers.attempts.method_attempt`. The point-chain solver (no URDF) is
-:func:`ik_node.pointchain.fabrik`.
+:func:`ik_node.pointchain.point_fabrik`.
 """
 
-from ik_node.solvers.fabrik_chain import ArmParams, MODE_CCD, MODE_FABRIK
+from ik_node.solvers.arm_fabrik import ArmParams, MODE_CCD, MODE_FABRIK
 
 __all__ = ['arm_params', 'polish_iterations', 'ARM_OPTIONS']
 

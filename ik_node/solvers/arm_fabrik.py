@@ -29,7 +29,7 @@ base each take the angle that best aligns the tip (and the virtual points) with 
 
 The loop stops when within tolerance, when the tip moved less than ``min_change`` in one
 iteration, or at the iteration cap, and keeps the best q seen. Everything runs in one
-compiled kernel per attempt; restarts are in :mod:`ik_node.solvers.fabrik`.
+compiled kernel per attempt; restarts are in :mod:`ik_node.solvers.fabrik_method`.
 """
 
 import math

@@ -3,7 +3,7 @@
 """FABRIK with several end effectors: the centroid rule, nested sub-bases, lengths kept."""
 
 from ik_node import IKInputError
-from ik_node.pointchain.tree import fabrik_tree
+from ik_node.pointchain.point_tree import fabrik_tree
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -1,16 +1,16 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node.ros.params: defaults are valid, bad values are refused with a reason, YAML matches."""
+"""ik_node.ros.parameter_table: defaults valid, bad values refused with a reason, YAML matching."""
 
 import math
 from pathlib import Path
 
 from conftest import load
 from ik_node import Chain, IKInputError, JointLimitsError
-from ik_node.robot_tree import RobotTree
-from ik_node.ros.params import (check_value, check_values, defaults, IK_NODE_PARAMETERS,
-                                limits_from_values, SIM_ARM_PARAMETERS, solver_options,
-                                topic_conflict)
+from ik_node.link_tree import RobotTree
+from ik_node.ros.parameter_table import (check_value, check_values, defaults,
+                                         IK_NODE_PARAMETERS, limits_from_values,
+                                         SIM_ARM_PARAMETERS, solver_options, topic_conflict)
 from ik_node.solve_ik import methods, solve
 import numpy as np
 import pytest

@@ -29,8 +29,8 @@ from typing import Mapping, Optional
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
-from ik_node.pointchain.fabrik import (STATUS_MAX_ITERATIONS, STATUS_NAMES, STATUS_REACHED,
-                                       STATUS_STALLED)
+from ik_node.pointchain.point_fabrik import (STATUS_MAX_ITERATIONS, STATUS_NAMES,
+                                             STATUS_REACHED, STATUS_STALLED)
 import numpy as np
 from numpy.typing import ArrayLike
 
