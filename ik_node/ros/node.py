@@ -91,14 +91,7 @@ class IKNode(Node):
 
     def __init__(self, node_name: str = 'ik_node', background_compile: Any = None, **kwargs):
         super().__init__(node_name, **kwargs)
-        try:
-            self._start(background_compile)
-        except BaseException:
-            # A node that cannot start frees its timers, subscriptions and services before
-            # rclpy shuts down. Left to the interpreter's exit they went after the context,
-            # and one such exit in about twenty hung in DDS after the FATAL line.
-            self.destroy_node()
-            raise
+        self._start(background_compile)
 
     def _start(self, background_compile: Any) -> None:
         """Declare and check the parameters, make the node's parts, load the model if given."""
