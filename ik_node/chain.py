@@ -4,7 +4,7 @@
 
 import math
 import os
-from typing import Mapping, Optional, Sequence, Union
+from typing import Mapping, NamedTuple, Optional, Sequence, Union
 
 from ik_node import kinematics
 from ik_node._jit import njit, readonly
@@ -16,7 +16,7 @@ from ik_node.urdf import ChainSpec, load_urdf_text, read_chain
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['Chain', 'JointVector']
+__all__ = ['Chain', 'JointVector', 'FoldedJoints', 'fold_joints']
 
 
 @njit
@@ -112,6 +112,55 @@ def _readonly_ordinals(state: dict) -> list:
     return [k for k, a in enumerate(_arrays_in(state)) if not a.flags.writeable]
 
 
+class FoldedJoints(NamedTuple):
+    """
+    The moving joints of a serial path with the fixed ones folded into their successors.
+
+    origins (m, 4, 4): each moving joint's origin, the fixed joints before it folded in;
+    axes (m, 3), types (m,) (kinematics.JOINT_*), and entry, multiplier, offset (m,): the
+    joint-vector entry each follows (a mimic joint its master's); moving: the m JointSpecs;
+    tip (4, 4): the fixed joints after the last moving one.
+    """
+
+    origins: np.ndarray
+    axes: np.ndarray
+    types: np.ndarray
+    entry: np.ndarray
+    multiplier: np.ndarray
+    offset: np.ndarray
+    moving: tuple
+    tip: np.ndarray
+
+
+def fold_joints(joints, by_name: Mapping, names: Sequence[str]) -> FoldedJoints:
+    """
+    Return the :class:`FoldedJoints` of the serial path ``joints``.
+
+    by_name: every joint of the robot by name (a mimic joint's master may lie off the path);
+    names: the joint vector's names, which ``entry`` points into.
+    """
+    origins, axes, types, index, mult, offset, moving = [], [], [], [], [], [], []
+    pending = np.eye(4)
+    for j in joints:
+        if j.joint_type == 'fixed':
+            pending = pending @ j.origin
+            continue
+        idx, mul, off = Chain._resolve_mimic(j, by_name, names)
+        origins.append(pending @ j.origin)
+        pending = np.eye(4)
+        axes.append(j.axis)
+        types.append(kinematics.JOINT_PRISMATIC if j.joint_type == 'prismatic'
+                     else kinematics.JOINT_REVOLUTE)
+        index.append(idx)
+        mult.append(mul)
+        offset.append(off)
+        moving.append(j)
+    return FoldedJoints(np.array(origins), np.array(axes, dtype=float),
+                        np.array(types, dtype=np.int64), np.array(index, dtype=np.int64),
+                        np.array(mult, dtype=float), np.array(offset, dtype=float),
+                        tuple(moving), pending)
+
+
 class Chain(JointVector):
     """
     A serial chain base_link -> tip_link with n actuated joints.
@@ -138,31 +187,18 @@ class Chain(JointVector):
         self.prismatic = readonly(np.array([j.joint_type == 'prismatic' for j in actuated]))
         by_name = {j.name: j for j in spec.joints}
 
-        origins, axes, types, index, mult, offset, moving = [], [], [], [], [], [], []
-        pending = np.eye(4)
-        for j in spec.joints:
-            if j.joint_type == 'fixed':
-                pending = pending @ j.origin
-                continue
-            idx, mul, off = self._resolve_mimic(j, by_name, names)
+        folded = fold_joints(spec.joints, by_name, names)
+        for k, j in enumerate(folded.moving):
             if j.mimic_joint is not None and j.joint_type != 'continuous':
-                self._narrow_master(j, idx, mul, off, lower, upper)
-            origins.append(pending @ j.origin)
-            pending = np.eye(4)
-            axes.append(j.axis)
-            types.append(kinematics.JOINT_PRISMATIC if j.joint_type == 'prismatic'
-                         else kinematics.JOINT_REVOLUTE)
-            index.append(idx)
-            mult.append(mul)
-            offset.append(off)
-            moving.append(j.name)
-        origins_arr = np.array(origins)
-        self.moving_joint_names = tuple(moving)
-        self.joint_axes = readonly(np.array(axes, dtype=float))
-        self.joint_types = readonly(np.array(types, dtype=np.int64))
-        self.joint_index = readonly(np.array(index, dtype=np.int64))
-        self.joint_multiplier = readonly(np.array(mult, dtype=float))
-        self.joint_offset = readonly(np.array(offset, dtype=float))
+                self._narrow_master(j, int(folded.entry[k]), float(folded.multiplier[k]),
+                                    float(folded.offset[k]), lower, upper)
+        origins_arr, pending = folded.origins, folded.tip
+        self.moving_joint_names = tuple(j.name for j in folded.moving)
+        self.joint_axes = readonly(folded.axes)
+        self.joint_types = readonly(folded.types)
+        self.joint_index = readonly(folded.entry)
+        self.joint_multiplier = readonly(folded.multiplier)
+        self.joint_offset = readonly(folded.offset)
         self.joint_origins = readonly(origins_arr)
         self.tip_offset = readonly(pending)
         self.lower = readonly(lower)

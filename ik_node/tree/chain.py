@@ -25,7 +25,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 from ik_node import kinematics
 from ik_node._jit import readonly
-from ik_node.chain import Chain, JointVector
+from ik_node.chain import Chain, fold_joints, JointVector
 from ik_node.collision.model import held_values
 from ik_node.errors import IKInputError, URDFError
 from ik_node.urdf import chain_of, JointSpec, read_robot, RobotSpec
@@ -45,29 +45,12 @@ def _tip_model(joints: Sequence[JointSpec], by_name: Mapping[str, JointSpec],
     Fixed joints fold into the next moving joint's origin, as in :class:`ik_node.Chain`;
     joint values index ``names`` (the tree's joint vector), mimic joints their master's entry.
     """
-    origins, axes, types, index, mult, offset = [], [], [], [], [], []
-    pending = np.eye(4)
-    for j in joints:
-        if j.joint_type == 'fixed':
-            pending = pending @ j.origin
-            continue
-        idx, mul, off = Chain._resolve_mimic(j, by_name, names)
-        origins.append(pending @ j.origin)
-        pending = np.eye(4)
-        axes.append(j.axis)
-        types.append(kinematics.JOINT_PRISMATIC if j.joint_type == 'prismatic'
-                     else kinematics.JOINT_REVOLUTE)
-        index.append(idx)
-        mult.append(mul)
-        offset.append(off)
-    frames = np.array(origins)
+    f = fold_joints(joints, by_name, names)
     model = kinematics.ChainModel(
-        readonly(frames[:, :3, :3]), readonly(frames[:, :3, 3]),
-        readonly(np.array(axes, dtype=float)), readonly(np.array(types, dtype=np.int64)),
-        readonly(np.array(index, dtype=np.int64)), readonly(np.array(mult, dtype=float)),
-        readonly(np.array(offset, dtype=float)),
-        readonly(pending[:3, :3].copy()), readonly(pending[:3, 3].copy()))
-    return model, frames, pending
+        readonly(f.origins[:, :3, :3]), readonly(f.origins[:, :3, 3]), readonly(f.axes),
+        readonly(f.types), readonly(f.entry), readonly(f.multiplier), readonly(f.offset),
+        readonly(f.tip[:3, :3].copy()), readonly(f.tip[:3, 3].copy()))
+    return model, f.origins, f.tip
 
 
 class TreeChain(JointVector):
