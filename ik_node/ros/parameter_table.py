@@ -455,7 +455,7 @@ def check_values(specs: tuple[ParamSpec, ...], values: Mapping[str, Any]) -> str
         return (f'tip_target_topics must name one topic per tip of tip_links ({len(tips)}), '
                 f'got {len(tip_topics)}')
     if tips and tip:
-        return 'set tip_link or tip_links, not both'
+        return f'tip_links and tip_link {tip!r}: set one of them, not both'
     slow, stop = values.get('singularity_slowdown'), values.get('singularity_stop')
     if slow is not None and stop is not None and not slow < stop:
         return f'singularity_slowdown ({slow}) must be below singularity_stop ({stop})'
