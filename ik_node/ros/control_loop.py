@@ -93,10 +93,21 @@ class ControlLoop:
             self._thread.join(timeout_s)
         self._group.owned = False
 
-    def submit(self, handler: Callable[[], Any]) -> None:
-        """Run ``handler`` (an executor's Task) in the loop's thread, after its current cycle."""
-        self._work.append(handler)
+    def submit(self, handler: Callable[[], Any]) -> threading.Event:
+        """
+        Run ``handler`` (an executor's Task) in the loop's thread, after its current cycle.
+
+        Returns an event set once it ran.
+        """
+        done = threading.Event()
+        self._work.append((handler, done))
         self._wake.trigger()
+        return done
+
+    @property
+    def running(self) -> bool:
+        """Whether the loop's thread runs (and takes handed-off work)."""
+        return self._thread.is_alive() and not self._stop
 
     def _current(self) -> tuple:
         """Return (subscriptions, timers) of the group now; remake the wait set on a change."""
@@ -138,7 +149,9 @@ class ControlLoop:
             if sub.handle.pointer in ready:
                 self._take(sub)
         while self._work:
-            self._call(self._work.popleft())
+            handler, done = self._work.popleft()
+            self._call(handler)
+            done.set()
         ready = ws.get_ready_entities('timer')
         for tmr in timers:
             if tmr.handle.pointer in ready and tmr.handle.is_timer_ready():
@@ -172,9 +185,16 @@ class HandOffExecutor(Executor):
         self._loop = loop
 
     def spin_once(self, timeout_sec: float | None = None) -> None:
-        """Wait (at most ``timeout_sec``) for a ready callback and hand it to the loop."""
+        """
+        Wait (at most ``timeout_sec``) for a ready callback, hand it to the loop, wait for it.
+
+        (Until it ran the executor would offer the same Task again at once, as in progress.)
+        """
         try:
             handler, _, _ = self.wait_for_ready_callbacks(timeout_sec=timeout_sec)
         except _NOT_WORK:
             return
-        self._loop.submit(handler)
+        done = self._loop.submit(handler)
+        while not done.wait(_IDLE_WAKE):
+            if not self._loop.running or not self.context.ok():
+                return

@@ -127,12 +127,14 @@ class JointStateReader:
     """
     Read sensor_msgs/JointState bytes (module docstring); the names are read once per layout.
 
-    A publisher sends the same frame and names in every message: the bytes from the frame to
-    the end of the names are kept, and a message that repeats them reuses their reading.
+    A publisher sends the same frame and names in every message: their bytes (each string's
+    length and characters, not the padding between them, which writers leave unset) are
+    kept, and a message that repeats them reuses their reading.
     """
 
     def __init__(self):
-        self._layout = b''                  # bytes from offset 12 to the end of the names
+        self._pieces: tuple[tuple[int, bytes], ...] = ()     # (offset, bytes) of the strings
+        self._end = 0                       # where the names end
         self._frame = ''
         self._names: tuple[str, ...] = ()
 
@@ -147,18 +149,31 @@ class JointStateReader:
         _check_encapsulation(data)
         cur = _Cursor(data)
         stamp = cur.stamp_ns()
-        layout = self._layout
-        if layout and data.startswith(layout, 12):
-            cur.pos = 12 + len(layout)
+        if self._pieces and all(data.startswith(piece, at) for at, piece in self._pieces):
+            cur.pos = self._end
             frame, names = self._frame, self._names
         else:
-            frame = cur.string()
-            names = tuple(cur.string() for _ in range(cur.u32()))
-            self._layout, self._frame, self._names = data[12:cur.pos], frame, names
+            pieces = []
+            frame = self._string(cur, pieces)
+            start = cur.pos
+            count = cur.u32()
+            pieces.append((start, data[start:cur.pos]))
+            names = tuple(self._string(cur, pieces) for _ in range(count))
+            self._pieces, self._end = tuple(pieces), cur.pos
+            self._frame, self._names = frame, names
         position = cur.float64_sequence()
         velocity = cur.float64_sequence()
         effort = cur.float64_sequence()
         return JointStateReading(stamp, frame, names, position, velocity, effort)
+
+    @staticmethod
+    def _string(cur: '_Cursor', pieces: list) -> str:
+        """Read a string at ``cur`` and note its bytes (length and characters) in ``pieces``."""
+        cur._align(4)
+        start = cur.pos
+        text = cur.string()
+        pieces.append((start, cur.data[start:cur.pos]))
+        return text
 
 
 def _via_rclpy(data: bytes, why: Exception) -> JointStateReading:
