@@ -61,7 +61,7 @@ def test_a_stale_cache_is_dropped_at_the_first_load_not_at_import(fresh):
     stale.write_text('compiled from other sources')
     stamp = pycache / 'ik_node_jit_sources.sha256'
     code = ('import sys, numba\n'
-            'import ik_node.kinematics, ik_node.solvers.restarts\n'   # kernels defined
+            'import ik_node.model.kinematics, ik_node.solvers.restarts\n'   # kernels defined
             'from pathlib import Path\n'
             f'files = Path({str(stale)!r}), Path({str(stamp)!r})\n'
             'print(*(f.exists() for f in files))\n'
