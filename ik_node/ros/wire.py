@@ -153,7 +153,7 @@ class JointStateReader:
             cur.pos = self._end
             frame, names = self._frame, self._names
         else:
-            pieces = []
+            pieces: list[tuple[int, bytes]] = []
             frame = self._string(cur, pieces)
             start = cur.pos
             count = cur.u32()
