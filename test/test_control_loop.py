@@ -36,9 +36,10 @@ class Rig:
         rclpy.init(context=self.ctx, domain_id=fresh_domain())
         self.node = rclpy.create_node('control_loop_test', context=self.ctx)
         self.group = CycleGroup()
-        self.seen: dict[str, list] = {'tick': [], 'cycle': [], 'other': [], 'service': []}
+        self.seen: dict[str, list] = {'tick': [], 'cycle': [], 'other': [], 'service': [],
+                                      'new tick': []}
         node = self.node
-        node.create_timer(0.005, lambda: self._saw('tick', None), self.group)
+        self.timer = node.create_timer(0.005, lambda: self._saw('tick', None), self.group)
         node.create_subscription(String, 'cycle_in', lambda m: self._saw('cycle', m), 10,
                                  raw=True, callback_group=self.group)
         node.create_subscription(String, 'other_in', lambda m: self._saw('other', m), 10)
@@ -51,6 +52,12 @@ class Rig:
         self.seen[what].append((threading.current_thread().name, msg))
         if isinstance(msg, String) and msg.data == 'raise':
             raise RuntimeError('a failing callback')
+        if isinstance(msg, String) and msg.data == 'new timer':
+            # As a parameter change does (output_rate): the cycle's timer destroyed and made
+            # again from a handed-off callback.
+            self.node.destroy_timer(self.timer)
+            self.timer = self.node.create_timer(0.005, lambda: self._saw('new tick', None),
+                                                self.group)
 
     def _poke(self, request, response):
         self._saw('service', None)
@@ -94,6 +101,8 @@ def test_the_loop_runs_every_callback_in_its_thread_and_takes_cycle_messages_raw
         assert wait_for(lambda: len(rig.seen['cycle']) == 1 and len(rig.seen['other']) == 2)
         ticks = len(rig.seen['tick'])
         assert wait_for(lambda: len(rig.seen['tick']) > ticks + 5)      # ticks go on
+        rig.other_pub.publish(String(data='new timer'))
+        assert wait_for(lambda: len(rig.seen['new tick']) > 5)
     finally:
         spinner.stop()
         loop.stop()
@@ -102,7 +111,7 @@ def test_the_loop_runs_every_callback_in_its_thread_and_takes_cycle_messages_raw
     threads = {name for seen in rig.seen.values() for name, _ in seen}
     assert threads == {'ik-control'}
     assert rig.seen['cycle'][0][1] == serialize_message(String(data='to the loop'))
-    assert [m.data for _, m in rig.seen['other']] == ['raise', 'to the executor']
+    assert [m.data for _, m in rig.seen['other']] == ['raise', 'to the executor', 'new timer']
     assert len(rig.errors) == 1 and 'a failing callback' in rig.errors[0], rig.errors
 
 

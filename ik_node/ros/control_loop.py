@@ -148,15 +148,16 @@ class ControlLoop:
         for sub in subs:
             if sub.handle.pointer in ready:
                 self._take(sub)
-        while self._work:
-            handler, done = self._work.popleft()
-            self._call(handler)
-            done.set()
         ready = ws.get_ready_entities('timer')
         for tmr in timers:
             if tmr.handle.pointer in ready and tmr.handle.is_timer_ready():
                 tmr.handle.call_timer()
                 self._call(tmr.callback)
+        # The handed-off work last: a parameter change may destroy the entities above.
+        while self._work:
+            handler, done = self._work.popleft()
+            self._call(handler)
+            done.set()
 
     def _take(self, sub: Any) -> None:
         """Take every message queued on ``sub`` and call its callback with each, in order."""
