@@ -7,15 +7,18 @@ import pytest
 pytest.importorskip('rclpy')
 
 from ik_node.ros.feedback import JointStatesIntake  # noqa: E402, I100
+from ik_node.ros.wire import JointStateReader, JointStateReading  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 NAMES = ['a', 'b']
 
 
-def reading(t: float, q=(0.1, 0.2), names=NAMES) -> JointState:
+def reading(t: float, q=(0.1, 0.2), names=NAMES) -> JointStateReading:
+    """Return the node's reading of a JointState message stamped ``t`` [s], as on the wire."""
     msg = JointState(name=list(names), position=list(q))
     msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(round(t * 1e9), 1_000_000_000)
-    return msg
+    return JointStateReader().read(serialize_message(msg))
 
 
 @pytest.fixture

@@ -102,10 +102,33 @@ def step_blocked(chain: Chain, obstacles: Sequence[Any] | None, q_prev: np.ndarr
     return f'step refused, {pairs[0][0]} would touch {pairs[0][1]}: holding'
 
 
+def _window_start(readings: deque[tuple[float, np.ndarray]], start: float) -> int:
+    """
+    Return the index of the newest reading taken before ``start``, by bisection; -1 if unsure.
+
+    The readings are in time order (older ones are dropped), unless the clock went back (a
+    simulation restarted): then -1.
+    """
+    if not readings[0][0] <= readings[-1][0]:
+        return -1
+    lo, hi = 0, len(readings) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if readings[mid][0] < start:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo if readings[lo][0] < start else -1
+
+
 def stood_still(readings: deque[tuple[float, np.ndarray]], t: float) -> bool:
     """Return True if the readings (time, q) of the last ARM_LATENCY before ``t`` barely moved."""
     if not readings or readings[0][0] > t - ARM_LATENCY:
         return False        # not enough history to tell
+    last = readings[-1][1]
+    start = _window_start(readings, t - ARM_LATENCY)
+    if start >= 0 and np.max(np.abs(readings[start][1] - last)) > STALL_MOTION:
+        return False        # the oldest reading of the window tells a moving arm at once
     # The window's readings first, then one array operation (see following_lag).
     window = []
     for t_r, q_r in reversed(readings):

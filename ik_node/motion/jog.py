@@ -209,6 +209,7 @@ class Jogger:
         self._brake_input.target_acceleration = [0.0] * chain.n
         self._brake_trajectory = Trajectory(chain.n)
         self._obstacles: tuple | None = None
+        self._kept_clearances: tuple | None = None
         self.set_obstacles(obstacles)
         self._state = JointSample.rest(np.zeros(chain.n))
         self._t = -math.inf
@@ -283,6 +284,7 @@ class Jogger:
 
     def set_obstacles(self, obstacles: Sequence | None) -> None:
         """Set the collision guard: None (off) or the obstacles (self-collision included)."""
+        self._kept_clearances = None
         if obstacles is None:
             self._obstacles = None
             return
@@ -307,13 +309,11 @@ class Jogger:
         if x.shape != (6,):
             raise IKInputError(f'twist must be 6 numbers (linear xyz, angular xyz), got '
                                f'{x.shape[0]}')
-        if not np.all(np.isfinite(x)):
-            raise IKInputError(f'twist has NaN or Inf: {x.tolist()}')
-        # The largest component first: the norm of a huge twist would overflow.
-        lin = float(np.max(np.abs(x[:3])))
-        ang = float(np.max(np.abs(x[3:])))
-        if lin <= self.settings.max_linear_speed and ang <= self.settings.max_angular_speed:
-            lin, ang = float(np.linalg.norm(x[:3])), float(np.linalg.norm(x[3:]))
+        values = x.tolist()
+        if not all(map(math.isfinite, values)):
+            raise IKInputError(f'twist has NaN or Inf: {values}')
+        # math.hypot scales its arguments: a huge twist gives a huge speed, not an overflow.
+        lin, ang = math.hypot(*values[:3]), math.hypot(*values[3:])
         if lin > self.settings.max_linear_speed:
             raise IKInputError(f'twist linear speed {lin:.6g} m/s is above the limit '
                                f'{self.settings.max_linear_speed} m/s')
@@ -386,35 +386,55 @@ class Jogger:
             mode = MODE_IDLE if self._resting(s) else MODE_STOPPING
         else:
             mode = cmd.mode
-            J = self.chain.jacobian(q) if cmd.mode == MODE_TWIST else None
-            v_want = cmd.values if J is None else self._twist_velocity(q, J, cmd)
-            v_want, scale, reason, condition, clearance = self._guarded(q, v_want, J)
+            J, condition = None, math.nan
+            if cmd.mode == MODE_TWIST:
+                J = self.chain.jacobian(q)
+                v_want, condition = self._twist_velocity(q, J, cmd)
+            else:
+                v_want = cmd.values
+            v_want, scale, reason, condition, clearance = self._guarded(q, v_want, J,
+                                                                        condition)
         self._on_trajectory = None
         nxt = self._blend(s, v_want, dt)
         if self._obstacles is not None and not np.array_equal(nxt.q, q):
-            d_next = self.chain.min_distance(nxt.q, self._obstacles).distance
-            if d_next < 0.0 and d_next < self._clearance(q):
+            d_next = self._smallest(nxt.q)
+            if d_next < 0.0 and d_next < self._smallest(q):
                 nxt, reason, scale = JointSample.rest(q), REASON_CONTACT, 0.0
                 self._on_trajectory = None
         self._state, self._t = nxt, now
         return JogStep(self.state, mode, scale, reason, condition, clearance)
 
     def _resting(self, s: JointSample) -> bool:
-        return bool(np.all(np.abs(s.v) <= _EPS_REST) and np.all(np.abs(s.a) <= _EPS_REST))
+        return bool(np.abs(s.v).max(initial=0.0) <= _EPS_REST
+                    and np.abs(s.a).max(initial=0.0) <= _EPS_REST)
 
-    def _clearance(self, q: np.ndarray) -> float:
-        return self.chain.min_distance(q, self._obstacles).distance
+    def _smallest(self, q: np.ndarray) -> float:
+        """Return the smallest signed clearance [m] at ``q`` (exact where it is < 0)."""
+        d_self, d_obs = self._pair_clearances(q)
+        return float(min(np.min(d_self, initial=math.inf), np.min(d_obs, initial=math.inf)))
 
     def _pair_clearances(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return the signed clearances [m] of the self pairs and the obstacle pairs."""
+        """
+        Return the signed clearances [m] of the self pairs and the obstacle pairs at ``q``.
+
+        Exact up to the slow-down distance, lower bounds above it. The last q's are kept:
+        the contact check of one step is the clearance now of the next.
+        """
+        key = q.tobytes()
+        kept = self._kept_clearances
+        if kept is not None and kept[0] == key:
+            return kept[1], kept[2]
         setup = self.chain.collision_setup
         st = self.settings
         d_self, d_obs, _ = kernels.distances(
             *setup.model.flat, q, self._obstacle_rows,
             max(st.clearance_slowdown, st.self_clearance_slowdown))
-        return d_self, d_obs.ravel()
+        self._kept_clearances = (key, d_self, d_obs.ravel())
+        return d_self, self._kept_clearances[2]
 
-    def _twist_velocity(self, q: np.ndarray, J: np.ndarray, cmd: _Command) -> np.ndarray:
+    def _twist_velocity(self, q: np.ndarray, J: np.ndarray, cmd: _Command
+                        ) -> tuple[np.ndarray, float]:
+        """Return (v, J's condition number or nan) for the twist of ``cmd`` at ``q``."""
         x = cmd.values
         if cmd.frame != self.chain.base_link:
             R = self.chain.fk(q)[:3, :3]
@@ -424,30 +444,33 @@ class Jogger:
         if self._use_objectives and np.any(x):
             gradient = objective_gradient(self.chain.model, self.chain.n, q, self.chain.lower,
                                           self.chain.upper, self._objectives)
-        return joint_velocity_for_twist(J, x, self._damping_linear, self.settings.damping,
-                                        gradient, self.settings.null_space_gain).v
+        solution = joint_velocity_for_twist(J, x, self._damping_linear, self.settings.damping,
+                                            gradient, self.settings.null_space_gain)
+        return solution.v, solution.condition
 
-    def _guarded(self, q: np.ndarray, v: np.ndarray, J: np.ndarray | None
-                 ) -> tuple[np.ndarray, float, str, float, float]:
+    def _guarded(self, q: np.ndarray, v: np.ndarray, J: np.ndarray | None,
+                 condition: float = math.nan) -> tuple[np.ndarray, float, str, float, float]:
         """
         Return (v scaled, scale, reason, condition, clearance) (see the module doc).
 
-        J: the (6, n) Jacobian at q for a twist (the singularity guard), None for joint jogging.
+        J: the (6, n) Jacobian at q for a twist (the singularity guard), None for joint jogging;
+        condition: its condition number when known (nan: computed here).
         """
         st, lim = self.settings, self.limits
-        speed = np.abs(v)
         scale, reason = 1.0, REASON_NONE
-        over = float(np.max(speed / lim.velocity, initial=0.0))
+        over = float((np.abs(v) / lim.velocity).max(initial=0.0))
         if over > 1.0:
             scale, reason = 1.0 / over, REASON_VELOCITY
         v = v * scale
-        if not np.any(v):
+        if not v.any():
             return v, scale, reason, math.nan, math.inf
         ahead = q + v * braking_lookahead(v, lim.acceleration, lim.jerk, 0.0)
         factors = []
-        condition = math.nan
-        if J is not None:
-            condition = condition_number(J)
+        if J is None:
+            condition = math.nan
+        else:
+            if math.isnan(condition):
+                condition = condition_number(J)
             k_ahead = condition_number(self.chain.jacobian(ahead))
             factors.append((singularity_scale(condition, k_ahead, st.singularity_slowdown,
                                               st.singularity_stop, st.singularity_min_scale),

@@ -63,16 +63,16 @@ def joint_limit_scale(q: ArrayLike, v: ArrayLike, lower: ArrayLike, upper: Array
     """
     qa = np.asarray(q, dtype=float)
     va = np.asarray(v, dtype=float)
-    room = np.where(va > 0.0, np.asarray(upper) - margin - qa, qa - np.asarray(lower) - margin)
-    room = np.where(np.isfinite(room), np.maximum(room, 0.0), np.inf)
-    allowed = np.sqrt(2.0 * np.asarray(deceleration, dtype=float) * room)
     speed = np.abs(va)
-    # Both branches are computed: allowed / a tiny speed may overflow where it is not used.
-    with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        ratio = np.where(speed > allowed, allowed / np.where(speed > 0.0, speed, 1.0), 1.0)
-    i = int(np.argmin(ratio)) if ratio.size else -1
-    if i < 0 or ratio[i] >= 1.0:
+    room = np.where(va > 0.0, np.asarray(upper) - qa, qa - np.asarray(lower)) - margin
+    # (A joint without a limit has infinite room; nan only for a nan q, never bound.)
+    allowed = np.sqrt(2.0 * np.asarray(deceleration, dtype=float) * np.maximum(room, 0.0))
+    bound = speed > allowed
+    if not bound.any():
         return 1.0, -1
+    ratio = np.ones_like(speed)
+    ratio[bound] = allowed[bound] / speed[bound]
+    i = int(np.argmin(ratio))
     return float(ratio[i]), i
 
 

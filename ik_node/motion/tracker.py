@@ -252,7 +252,7 @@ class IKTracker:
 
     # Feedback ---------------------------------------------------------------------------
 
-    def update_feedback(self, names: Sequence[str], positions: Sequence[float],
+    def update_feedback(self, names: Sequence[str], positions: Sequence[float] | np.ndarray,
                         now: float, stamp: float | None = None) -> bool:
         """
         Record measured positions (by joint name); True if every chain joint was given.

@@ -34,10 +34,16 @@ _RANK_TOL = 1e-9
 
 
 class TwistSolution(NamedTuple):
-    """Joint velocities (n,) for a twist and the tool twist (6,) they give to first order."""
+    """
+    Joint velocities (n,) for a twist and the tool twist (6,) they give to first order.
+
+    condition: σ_max / σ_min of J when the exact path computed them (six joints or more, no
+    objectives, away from singularities: :func:`condition_number` of the same J), else nan.
+    """
 
     v: np.ndarray
     twist: np.ndarray
+    condition: float = float('nan')
 
 
 def _dls(A: np.ndarray, b: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +78,7 @@ def joint_velocity_for_twist(J: ArrayLike, twist: ArrayLike, damping_linear: flo
         U, S, Vt = np.linalg.svd(J, full_matrices=False)
         if S[5] >= max(damping_linear, damping_angular):
             v = Vt.T @ ((U.T @ x) / S)
-            return TwistSolution(v, J @ v)
+            return TwistSolution(v, J @ v, float(S[0] / S[-1]))
     Jp, Jw = J[:3], J[3:]
     v1, rows_p = _dls(Jp, x[:3], damping_linear)
     N1 = np.eye(n) - rows_p.T @ rows_p

@@ -157,7 +157,7 @@ class CommandOutput:
         stamp = conv.stamp_from_ns(now_ns)
         names = tracker.names
         state.last_command.update(zip(names, (float(v) for v in report.q)))
-        self._outputs.command(names, report.q, stamp, state.forward_index,
+        self._outputs.command(names, report.q, now_ns, state.forward_index,
                               self._trajectory(now))
         # A goal searched in the background, or planned again: answered with this first
         # command toward it.

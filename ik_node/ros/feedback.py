@@ -14,8 +14,7 @@ from typing import Callable
 
 from ik_node.motion.joint_history import JointHistory
 from ik_node.motion.reading_clock import ReadingClock
-from ik_node.ros import conversions as conv
-from sensor_msgs.msg import JointState
+from ik_node.ros.wire import JointStateReading
 
 __all__ = ['JointStatesIntake', 'Reading']
 
@@ -43,7 +42,7 @@ class JointStatesIntake:
         self._warn, self._say = warn, say
         self._clocks: dict[tuple[str, ...], ReadingClock] = {}
 
-    def take(self, msg: JointState, now: float) -> float | None:
+    def take(self, msg: JointStateReading, now: float) -> float | None:
         """
         Return when ``msg`` was taken [s, node clock], received ``now``; None if not usable.
 
@@ -52,15 +51,16 @@ class JointStatesIntake:
         publisher (told apart by the joints it names) has its own clock. An unstamped
         reading (stamp 0) counts from its arrival. A usable reading becomes :attr:`newest`.
         """
-        stamp_ns = conv.stamp_ns(msg.header.stamp)
+        stamp_ns = msg.stamp_ns
         taken = (self._judge(tuple(msg.name), (stamp_ns - self.epoch_ns) * 1e-9, now)
                  if stamp_ns else now)
         if taken is None:
             return None
-        self.newest = (tuple(msg.name), tuple(msg.position), taken)
+        self.newest = (msg.name, tuple(msg.position.tolist()), taken)
         if stamp_ns and len(msg.name) == len(msg.position):
-            self.history.add(stamp_ns * 1e-9, {n: float(v) for n, v in
-                                               zip(msg.name, msg.position) if math.isfinite(v)})
+            self.history.add(stamp_ns * 1e-9, {n: v for n, v in
+                                               zip(msg.name, msg.position.tolist())
+                                               if math.isfinite(v)})
         return taken
 
     def _judge(self, names: tuple[str, ...], stamp: float, now: float) -> float | None:

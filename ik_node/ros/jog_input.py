@@ -35,17 +35,16 @@ warning and no motion: a jog in progress brakes to rest.
 import math
 from typing import Any, Callable
 
-from geometry_msgs.msg import TwistStamped
 from ik_node.errors import IKInputError
 from ik_node.motion.jog import Jogger, JogSettings, JogStep, MODE_JOINT, MODE_TWIST
 from ik_node.motion.jog_control import CONTROL_GOAL, JogControl, JogTick
 from ik_node.motion.joy import FRAME_TOOL, JoyMapping, JoyTeleop
 from ik_node.resources import share_path
-from ik_node.ros import conversions as conv
 from ik_node.ros.kind_log import KindLog
 from ik_node.ros.node_state import NodeClock, NodeState
 from ik_node.ros.outputs import Outputs
 from ik_node.ros.parameter_table import JOY_MAPPINGS, solver_options
+from ik_node.ros.wire import read_twist_stamped
 import numpy as np
 from sensor_msgs.msg import JointState, Joy
 
@@ -63,12 +62,6 @@ _JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
                'null_space_gain', 'output_rate')
 
 
-def twist_array(msg: TwistStamped) -> np.ndarray:
-    """Return (6,) linear [m/s] then angular [rad/s] of a TwistStamped."""
-    lin, ang = msg.twist.linear, msg.twist.angular
-    return np.array([lin.x, lin.y, lin.z, ang.x, ang.y, ang.z], dtype=float)
-
-
 def joy_mapping_path(value: str) -> str:
     """Return the YAML file of the ``joy_mapping`` parameter value (a shipped name or a path)."""
     return str(share_path(f'config/joy_{value}.yaml')) if value in JOY_MAPPINGS else value
@@ -84,6 +77,7 @@ class JogInput:
                 self._on_joints), 'joy': self._guarded(self._on_joy)}
         self._control: JogControl | None = None
         self._key: tuple = ()
+        self._values_seen: dict | None = None       # the parameter values the key was made of
         self._joy: tuple[str, JoyTeleop | None] = ('', None)
         self._pending: tuple | None = None      # (answer, target, header, from_marker)
         self._told: tuple = ()
@@ -115,6 +109,11 @@ class JogInput:
         if tracker is None:
             return None
         values = self._state.values
+        key = self._key
+        if (values is self._values_seen and key and tracker is key[0]
+                and tracker.limits is key[1] and tracker.options.get('obstacles') is key[2]):
+            return self._control        # nothing changed (the values dict is replaced)
+        self._values_seen = values
         # Objects by identity (limits hold arrays), values by their text.
         key = (tracker, tracker.limits, tracker.options.get('obstacles'),
                tuple(repr(values[name]) for name in _JOG_VALUES))
@@ -140,9 +139,14 @@ class JogInput:
 
     # Callbacks: message -> arrays -> jogger --------------------------------------------------
 
-    def _on_twist(self, msg: TwistStamped) -> None:
-        x = twist_array(msg)
-        frame = msg.header.frame_id
+    def _on_twist(self, data: bytes) -> None:
+        """Take a TwistStamped, as its CDR bytes (a raw subscription: ik_node.ros.wire)."""
+        try:
+            reading = read_twist_stamped(data)
+        except IKInputError as exc:
+            self._bad('jog_twist_topic', str(exc))
+            return
+        x, frame = reading.twist, reading.frame_id
         self._command(MODE_TWIST, lambda jog, now: jog.twist(x, now, self._frame(frame, jog)),
                       not np.any(x), 'jog_twist_topic')
 
@@ -307,14 +311,13 @@ class JogInput:
         tracker = state.tracker
         assert tracker is not None
         state.last_stamp_ns = now_ns
-        stamp = conv.stamp_from_ns(now_ns)
         names = tracker.names
-        state.last_command.update(zip(names, (float(v) for v in jogged.q)))
+        state.last_command.update(zip(names, jogged.q.tolist()))
         points = None
         if self._outputs.sends_trajectories and self._control is not None \
                 and not jogged.stall:
             points = self._trajectory_points(self._control)
-        self._outputs.command(names, jogged.q, stamp, state.forward_index, points)
+        self._outputs.command(names, jogged.q, now_ns, state.forward_index, points)
 
     def _trajectory_points(self, control: JogControl) -> list[tuple]:
         """

@@ -41,6 +41,7 @@ from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
 from ik_node.ros import status_text
 from ik_node.ros.command_output import CommandOutput
+from ik_node.ros.control_loop import CycleGroup
 from ik_node.ros.description import RobotDescriptionSource
 from ik_node.ros.feedback import JointStatesIntake
 from ik_node.ros.jog_input import JogInput
@@ -61,9 +62,9 @@ from ik_node.ros.subscriptions import Subscriptions
 from ik_node.ros.target_intake import TargetIntake
 from ik_node.ros.tip_targets import TipTargets, without_tree_jog
 from ik_node.ros.tree_setup import is_tree
+from ik_node.ros.wire import JointStateReader
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
-from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 from std_srvs.srv import SetBool
 from visualization_msgs.msg import MarkerArray
@@ -104,13 +105,17 @@ class IKNode(Node):
         if reason is not None:
             raise ValueError(f'invalid parameter: {reason}')
         self._state = state = NodeState(values)
+        # The command timer, joint_states and jog_twist: waited on by the control loop when
+        # run_node runs one (ik_node.ros.control_loop), else by the executor.
+        self.cycle_group = CycleGroup()
+        self._joint_state_reader = JointStateReader()
         self._outputs = Outputs(self)
         self._jog = JogInput(state, self._times, self._outputs, self._log)
         self._subs = Subscriptions(self, {
             'joint_states': self._on_joint_states, 'target': self._on_pose,
             'goal_pose': self._on_goal_pose, 'clicked_point': self._on_point,
             'obstacles': self._on_obstacles,
-            **without_tree_jog(self._jog.callbacks, state, self._log.warn)})
+            **without_tree_jog(self._jog.callbacks, state, self._log.warn)}, self.cycle_group)
         self._tips = TipTargets(self, self._on_tip_pose)     # tip_links: a topic per tip
         self._timer: Any = None
         # The arm's readings: when each was taken, the newest, recent positions by stamp.
@@ -256,7 +261,7 @@ class IKNode(Node):
         if self._timer is not None:
             self.destroy_timer(self._timer)
         self._timer = self.create_timer(1.0 / self._state.values['output_rate'],
-                                        self._on_timer)
+                                        self._on_timer, self.cycle_group)
 
     def _tf_buffer(self) -> Any:
         """Return a tf2 buffer with its listener, or None without tf2_ros."""
@@ -273,8 +278,14 @@ class IKNode(Node):
     # Callbacks ------------------------------------------------------------------------------
 
     @_guarded('joint_states callback')
-    def _on_joint_states(self, msg: JointState) -> None:
+    def _on_joint_states(self, data: bytes) -> None:
         now = self._times.now()
+        try:
+            msg = self._joint_state_reader.read(data)
+        except IKError as exc:
+            self._log.warn('joint_states unreadable', 'joint_states message on '
+                           f'{self._state.values["joint_states_topic"]} ignored: {exc}')
+            return
         stamp = self._readings.take(msg, now)
         tracker = self._state.tracker
         if stamp is None or tracker is None:

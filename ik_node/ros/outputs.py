@@ -20,6 +20,7 @@ from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATU
                             STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv
 from ik_node.ros.qos import publisher_events, STATUS_QOS
+from ik_node.ros.wire import JointStateWriter
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
@@ -129,7 +130,7 @@ class Outputs:
         self._node = node
         self._pubs: dict[str, tuple[Any, str]] = {}
         self._last_marker = -math.inf
-        self._joint_state: JointState | None = None     # the command message, reused
+        self._writer: JointStateWriter | None = None     # the command's bytes
         # For the state report: (level, message, target_stamp) of the last answer to a
         # target, (level, message, clock [ns]) of the last WARN or ERROR.
         self.last_answer: tuple[str, str, str] | None = None
@@ -156,28 +157,31 @@ class Outputs:
             return ''
         return ', '.join(topic for _, topic in outputs)
 
-    def command(self, names: tuple[str, ...], q: np.ndarray, stamp: Any,
+    def command(self, names: tuple[str, ...], q: np.ndarray, stamp_ns: int,
                 forward_index: np.ndarray | None, points: list | None) -> None:
         """
-        Publish command ``q`` on every command topic in use.
+        Publish command ``q`` stamped ``stamp_ns`` [ns] on every command topic in use.
 
-        forward_index: the controller's joint order for Float64MultiArray (None: not sent);
-        points: the JointTrajectory's (time from ``stamp``, q, v, a) samples, None: none sent
-        this time (the motion did not change).
+        The JointState goes out as CDR bytes written into a template
+        (:class:`ik_node.ros.wire.JointStateWriter`), else as a message. forward_index: the
+        controller's joint order for Float64MultiArray (None: not sent); points: the
+        JointTrajectory's (time from the stamp, q, v, a) samples, None: none sent this time
+        (the motion did not change).
         """
         if 'command' in self._pubs:
-            # One message, names set once: only the stamp and positions change per command.
-            msg = self._joint_state
-            if msg is None or tuple(msg.name) != tuple(names):
-                msg = self._joint_state = conv.joint_state(names, q, stamp)
-            else:
-                msg.header.stamp = stamp
-                msg.position = conv.float64_values(q)
-            self._pubs['command'][0].publish(msg)
+            # The bytes of one message, names written once: only the stamp and positions
+            # change per command.
+            writer = self._writer
+            if writer is None or writer.names != tuple(names):
+                writer = self._writer = JointStateWriter(names)
+            self._pubs['command'][0].publish(
+                writer.serialize(stamp_ns, q) if writer.usable
+                else conv.joint_state(names, q, conv.stamp_from_ns(stamp_ns)))
         if 'forward' in self._pubs and forward_index is not None:
             self._pubs['forward'][0].publish(conv.float64_array(q[forward_index]))
         if 'trajectory' in self._pubs and points:
-            self._pubs['trajectory'][0].publish(conv.joint_trajectory(names, points, stamp))
+            self._pubs['trajectory'][0].publish(conv.joint_trajectory(
+                names, points, conv.stamp_from_ns(stamp_ns)))
 
     @property
     def sends_trajectories(self) -> bool:

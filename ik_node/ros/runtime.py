@@ -9,6 +9,7 @@ import threading
 from typing import Callable
 
 from ik_node.errors import IKError
+from ik_node.ros.control_loop import ControlLoop, CycleGroup, HandOffExecutor
 import rclpy
 from rclpy.executors import Executor, ExternalShutdownException
 from rclpy.logging import get_logger
@@ -38,9 +39,24 @@ def freeze_heap(collect: bool = True) -> None:
 
 
 def spin_until_shutdown(node: Node) -> None:
-    """Spin ``node`` until Ctrl-C or shutdown, then destroy it and shut rclpy down quietly."""
+    """
+    Spin ``node`` until Ctrl-C or shutdown, then destroy it and shut rclpy down quietly.
+
+    A node with a ``cycle_group`` (:class:`ik_node.ros.control_loop.CycleGroup`) runs its
+    callbacks in a :class:`~ik_node.ros.control_loop.ControlLoop`, which waits on that group
+    itself; the rest is waited for here and handed to it.
+    """
+    loop = None
+    group = getattr(node, 'cycle_group', None)
     try:
-        rclpy.spin(node)
+        if isinstance(group, CycleGroup):
+            loop = ControlLoop(node, group, node.get_logger().error)
+            executor = HandOffExecutor(loop, context=node.context)
+            executor.add_node(node)
+            loop.start()
+            executor.spin()
+        else:
+            rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except RuntimeError:
@@ -49,6 +65,9 @@ def spin_until_shutdown(node: Node) -> None:
         if rclpy.ok():
             raise
     finally:
+        if loop is not None:
+            loop.stop()
+            executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
 

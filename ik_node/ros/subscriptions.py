@@ -5,7 +5,9 @@ The subscriptions of ik_node, remade when their topic parameter changes.
 
 joint_states comes first: the executor serves ready subscriptions in the order they were
 made, so in each round the arm's newest reading is taken before a target is judged. An empty
-topic turns that input off.
+topic turns that input off. The control cycle's inputs (:data:`CYCLE_INPUTS`: joint_states and
+jog_twist) are taken raw (their callbacks get the CDR bytes, :mod:`ik_node.ros.wire`) and
+belong to the cycle group given (:mod:`ik_node.ros.control_loop`).
 """
 
 from typing import Any, Callable
@@ -17,7 +19,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState, Joy
 from visualization_msgs.msg import MarkerArray
 
-__all__ = ['Subscriptions', 'INPUTS', 'TARGET_INPUTS']
+__all__ = ['Subscriptions', 'INPUTS', 'TARGET_INPUTS', 'CYCLE_INPUTS']
 
 # key: (message type, topic parameter, QoS)
 INPUTS: dict[str, tuple[Any, str, Any]] = {
@@ -32,6 +34,8 @@ INPUTS: dict[str, tuple[Any, str, Any]] = {
     'joy': (Joy, 'joy_topic', JOY_QOS),
 }
 TARGET_INPUTS = ('target', 'goal_pose', 'clicked_point')
+# Inputs of every control cycle: taken raw, waited on by the control loop.
+CYCLE_INPUTS = ('joint_states', 'jog_twist')
 # Reliable inputs: a best-effort publisher is not heard; the node warns of it.
 _WARN_QOS = (*TARGET_INPUTS, 'obstacles')
 
@@ -39,8 +43,8 @@ _WARN_QOS = (*TARGET_INPUTS, 'obstacles')
 class Subscriptions:
     """The node's subscriptions by key of :data:`INPUTS`."""
 
-    def __init__(self, node: Node, callbacks: dict[str, Callable]):
-        self._node, self._callbacks = node, callbacks
+    def __init__(self, node: Node, callbacks: dict[str, Callable], cycle_group: Any = None):
+        self._node, self._callbacks, self._cycle_group = node, callbacks, cycle_group
         self._subs: dict[str, tuple[Any, str]] = {}
 
     def update(self, values: dict[str, Any]) -> None:
@@ -56,8 +60,10 @@ class Subscriptions:
             if topic:
                 events = subscription_events(self._node.get_logger().get_child(key)
                                              if key in _WARN_QOS else None)
+                cycle = key in CYCLE_INPUTS
                 self._subs[key] = (self._node.create_subscription(
-                    msg_type, topic, self._callbacks[key], qos, event_callbacks=events), topic)
+                    msg_type, topic, self._callbacks[key], qos, event_callbacks=events,
+                    raw=cycle, callback_group=self._cycle_group if cycle else None), topic)
 
     def target_topics(self) -> str:
         """Return the resolved topics targets come on, comma separated."""

@@ -1,0 +1,201 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The node's control cycle in a thread of its own, off rclpy's Python executor.
+
+rclpy's executors build their wait set in Python at every wakeup (each entity of the node
+entered, added and looked up again) and wrap each callback in a Task: at a kHz, with a twist,
+a joint_states reading and a timer tick per period, that is most of a cycle's CPU time.
+
+Here the entities of the cycle (the command timer, the joint_states and jog_twist
+subscriptions) belong to a :class:`CycleGroup`. While a :class:`ControlLoop` runs, executors
+skip them (``can_execute`` is False) and the loop's thread waits on them with a wait set of
+its own, remade only when the group's entities change, takes their messages (raw bytes) and
+calls their callbacks itself. The rest of the node (targets, parameters, services, the
+status timer) stays with rclpy's executor: :class:`HandOffExecutor` waits for it in the
+spinning thread and hands each ready callback to the loop, which runs it between two
+cycles. Every callback of the node thus runs in the loop's thread, one at a time, as under a
+SingleThreadedExecutor, and no state is shared between threads. Without a loop (a node
+spun by any executor, as in-process tests do) the group's entities are ordinary entities
+and their callbacks run in that executor.
+"""
+
+from collections import deque
+import threading
+from typing import Any, Callable
+
+from rclpy import executors
+from rclpy.callback_groups import CallbackGroup
+from rclpy.executors import Executor
+from rclpy.guard_condition import GuardCondition
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+from rclpy.node import Node
+
+__all__ = ['CycleGroup', 'ControlLoop', 'HandOffExecutor']
+
+# [s] the loop wakes at least this often to notice a stop or a shutdown.
+_IDLE_WAKE = 0.1
+# The executor's own end-of-wait exceptions (ConditionReachedException is newer than Jazzy).
+_NOT_WORK = tuple(getattr(executors, name) for name in (
+    'ExternalShutdownException', 'ShutdownException', 'TimeoutException',
+    'ConditionReachedException') if hasattr(executors, name))
+
+
+class CycleGroup(CallbackGroup):
+    """The control cycle's entities: a ControlLoop's while it runs, any executor's otherwise."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.owned = False
+        self.revision = 0       # changes when an entity is added
+
+    def add_entity(self, entity: Any) -> None:
+        super().add_entity(entity)
+        self.revision += 1
+
+    def can_execute(self, entity: Any) -> bool:
+        return not self.owned
+
+    def beginning_execution(self, entity: Any) -> bool:
+        return not self.owned
+
+    def ending_execution(self, entity: Any) -> None:
+        pass
+
+
+class ControlLoop:
+    """
+    Wait on ``group``'s entities of ``node`` in a thread; run handed-off callbacks between.
+
+    ``on_error(text)`` is told of a callback that raised (the loop goes on).
+    """
+
+    def __init__(self, node: Node, group: CycleGroup, on_error: Callable[[str], Any]):
+        self._node, self._group, self._on_error = node, group, on_error
+        self._context = node.context
+        self._wake = GuardCondition(None, None, context=self._context)
+        self._work: deque = deque()
+        self._stop = False
+        self._entities: tuple = (-1, (), ())        # (revision and count, subs, timers)
+        self._wait_set: Any = None
+        self._thread = threading.Thread(target=self._run, name='ik-control', daemon=True)
+
+    def start(self) -> None:
+        """Take the group's entities from the executors and start the loop's thread."""
+        self._group.owned = True
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop the thread (after the callback it runs) and give the entities back."""
+        self._stop = True
+        self._wake.trigger()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout_s)
+        self._group.owned = False
+
+    def submit(self, handler: Callable[[], Any]) -> threading.Event:
+        """
+        Run ``handler`` (an executor's Task) in the loop's thread, after its current cycle.
+
+        Returns an event set once it ran.
+        """
+        done = threading.Event()
+        self._work.append((handler, done))
+        self._wake.trigger()
+        return done
+
+    @property
+    def running(self) -> bool:
+        """Whether the loop's thread runs (and takes handed-off work)."""
+        return self._thread.is_alive() and not self._stop
+
+    def _current(self) -> tuple:
+        """Return (subscriptions, timers) of the group now; remake the wait set on a change."""
+        group = self._group
+        subs = [s for s in self._node.subscriptions if s.callback_group is group]
+        timers = [t for t in self._node.timers if t.callback_group is group]
+        key = (group.revision, len(subs), len(timers), *map(id, subs), *map(id, timers))
+        if key != self._entities[0]:
+            handle = self._context.handle
+            assert handle is not None
+            self._wait_set = _rclpy.WaitSet(len(subs), 1, len(timers), 0, 0, 0, handle)
+            self._entities = (key, subs, timers)
+        return self._entities[1], self._entities[2]
+
+    def _run(self) -> None:
+        timeout_ns = int(_IDLE_WAKE * 1e9)
+        while not self._stop and self._context.ok():
+            try:
+                self._once(timeout_ns)
+            except Exception as exc:  # noqa: B902  (a destroyed entity, a shutdown meanwhile)
+                if self._stop or not self._context.ok():
+                    return
+                self._on_error(f'control loop: {type(exc).__name__}: {exc}')
+
+    def _once(self, timeout_ns: int) -> None:
+        subs, timers = self._current()
+        ws = self._wait_set
+        ws.clear_entities()
+        for sub in subs:
+            ws.add_subscription(sub.handle)
+        for tmr in timers:
+            ws.add_timer(tmr.handle)
+        ws.add_guard_condition(self._wake.handle)
+        ws.wait(timeout_ns)
+        if self._stop:
+            return
+        ready = ws.get_ready_entities('subscription')
+        for sub in subs:
+            if sub.handle.pointer in ready:
+                self._take(sub)
+        ready = ws.get_ready_entities('timer')
+        for tmr in timers:
+            if tmr.handle.pointer in ready and tmr.handle.is_timer_ready():
+                tmr.handle.call_timer()
+                self._call(tmr.callback)
+        # The handed-off work last: a parameter change may destroy the entities above.
+        while self._work:
+            handler, done = self._work.popleft()
+            self._call(handler)
+            done.set()
+
+    def _take(self, sub: Any) -> None:
+        """Take every message queued on ``sub`` and call its callback with each, in order."""
+        while True:
+            taken = sub.handle.take_message(sub.msg_type, sub.raw)
+            if taken is None:
+                return
+            self._call(sub.callback, taken[0])
+
+    def _call(self, callback: Callable, *args: Any) -> None:
+        try:
+            callback(*args)
+        except Exception as exc:  # noqa: B902  (one failing callback must not stop the loop)
+            self._on_error(f'callback failed: {type(exc).__name__}: {exc}')
+            return
+        exception = getattr(callback, 'exception', None)     # an executor's Task
+        if exception is not None and exception() is not None:
+            self._on_error(f'callback failed: {exception()!r}')
+
+
+class HandOffExecutor(Executor):
+    """An executor that waits for the node's callbacks and hands each to a ControlLoop."""
+
+    def __init__(self, loop: ControlLoop, context: Any = None):
+        super().__init__(context=context)
+        self._loop = loop
+
+    def spin_once(self, timeout_sec: float | None = None) -> None:
+        """
+        Wait (at most ``timeout_sec``) for a ready callback, hand it to the loop, wait for it.
+
+        (Until it ran the executor would offer the same Task again at once, as in progress.)
+        """
+        try:
+            handler, _, _ = self.wait_for_ready_callbacks(timeout_sec=timeout_sec)
+        except _NOT_WORK:
+            return
+        done = self._loop.submit(handler)
+        while not done.wait(_IDLE_WAKE):
+            if not self._loop.running or not self.context.ok():
+                return

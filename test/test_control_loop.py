@@ -1,0 +1,129 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""The control loop: its own wait set for the cycle's entities, every callback in its thread."""
+
+import threading
+import time
+
+import pytest
+from ros_harness import fresh_domain
+
+rclpy = pytest.importorskip('rclpy')
+
+from ik_node.ros.control_loop import ControlLoop, CycleGroup, HandOffExecutor  # noqa: E402, I100
+from ik_node.ros.runtime import BackgroundSpinner  # noqa: E402
+from rclpy.context import Context  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+from std_srvs.srv import Trigger  # noqa: E402
+
+
+def wait_for(predicate, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return predicate()
+
+
+class Rig:
+    """A node with a cycle timer, a raw cycle subscription, an ordinary one and a service."""
+
+    def __init__(self):
+        self.ctx = Context()
+        rclpy.init(context=self.ctx, domain_id=fresh_domain())
+        self.node = rclpy.create_node('control_loop_test', context=self.ctx)
+        self.group = CycleGroup()
+        self.seen: dict[str, list] = {'tick': [], 'cycle': [], 'other': [], 'service': [],
+                                      'new tick': []}
+        node = self.node
+        self.timer = node.create_timer(0.005, lambda: self._saw('tick', None), self.group)
+        node.create_subscription(String, 'cycle_in', lambda m: self._saw('cycle', m), 10,
+                                 raw=True, callback_group=self.group)
+        node.create_subscription(String, 'other_in', lambda m: self._saw('other', m), 10)
+        node.create_service(Trigger, 'poke', self._poke)
+        self.cycle_pub = node.create_publisher(String, 'cycle_in', 10)
+        self.other_pub = node.create_publisher(String, 'other_in', 10)
+        self.errors: list[str] = []
+
+    def _saw(self, what: str, msg) -> None:
+        self.seen[what].append((threading.current_thread().name, msg))
+        if isinstance(msg, String) and msg.data == 'raise':
+            raise RuntimeError('a failing callback')
+        if isinstance(msg, String) and msg.data == 'new timer':
+            # As a parameter change does (output_rate): the cycle's timer destroyed and made
+            # again from a handed-off callback.
+            self.node.destroy_timer(self.timer)
+            self.timer = self.node.create_timer(0.005, lambda: self._saw('new tick', None),
+                                                self.group)
+
+    def _poke(self, request, response):
+        self._saw('service', None)
+        response.success = True
+        return response
+
+    def close(self) -> None:
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.ctx)
+
+
+@pytest.fixture
+def rig():
+    r = Rig()
+    yield r
+    r.close()
+
+
+def test_the_loop_runs_every_callback_in_its_thread_and_takes_cycle_messages_raw(rig):
+    loop = ControlLoop(rig.node, rig.group, rig.errors.append)
+    executor = HandOffExecutor(loop, context=rig.ctx)
+    executor.add_node(rig.node)
+    loop.start()
+    spinner = BackgroundSpinner(executor)
+    client_node = rclpy.create_node('control_loop_client', context=rig.ctx)
+    client = client_node.create_client(Trigger, 'poke')
+    try:
+        assert wait_for(lambda: len(rig.seen['tick']) >= 20)
+        # (Matched first: a reliable publisher then delivers every message.)
+        assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1
+                        and rig.other_pub.get_subscription_count() == 1)
+        rig.cycle_pub.publish(String(data='to the loop'))
+        rig.other_pub.publish(String(data='raise'))      # fails, reported, the loop goes on
+        rig.other_pub.publish(String(data='to the executor'))
+        assert client.wait_for_service(timeout_sec=20.0)
+        future = client.call_async(Trigger.Request())
+        client_executor = SingleThreadedExecutor(context=rig.ctx)
+        client_executor.add_node(client_node)
+        client_executor.spin_until_future_complete(future, timeout_sec=20.0)
+        assert future.done() and future.result().success
+        assert wait_for(lambda: len(rig.seen['cycle']) == 1 and len(rig.seen['other']) == 2)
+        ticks = len(rig.seen['tick'])
+        assert wait_for(lambda: len(rig.seen['tick']) > ticks + 5)      # ticks go on
+        rig.other_pub.publish(String(data='new timer'))
+        assert wait_for(lambda: len(rig.seen['new tick']) > 5)
+    finally:
+        spinner.stop()
+        loop.stop()
+        client_node.destroy_node()
+    assert not rig.group.owned
+    threads = {name for seen in rig.seen.values() for name, _ in seen}
+    assert threads == {'ik-control'}
+    assert rig.seen['cycle'][0][1] == serialize_message(String(data='to the loop'))
+    assert [m.data for _, m in rig.seen['other']] == ['raise', 'to the executor', 'new timer']
+    assert len(rig.errors) == 1 and 'a failing callback' in rig.errors[0], rig.errors
+
+
+def test_without_a_loop_any_executor_runs_the_cycle_entities(rig):
+    executor = SingleThreadedExecutor(context=rig.ctx)
+    executor.add_node(rig.node)
+    assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1)
+    rig.cycle_pub.publish(String(data='to the executor'))
+    deadline = time.monotonic() + 20.0
+    while time.monotonic() < deadline and not (rig.seen['cycle'] and len(rig.seen['tick']) > 5):
+        executor.spin_once(timeout_sec=0.01)
+    executor.shutdown()
+    assert rig.seen['cycle'] and len(rig.seen['tick']) > 5
+    assert {name for seen in rig.seen.values() for name, _ in seen} == {
+        threading.main_thread().name}
