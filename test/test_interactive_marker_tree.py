@@ -19,7 +19,7 @@ import re
 
 from conftest import URDF_DIR
 from ik_node.motion.tree_arm import TreeArm
-from ik_node.pose import pose_error
+from ik_node.spatial.pose import pose_error
 from ik_node.tree import TreeChain
 import numpy as np
 import pytest

@@ -9,7 +9,7 @@ centroid of its branches' proposals.
 
 from conftest import URDF_DIR
 from ik_node.errors import URDFError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.web.app import start
 from ik_node.web.robot import load_robot
 from ik_node.web.sub_bases import forward_pass, tree_points

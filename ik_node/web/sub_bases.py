@@ -19,7 +19,7 @@ does. It is display only: the solver's own pass (joint frames, pose tasks) is in
 
 from typing import Mapping, NamedTuple, Sequence
 
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 import numpy as np
 
 __all__ = ['sub_bases', 'SubBase', 'tree_points', 'forward_pass', 'forward_sub_bases']

@@ -21,7 +21,7 @@ import time
 from typing import Any, Optional
 
 from ik_node.errors import IKError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tree_arm import TREE_METHODS, TreeArm
 from ik_node.web.robot import RobotModel
 from ik_node.web.scene import arm_scene, home_pose, TipGizmos
