@@ -49,7 +49,10 @@ def ros_tree_world(tmp_path: Path, *params: str) -> Iterator[tuple[int, Procs]]:
         procs.start('sim_arm', f'urdf_file:={TREE_URDF}', f'initial_joint_names:={names}',
                     'initial_positions:=[' + ','.join(map(str, TREE_Q0)) + ']')
         procs.start('ik_node', f'urdf_file:={TREE_URDF}', f'tip_links:={TIPS}',
-                    f'tip_target_topics:={TIP_TOPICS}', 'avoid_collisions:=false', *params)
+                    f'tip_target_topics:={TIP_TOPICS}', 'avoid_collisions:=false',
+                    # a goal search that a loaded machine does not cut short (as the tree
+                    # node tests)
+                    'goal_search_timeout:=0.5', *params)
         yield domain, procs
     finally:
         procs.close()

@@ -77,8 +77,10 @@ class MarkerView:
         T = T if T is not None else tracker.chain.fk(tracker.chain.mid)
         if not tips:
             self._marker.offer(tracker.chain.base_link, T)
+            self._pose[None] = T
         for i, tip in enumerate(tips):
             self._marker.offer(tracker.chain.base_link, T[i], tip=tip)
+            self._pose[i] = T[i]
 
     def _marker_pose(self, header: Any, pose: Any, name: str) -> None:
         """Feed a marker's pose to the node as a target of its tip."""
