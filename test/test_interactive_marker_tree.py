@@ -17,7 +17,6 @@ import os
 from pathlib import Path
 import re
 
-from conftest import URDF_DIR
 from ik_node.motion.tree_arm import TreeArm
 from ik_node.spatial.pose import pose_error
 from ik_node.tree import TreeChain
@@ -27,41 +26,17 @@ from ros_harness import ros_rig, STARTUP_TIMEOUT
 
 rclpy = pytest.importorskip('rclpy')
 
-from geometry_msgs.msg import PoseStamped  # noqa: E402, I100
-from ik_node.ros.conversions import matrix_to_pose  # noqa: E402
+from ik_node.ros.conversions import matrix_to_pose  # noqa: E402, I100
 from ik_node.ros.interactive import STATES, tip_marker_name  # noqa: E402
 from ik_node.ros.rviz_feedback import Feedback, RvizMarkerClient  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
 from test_interactive_marker import STANDIN  # noqa: E402
+from test_tree_node_ros import Q_START, TIPS, TOPICS, TreeProbe, URDF  # noqa: E402
 
-URDF = URDF_DIR / 'torso_two_arms.urdf'
-TIPS = ['left_hand', 'right_hand']
 SERVER = '/ik_node_target'
 SERVER_PATH = Path(os.environ.get('IK_NODE_MARKER_SERVER') or STANDIN)
-# torso lift, yaw; left shoulder yaw, pitch, elbow, wrist; the same on the right.
-Q_START = np.array([0.1, 0.0, 0.3, 0.5, -0.8, 0.2, -0.3, 0.5, -0.8, -0.2])
 # Each moves one arm's own joints: the other hand can hold while it goes.
 DQ = {0: np.array([0.0, 0.0, 0.15, -0.1, 0.15, 0.1, 0.0, 0.0, 0.0, 0.0]),
       1: np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.15, 0.1, 0.15, -0.15])}
-
-
-class Arm:
-    """The arm's readings by the tree's joint names (sim_arm's joint_states)."""
-
-    def __init__(self, probe, arm: TreeArm):
-        self.arm, self.readings = arm, []
-        probe.node.create_subscription(JointState, 'joint_states', self._on, 1000)
-
-    def _on(self, msg: JointState) -> None:
-        index = {name: i for i, name in enumerate(msg.name)}
-        if all(name in index for name in self.arm.joint_names):
-            self.readings.append(np.array([msg.position[index[n]]
-                                           for n in self.arm.joint_names]))
-
-    def at(self, T: np.ndarray, tol: float = 1e-3) -> bool:
-        """Return True once every tip of the newest reading is within tol m of T (t, 4, 4)."""
-        return bool(self.readings) and max(
-            pe for pe, _ in self.arm.tip_errors(T, self.readings[-1])) < tol
 
 
 def reachable_path(arm: TreeArm, q: np.ndarray, dq: np.ndarray, tip: int,
@@ -87,31 +62,26 @@ def tree_marker_node(tmp_path_factory, arm):
     with ros_rig(tmp_path_factory.mktemp('tree_marker')) as (procs, probe):
         procs.env['PYTHONPATH'] = f'{SERVER_PATH}:{procs.env.get("PYTHONPATH", "")}'
         client = RvizMarkerClient(probe.node, SERVER)
-        readings = Arm(probe, arm)
+        readings = TreeProbe(probe, arm)   # the arm's readings, a publisher per tip topic
         procs.start('sim_arm', f'urdf_file:={URDF}',
                     f'initial_joint_names:={list(arm.joint_names)}',
                     f'initial_positions:={Q_START.tolist()}', 'follow:=instant')
         # (max_following_error: see test_interactive_marker.py; stalls are tested elsewhere)
         procs.start('ik_node', f'urdf_file:={URDF}', f'tip_links:={TIPS}',
-                    'avoid_collisions:=false', 'interactive_marker:=true',
-                    'max_following_error:=3.0', 'goal_search_timeout:=0.5')
+                    f'tip_target_topics:={TOPICS}', 'avoid_collisions:=false',
+                    'interactive_marker:=true', 'max_following_error:=3.0',
+                    'goal_search_timeout:=0.5')
         assert probe.spin_until(client.connected, STARTUP_TIMEOUT), procs.logs()
-        left = probe.node.create_publisher(PoseStamped, 'left_hand/target_pose', 10)
 
-        def hold_left() -> PoseStamped:
-            msg = PoseStamped()
-            msg.header.frame_id = 'base_link'
-            msg.header.stamp = probe.node.get_clock().now().to_msg()
-            msg.pose = matrix_to_pose(arm.fk(Q_START)[0])
-            left.publish(msg)
-            return msg
+        def hold_left():
+            return readings.send(0, arm.fk(Q_START)[0])
 
         # Served targets from here on (the node refuses them until joint_states come); each
         # answered target offers the markers again, for a client that subscribed late.
         assert probe.answer_to(hold_left) is not None, procs.logs()
         assert probe.spin_until(lambda: all(client.markers(tip_marker_name(t)) for t in TIPS),
                                 STARTUP_TIMEOUT, hold_left), procs.logs()
-        assert probe.spin_until(lambda: readings.at(arm.fk(Q_START)), 20.0), procs.logs()
+        assert probe.spin_until(lambda: readings.reached(arm.fk(Q_START)), 20.0), procs.logs()
         # The upstream server takes no feedback from a new client within 1 s of a marker's
         # creation (two users on one marker); rviz2's first drag comes later than that.
         probe.spin_for(1.5)
@@ -132,7 +102,7 @@ def test_dragging_each_hands_marker_takes_that_hand_there_and_the_other_holds(
         goal = arm.fk(q + DQ[tip])
         n_arm = len(readings.readings)
         client.drag(name, 'base_link', reachable_path(arm, q, DQ[tip], tip), probe.spin_for)
-        assert probe.spin_until(lambda: readings.at(goal), 20.0), (
+        assert probe.spin_until(lambda: readings.reached(goal), 20.0), (
             tip, arm.tip_errors(goal, readings.readings[-1]), procs.logs()[-3000:])
         # The other hand held its pose all the way (a stream of its marker's poses).
         other = 1 - tip
@@ -190,4 +160,4 @@ def test_a_nan_marker_pose_is_refused_with_a_warning_the_marker_turns_red(
     goal = arm.fk(q + DQ[0])
     client.drag(tip_marker_name('left_hand'), 'base_link', reachable_path(arm, q, DQ[0], 0),
                 probe.spin_for)
-    assert probe.spin_until(lambda: readings.at(goal), 20.0), procs.logs()[-3000:]
+    assert probe.spin_until(lambda: readings.reached(goal), 20.0), procs.logs()[-3000:]
