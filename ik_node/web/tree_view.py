@@ -10,9 +10,10 @@ holding where they are drawn, as the node does with a tip target, and draws the 
 tip's reached frame and its errors. The sub-bases, the links where the tips' branches part
 (a torso between two arms), are drawn as orange spheres and named in the panel. With
 ``fabrik`` each solve also draws what FABRIK's forward pass does at each sub-base
-(:func:`ik_node.web.sub_bases.forward_sub_bases`): its branches' proposals (yellow lines, one
-per branch, from the proposed point to the sub-base's new place) and their centroid (a red
-sphere), the rule by which FABRIK on a tree moves a sub-base.
+(:func:`ik_node.web.sub_bases.forward_sub_bases`): its branches' proposals (yellow points, one
+per branch, each joined to the sub-base's new place) and their centroid (a red sphere, inside
+the see-through orange one when it moves little), the rule by which FABRIK on a tree moves a
+sub-base.
 """
 
 import logging
@@ -79,8 +80,10 @@ class TreeView:
         self.display, _ = arm_scene(server, robot)
         self.tips = TipGizmos(server, self.arm.tip_links, self.arm.fk(self.q), self.request)
         self.gizmos, self.reached = self.tips.gizmos, self.tips.reached
+        # See-through: the centroid FABRIK moves the sub-base to is often inside it.
         self.spheres = [scene.add_icosphere(f'/base/sub_base_{link}', radius=0.025,
-                                            color=SUB_BASE_COLOR) for link in self.sub_bases]
+                                            color=SUB_BASE_COLOR, opacity=0.35)
+                        for link in self.sub_bases]
         self.centroids = [scene.add_icosphere(f'/base/centroid_{link}', radius=0.018,
                                               color=CENTROID_COLOR, visible=False)
                           for link in self.sub_bases]
@@ -197,6 +200,9 @@ class TreeView:
                 self.server.scene.add_line_segments(
                     f'/base/proposals_{link}', np.zeros((0, 2, 3)), PROPOSAL_COLOR,
                     visible=False)
+                self.server.scene.add_point_cloud(f'/base/proposal_points_{link}',
+                                                  np.zeros((0, 3)), PROPOSAL_COLOR,
+                                                  visible=False)
                 continue
             assert b is not None
             centroid.position = b.centroid
@@ -204,3 +210,6 @@ class TreeView:
                                 axis=1)
             self.server.scene.add_line_segments(f'/base/proposals_{link}', segments,
                                                 PROPOSAL_COLOR, thickness=0.006)
+            self.server.scene.add_point_cloud(f'/base/proposal_points_{link}', b.proposals,
+                                              PROPOSAL_COLOR, point_size=0.012,
+                                              point_shape='circle')
