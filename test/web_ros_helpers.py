@@ -11,6 +11,12 @@ from web_helpers import free_port
 
 URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
 Q0 = [0.0, -1.2, 1.3, -1.6, -1.57, 0.0]
+# The torso with two arms of the tree tests: the node drives both hands (tip_links).
+TREE_URDF = Path(__file__).resolve().parent / 'urdf' / 'torso_two_arms.urdf'
+TIPS = ['left_hand', 'right_hand']
+TIP_TOPICS = ['left_target', 'right_target']
+# torso lift, yaw; left shoulder yaw, pitch, elbow, wrist; the same on the right.
+TREE_Q0 = [0.1, 0.0, 0.3, 0.5, -0.8, 0.2, -0.3, 0.5, -0.8, -0.2]
 
 
 @contextmanager
@@ -27,6 +33,26 @@ def ros_world(tmp_path: Path) -> Iterator[tuple[int, Procs]]:
         procs.start('sim_arm', f'urdf_file:={URDF}',
                     'initial_positions:=[' + ','.join(map(str, Q0)) + ']')
         procs.start('ik_node', f'urdf_file:={URDF.name}', cwd=URDF.parent)
+        yield domain, procs
+    finally:
+        procs.close()
+
+
+@contextmanager
+def ros_tree_world(tmp_path: Path, *params: str) -> Iterator[tuple[int, Procs]]:
+    """Yield (domain, procs): sim_arm at TREE_Q0 and ik_node driving TIPS on TIP_TOPICS."""
+    from ik_node.tree import TreeChain
+    names = list(TreeChain.from_urdf(TREE_URDF, 'base_link', TIPS).joint_names)
+    domain = fresh_domain()
+    procs = Procs(domain, tmp_path)
+    try:
+        procs.start('sim_arm', f'urdf_file:={TREE_URDF}', f'initial_joint_names:={names}',
+                    'initial_positions:=[' + ','.join(map(str, TREE_Q0)) + ']')
+        procs.start('ik_node', f'urdf_file:={TREE_URDF}', f'tip_links:={TIPS}',
+                    f'tip_target_topics:={TIP_TOPICS}', 'avoid_collisions:=false',
+                    # a goal search that a loaded machine does not cut short (as the tree
+                    # node tests)
+                    'goal_search_timeout:=0.5', *params)
         yield domain, procs
     finally:
         procs.close()
@@ -61,7 +87,7 @@ def ros_view(domain: int) -> Iterator[tuple[Any, Any, dict]]:
         yield view, robot, topics
     finally:
         if view is not None:
-            view.jog_buttons.close()
+            view.close()
         spinner.stop()
         node.destroy_node()
         rclpy.try_shutdown(context=ctx)

@@ -332,8 +332,8 @@ class IKNode(Node):
         self._handle_target(msg.header, msg.pose, point_only=False, tip=tip)
 
     @_guarded('interactive marker callback')
-    def _on_marker_pose(self, header: Header, pose: Pose) -> None:
-        self._handle_target(header, pose, point_only=False, from_marker=True)
+    def _on_marker_pose(self, header: Header, pose: Pose, tip: int | None = None) -> None:
+        self._handle_target(header, pose, point_only=False, from_marker=True, tip=tip)
 
     def _handle_target(self, header: Header, pose: Pose, point_only: bool,
                        planar: bool = False, from_marker: bool = False,

@@ -7,10 +7,15 @@
 (parameter ``node_name``, default ``ik_node``, relative to this node's namespace) for its
 robot model and topic names through its parameter services, then serves a page that
 
-- draws the arm from ``joint_states`` with the URDF's visual geometry;
+- draws the arm from ``joint_states`` with the URDF's visual geometry, and each tip's
+  measured pose as a frame;
 - publishes ``target_pose`` (geometry_msgs/PoseStamped in the base link frame) when the gizmo
   is dragged, and the IK node's ``jog_twist_topic`` (TwistStamped) while a jog button's
   nudge holds (:mod:`ik_node.web.jog_buttons`);
+- for a node with ``tip_links`` (a tree of several tips): a gizmo and a target xyz input per
+  tip, each publishing on its tip's topic (``tip_target_topics``), and each tip's state
+  from the node's per-tip status: reached, refused or stretched
+  (:class:`ik_node.web.tip_status.TipStates`); no jog buttons (the node jogs no tree);
 - sets the node's solver parameters through its ``set_parameters`` service, so they are
   validated as by ``ros2 param set``; a refusal and its reason are shown on the page;
 - shows and plots ``ik_status`` (success, errors, iterations, solve time) and the latency
@@ -31,16 +36,19 @@ import threading
 import time
 from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple, Union
 
-from diagnostic_msgs.msg import DiagnosticArray
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import PoseStamped, TwistStamped
 from ik_node.errors import IKError
 from ik_node.ros.jog_keyboard import twist_message
 from ik_node.ros.runtime import BackgroundSpinner
+from ik_node.ros.tree_setup import tip_topics
 from ik_node.solve_ik import methods
 from ik_node.web.app import show_error
-from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.jog_buttons import JogButtons
 from ik_node.web.robot import load_robot, RobotModel
+from ik_node.web.scene import arm_scene, TipGizmos
+from ik_node.web.tip_status import TipStates
+from ik_node.web.tree_view import tree_display_cfg
 import numpy as np
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters
@@ -52,7 +60,6 @@ from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 import viser
-import viser.transforms as vtf
 
 __all__ = ['WebViewNode', 'RosView', 'main', 'CONTROLLED']
 
@@ -76,13 +83,26 @@ _ParamInput = Union[viser.GuiDropdownHandle[str], viser.GuiCheckboxHandle,
                     viser.GuiNumberHandle[Any]]
 _MODEL = ('robot_description', 'urdf_file', 'base_link', 'tip_link', 'robot_description_topic',
           'target_topic', 'joint_states_topic', 'status_topic', 'jog_twist_topic')
+# Empty-list parameters of a tree, unset on a one-chain node: asked one by one (a node answers
+# a get_parameters call naming an unset parameter with no values at all).
+_TREE = ('tip_links', 'tip_target_topics')
 
 
 def _value(pv: ParameterValue):
     return {ParameterType.PARAMETER_BOOL: pv.bool_value,
             ParameterType.PARAMETER_INTEGER: pv.integer_value,
             ParameterType.PARAMETER_DOUBLE: pv.double_value,
-            ParameterType.PARAMETER_STRING: pv.string_value}.get(pv.type)
+            ParameterType.PARAMETER_STRING: pv.string_value,
+            ParameterType.PARAMETER_STRING_ARRAY: list(pv.string_array_value)}.get(pv.type)
+
+
+def _xyz(text: str) -> Optional[np.ndarray]:
+    """Return the (3,) position of 'x, y, z' (commas or spaces), None unless 3 finite numbers."""
+    try:
+        xyz = np.array([float(v) for v in text.replace(',', ' ').split()])
+    except ValueError:
+        return None
+    return xyz if xyz.shape == (3,) and np.all(np.isfinite(xyz)) else None
 
 
 def _parameter(name: str, kind: str, value) -> Parameter:
@@ -156,6 +176,8 @@ def load_model(node: WebViewNode) -> Tuple[RobotModel, Dict[str, Any]]:
         raise IKError(f'the IK node {target!r} did not answer on its get_parameters service '
                       f'within {timeout:g} s: is it running (ros2 run ik_node ik_node), in '
                       'this namespace and ROS domain?')
+    for name in _TREE:
+        values[name] = (node.get_ik_parameters([name], timeout) or {}).get(name) or []
     path = values['urdf_file']
     if values['robot_description'] or not path:
         text = values['robot_description'] or node.wait_for_topic_text(
@@ -167,45 +189,112 @@ def load_model(node: WebViewNode) -> Tuple[RobotModel, Dict[str, Any]]:
         path = os.path.join(folder, 'robot_description.urdf')
         with open(path, 'w') as f:
             f.write(text)
-    robot = load_robot(path, values['base_link'] or None, values['tip_link'] or None)
+    tips = list(values['tip_links'])
+    robot = load_robot(path, values['base_link'] or None,
+                       None if tips else values['tip_link'] or None, tips)
     return robot, values
 
 
 class RosView:
-    """The page of the ROS mode on a viser server."""
+    """The page of the ROS mode on a viser server (one chain, or a tree of several tips)."""
 
     def __init__(self, server: viser.ViserServer, robot: RobotModel, node: WebViewNode,
                  topics: Dict[str, Any]):
         """Build the scene and panel; subscribe and publish through ``node``."""
         self.server, self.robot, self.node = server, robot, node
         chain = self.chain = robot.chain
+        self.tips: Tuple[str, ...] = tuple(getattr(chain, 'tip_links', (chain.tip_link,)))
+        self.is_tree = len(self.tips) > 1 or bool(topics.get('tip_links'))
         self.q = np.array(chain.mid)
         self._index = {name: i for i, name in enumerate(chain.joint_names)}
         self._sent: Dict[str, float] = {}   # stamp text of a published target: when [s]
         self.latencies: Deque[float] = deque(maxlen=200)   # target -> status [ms], nan: unmatched
         self.statuses: Deque[Dict[str, str]] = deque(maxlen=200)
+        self.tip_states = TipStates(self.tips)
         self.arm_updates = 0
         self._dirty = False
         self._lock = threading.Lock()
-        server.scene.add_grid('/grid', width=2.0, height=2.0, cell_size=0.1, section_size=0.5)
-        self.display = ArmDisplay(server, robot)
-        T_base = robot.urdf.get_transform(chain.base_link, robot.urdf.base_link)
-        server.scene.add_frame('/base', show_axes=False, position=T_base[:3, 3],
-                               wxyz=vtf.SO3.from_matrix(T_base[:3, :3]).wxyz)
-        T_tip = chain.fk(self.q)
-        self.gizmo = server.scene.add_transform_controls('/base/target', scale=0.25,
-                                                         position=T_tip[:3, 3])
-        self.display.update(robot.display_cfg(self.q))
+        self.display, _ = arm_scene(server, robot)
+        self.gizmos = TipGizmos(server, self.tips, self._tip_poses(self.q), self._gizmo_moved,
+                                scale=0.15 if self.is_tree else 0.25)
+        self.gizmo = self.gizmos.gizmos[0]
+        self.display.update(self._display_cfg(self.q))
         gui = server.gui
         gui.configure_theme(control_width='large')
         gui.add_markdown(f'**ik_node (ROS)** — node `{node.get_parameter("node_name").value}`'
-                         f', `{chain.base_link}` → `{chain.tip_link}`')
+                         f', `{chain.base_link}` → ' + ', '.join(f'`{t}`' for t in self.tips))
         self.readout = gui.add_markdown('_waiting for ik_status_')
+        self.tip_readout = gui.add_markdown(self.tip_states.text(), visible=self.is_tree)
+        self.tip_xyz = [self._xyz_input(i) for i in range(len(self.tips))] if self.is_tree \
+            else []
         self.arm_state = gui.add_markdown('_waiting for joint_states_')
         self.error = gui.add_markdown('', visible=False)
         self.inputs: Dict[str, _ParamInput] = {}
+        self._parameter_panel()
+        self.plot = gui.add_uplot(
+            (np.zeros(0), np.zeros(0), np.zeros(0)),
+            (viser.uplot.Series(label='status'),
+             viser.uplot.Series(label='solve time [ms]', stroke='blue'),
+             viser.uplot.Series(label='target->status [ms]', stroke='red')),
+            title='ik_status', aspect=2.0)
+        names = tip_topics(topics) if self.is_tree else [topics['target_topic'] or 'target_pose']
+        self.pubs = [node.create_publisher(PoseStamped, name, 10) for name in names]
+        self.pub = self.pubs[0]
+        node.create_subscription(JointState, topics['joint_states_topic'] or 'joint_states',
+                                 self._joint_states, 10)
+        node.create_subscription(DiagnosticArray, topics['status_topic'] or 'ik_status',
+                                 self._status, 10)
+        self.jog_buttons: Optional[JogButtons] = None
+        if not self.is_tree:      # the node jogs one tool frame, never a tree
+            self.jog_pub = node.create_publisher(
+                TwistStamped, topics.get('jog_twist_topic') or 'jog_twist', 10)
+            self.jog_buttons = JogButtons(gui, (chain.base_link, chain.tip_link),
+                                          self.send_jog)
+        self._timer = node.create_timer(1.0 / 30.0, self._draw)
+
+    def close(self) -> None:
+        """Stop the jog buttons' thread (the ROS side is the node's owner's to stop)."""
+        if self.jog_buttons is not None:
+            self.jog_buttons.close()
+
+    def _tip_poses(self, q: np.ndarray) -> np.ndarray:
+        """Return the (t, 4, 4) tip poses at q (one for a chain)."""
+        T = self.chain.fk(q)
+        return T if T.ndim == 3 else T[None]
+
+    def _display_cfg(self, q: np.ndarray) -> np.ndarray:
+        return tree_display_cfg(self.robot, q) if self.is_tree else self.robot.display_cfg(q)
+
+    def _xyz_input(self, tip: int) -> viser.GuiTextHandle:
+        """
+        Return tip ``tip``'s target input, 'x, y, z' [m] in the base frame, one field.
+
+        One field, so that a typed position is one target (three fields would send a target
+        per coordinate, the torso moving for each). The gizmo's orientation is kept.
+        """
+        h = self.server.gui.add_text(f'{self.tips[tip]} target xyz [m]', '',
+                                     hint='x, y, z in the base frame; Enter sends it')
+
+        def typed(event: viser.GuiEvent[Any]) -> None:
+            if event.client is None:
+                return
+            xyz = _xyz(h.value)
+            if xyz is None:
+                self.error.content = (f'**Refused: {self.tips[tip]} target xyz '
+                                      f'{h.value!r}: give three finite numbers x, y, z [m]**')
+                self.error.visible = True
+                return
+            self.error.visible = False
+            T = self.gizmos.pose(tip)
+            T[:3, 3] = xyz
+            self.set_target(tip, T)
+        h.on_update(typed)
+        return h
+
+    def _parameter_panel(self) -> None:
+        gui = self.server.gui
         with gui.add_folder('Node parameters'):
-            current = node.get_ik_parameters([c[0] for c in CONTROLLED], 5.0) or {}
+            current = self.node.get_ik_parameters([c[0] for c in CONTROLLED], 5.0) or {}
             for name, kind, label in CONTROLLED:
                 v = current.get(name)
                 h: _ParamInput
@@ -218,23 +307,6 @@ class RosView:
                                        step=1 if kind == 'int' else 1e-4)
                 h.on_update(partial(self._param_changed, name, kind))
                 self.inputs[name] = h
-        self.plot = gui.add_uplot(
-            (np.zeros(0), np.zeros(0), np.zeros(0)),
-            (viser.uplot.Series(label='status'),
-             viser.uplot.Series(label='solve time [ms]', stroke='blue'),
-             viser.uplot.Series(label='target->status [ms]', stroke='red')),
-            title='ik_status', aspect=2.0)
-        self.pub = node.create_publisher(PoseStamped, topics['target_topic'] or 'target_pose',
-                                         10)
-        node.create_subscription(JointState, topics['joint_states_topic'] or 'joint_states',
-                                 self._joint_states, 10)
-        node.create_subscription(DiagnosticArray, topics['status_topic'] or 'ik_status',
-                                 self._status, 10)
-        self.jog_pub = node.create_publisher(TwistStamped,
-                                             topics.get('jog_twist_topic') or 'jog_twist', 10)
-        self.jog_buttons = JogButtons(gui, (chain.base_link, chain.tip_link), self.send_jog)
-        self.gizmo.on_update(self._gizmo_moved)
-        self._timer = node.create_timer(1.0 / 30.0, self._draw)
 
     def send_jog(self, twist: Optional[np.ndarray], frame: str, now: float) -> bool:
         """Publish a jog button's twist (the IK node's jog_timeout stops the arm after)."""
@@ -243,11 +315,16 @@ class RosView:
                                                self.node.get_clock().now().to_msg()))
         return False
 
-    def _gizmo_moved(self, _event: viser.TransformControlsEvent) -> None:
-        self.publish_target(self.gizmo.position, self.gizmo.wxyz)
+    def _gizmo_moved(self, tip: int, T: np.ndarray) -> None:
+        self.publish_target(T[:3, 3], self.gizmos.gizmos[tip].wxyz, tip)
 
-    def publish_target(self, position, wxyz) -> str:
-        """Publish a PoseStamped target in the base frame; return its stamp text."""
+    def set_target(self, tip: int, T: np.ndarray) -> str:
+        """Move tip ``tip``'s gizmo to T (4, 4, base frame) and publish it; return its stamp."""
+        self.gizmos.place(tip, T)
+        return self.publish_target(T[:3, 3], self.gizmos.gizmos[tip].wxyz, tip)
+
+    def publish_target(self, position, wxyz, tip: int = 0) -> str:
+        """Publish a PoseStamped target in the base frame on tip ``tip``'s topic; its stamp."""
         msg = PoseStamped()
         msg.header.frame_id = self.chain.base_link
         msg.header.stamp = self.node.get_clock().now().to_msg()
@@ -260,7 +337,8 @@ class RosView:
             self._sent[stamp] = time.perf_counter()
             if len(self._sent) > 1000:
                 self._sent.pop(next(iter(self._sent)))
-        self.pub.publish(msg)
+            self.tip_states.sent(stamp, tip)
+        self.pubs[tip].publish(msg)
         return stamp
 
     def set_parameter(self, name: str, kind: str, value) -> Optional[str]:
@@ -301,7 +379,18 @@ class RosView:
                 return
             self._dirty = False
             q = self.q.copy()
-        self.display.update(self.robot.display_cfg(q))
+        T = self._tip_poses(q)
+        with self.server.atomic():
+            self.display.update(self._display_cfg(q))
+            self.gizmos.show_reached(T)   # where the measured arm is
+            if self.arm_updates == 0:
+                # The gizmos start at the measured tips, where a target changes nothing.
+                for i in range(len(self.tips)):
+                    self.gizmos.place(i, T[i])
+                for i, h in enumerate(self.tip_xyz):
+                    text = ', '.join(f'{v:.4f}' for v in T[i][:3, 3])
+                    # viser defines the value setter apart from its getter (mypy: read-only)
+                    h.value = text  # type: ignore[misc]
         self.arm_updates += 1
         self.arm_state.content = 'joints ' + ', '.join(f'{v:.3f}' for v in q)
 
@@ -311,6 +400,11 @@ class RosView:
             if st.name.endswith(': state'):     # the node's periodic state, not an answer
                 continue
             kv = {v.key: v.value for v in st.values}
+            with self._lock:
+                changed = self.tip_states.answer(st.level == DiagnosticStatus.ERROR,
+                                                 st.message, kv)
+            if self.is_tree:
+                self.tip_readout.content = self.tip_states.text()
             if 'solve_time_ms' not in kv:
                 self.readout.content = f'**{st.message}**'
                 continue
@@ -321,7 +415,9 @@ class RosView:
             self.latencies.append(latency)
             ok = kv.get('success') == 'True'
             self.readout.content = (
-                f'**{"SOLVED" if ok else "NOT REACHABLE"}**: {st.message}  \n'
+                f'**{"SOLVED" if ok else "NOT REACHABLE"}**'
+                + (f' (`{changed}`)' if changed and self.is_tree else '')
+                + f': {st.message}  \n'
                 f'solver `{kv.get("solver")}` · {kv.get("iterations")} iterations · '
                 f'position error {float(kv.get("position_error", "nan")) * 1e3:.3f} mm  \n'
                 f'solve {kv.get("solve_time_ms")} ms · target → status '

@@ -21,14 +21,13 @@ from ik_node import _jit
 from ik_node.errors import IKError
 from ik_node.result import IKResult
 from ik_node.solve_ik import solve, warm_up
-from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.controls import Settings, SolverControls
 from ik_node.web.jog_buttons import JogButtons, StandaloneJog
 from ik_node.web.obstacles import ObstacleEditor
 from ik_node.web.robot import RobotModel
+from ik_node.web.scene import arm_scene, home_pose, pose_of, wxyz_of
 import numpy as np
 import viser
-import viser.transforms as vtf
 
 __all__ = ['IKView', 'Drawn', 'home_pose']
 
@@ -70,23 +69,6 @@ class _Request:
     t_request: float   # time.perf_counter() [s]
 
 
-def home_pose(chain) -> np.ndarray:
-    """Return a bent start pose (n,) inside the limits: mid-range with elbow-like bends."""
-    bend = np.array([0.0 if j == 0 else 0.6 * (-1) ** j for j in range(chain.n)])
-    return np.clip(np.asarray(chain.mid) + bend, chain.lower, chain.upper)
-
-
-def _wxyz(T: np.ndarray) -> np.ndarray:
-    return vtf.SO3.from_matrix(T[:3, :3]).wxyz
-
-
-def _pose(position, wxyz) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, :3] = vtf.SO3(np.asarray(wxyz, dtype=float)).normalize().as_matrix()
-    T[:3, 3] = position
-    return T
-
-
 # What the readout says while the kernels compile (once after an install; ik-compile does it
 # ahead).
 COMPILING = ('_compiling the solver kernels, once after an install (about 1-2 minutes on 2 '
@@ -117,18 +99,15 @@ class IKView:
         self._plot_time = 0.0
 
         scene = server.scene
-        scene.add_grid('/grid', width=2.0, height=2.0, cell_size=0.1, section_size=0.5)
-        self.display = ArmDisplay(server, robot)
-        T_base = robot.urdf.get_transform(chain.base_link, robot.urdf.base_link)
         # Target and reached pose live in the chain's base frame, like ik_node.solve's.
-        scene.add_frame('/base', show_axes=False, position=T_base[:3, 3], wxyz=_wxyz(T_base))
+        self.display, T_base = arm_scene(server, robot)
         T_tip = chain.fk(self.q)
         reach = float(np.sum(np.linalg.norm(chain.joint_origins[:, :3, 3], axis=1)))
         self.gizmo = scene.add_transform_controls(
             '/base/target', scale=max(0.15, 0.25 * reach), position=T_tip[:3, 3],
-            wxyz=_wxyz(T_tip))
+            wxyz=wxyz_of(T_tip))
         self.reached = scene.add_frame('/base/reached', axes_length=0.08, axes_radius=0.006,
-                                       position=T_tip[:3, 3], wxyz=_wxyz(T_tip))
+                                       position=T_tip[:3, 3], wxyz=wxyz_of(T_tip))
         self.display.update(robot.display_cfg(self.q))
         look = T_base[:3, :3] @ (0.5 * T_tip[:3, 3]) + T_base[:3, 3]
         server.initial_camera.look_at = look
@@ -169,15 +148,15 @@ class IKView:
 
     # --- inputs -----------------------------------------------------------------------------
     def _gizmo_moved(self, event: viser.TransformControlsEvent) -> None:
-        self.request(_pose(self.gizmo.position, self.gizmo.wxyz))
+        self.request(pose_of(self.gizmo.position, self.gizmo.wxyz))
 
     def _xyz_typed(self, event: viser.GuiEvent[Any]) -> None:
         if event.client is None:
             return
-        self.set_target(_pose(np.array(self.target_xyz.value), self.gizmo.wxyz))
+        self.set_target(pose_of(np.array(self.target_xyz.value), self.gizmo.wxyz))
 
     def _settings_changed(self, settings: Settings) -> None:
-        self.request(_pose(self.gizmo.position, self.gizmo.wxyz))
+        self.request(pose_of(self.gizmo.position, self.gizmo.wxyz))
 
     def _jogged(self, q: np.ndarray) -> None:
         """Draw the arm at ``q`` from a jog step; the gizmo follows the tool."""
@@ -186,13 +165,13 @@ class IKView:
         with self.server.atomic():
             self.display.update(self.robot.display_cfg(q))
             self.reached.position = self.gizmo.position = T_tip[:3, 3]
-            self.reached.wxyz = self.gizmo.wxyz = _wxyz(T_tip)
+            self.reached.wxyz = self.gizmo.wxyz = wxyz_of(T_tip)
 
     def set_target(self, T: np.ndarray) -> int:
         """Move the gizmo to T (4, 4, base frame) and solve for it; return the request number."""
         T = np.asarray(T, dtype=float)
         self.gizmo.position = T[:3, 3]
-        self.gizmo.wxyz = _wxyz(T)
+        self.gizmo.wxyz = wxyz_of(T)
         return self.request(T)
 
     def request(self, T: np.ndarray) -> int:
@@ -281,7 +260,7 @@ class IKView:
         with self.server.atomic():
             self.display.update(self.robot.display_cfg(self.q))
             self.reached.position = T_tip[:3, 3]
-            self.reached.wxyz = _wxyz(T_tip)
+            self.reached.wxyz = wxyz_of(T_tip)
             self.collision.show(contacts)
         self.server.flush()
         return Drawn(seq, T, result, settings, t1 - t0, time.perf_counter() - t_request,

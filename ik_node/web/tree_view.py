@@ -5,10 +5,15 @@ The tree view (``ik-web --tips a,b``): one gizmo per tip of a URDF tree, solved 
 
 Moving a tip's gizmo posts that tip's pose; one worker thread solves the newest posted pose
 for the whole tree (:meth:`ik_node.motion.tree_arm.TreeArm.solve`, warm from the drawn
-joints) with the other tips holding where they are drawn, as the node does with a tip
-target, and draws the arm, each tip's reached frame and its errors. The sub-bases, the links
-where the tips' branches part (a torso between two arms: where FABRIK on a tree puts the
-centroid of its branches' proposals), are drawn as orange spheres and named in the panel.
+joints, with the solver picked in the panel: ``dls`` or ``fabrik``) with the other tips
+holding where they are drawn, as the node does with a tip target, and draws the arm, each
+tip's reached frame and its errors. The sub-bases, the links where the tips' branches part
+(a torso between two arms), are drawn as orange spheres and named in the panel. With
+``fabrik`` each solve also draws what FABRIK's forward pass does at each sub-base
+(:func:`ik_node.web.sub_bases.forward_sub_bases`): its branches' proposals (yellow points, one
+per branch, each joined to the sub-base's new place) and their centroid (a red sphere, inside
+the see-through orange one when it moves little), the rule by which FABRIK on a tree moves a
+sub-base.
 """
 
 import logging
@@ -18,39 +23,37 @@ from typing import Any, Optional
 
 from ik_node.errors import IKError
 from ik_node.model.link_tree import RobotTree
-from ik_node.motion.tree_arm import TreeArm
-from ik_node.web.arm_display import ArmDisplay
-from ik_node.web.ik_view import home_pose
+from ik_node.motion.tree_arm import TREE_METHODS, TreeArm
 from ik_node.web.robot import RobotModel
+from ik_node.web.scene import arm_scene, home_pose, TipGizmos
+from ik_node.web.sub_bases import forward_sub_bases, sub_bases, SubBase
 import numpy as np
 import viser
-import viser.transforms as vtf
 
-__all__ = ['TreeView', 'sub_bases']
+__all__ = ['TreeView', 'sub_bases', 'tree_display_cfg']
+
+SUB_BASE_COLOR = (255, 140, 0)
+CENTROID_COLOR = (220, 30, 30)
+PROPOSAL_COLOR = (250, 210, 40)
 
 _LOG = logging.getLogger(__name__)
 
 
-def sub_bases(robot: RobotTree, base_link: str, tips) -> list[str]:
-    """Return the links below ``base_link`` (itself included) where two tips' paths part."""
-    children: dict[str, set] = {}
-    for tip in tips:
-        path = robot.ancestors(tip)
-        path = path[path.index(base_link):]
-        for a, b in zip(path, path[1:]):
-            children.setdefault(a, set()).add(b)
-    return [link for link, below in children.items() if len(below) > 1]
+def tree_display_cfg(robot: RobotModel, q: np.ndarray) -> np.ndarray:
+    """
+    Return the display's actuated joint vector of a tree's joint values q (n,).
 
-
-def _wxyz(T: np.ndarray) -> np.ndarray:
-    return vtf.SO3.from_matrix(T[:3, :3]).wxyz
-
-
-def _pose(position, wxyz) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, :3] = vtf.SO3(np.asarray(wxyz, dtype=float)).normalize().as_matrix()
-    T[:3, 3] = position
-    return T
+    Joints outside the tree take their held values, mimic joints follow their master
+    (:meth:`ik_node.TreeChain.positions`).
+    """
+    names = list(robot.urdf.actuated_joint_names)
+    cfg = np.zeros(len(names))
+    arm = robot.chain
+    assert isinstance(arm, TreeArm)
+    for name, value in arm.tree.positions(q).items():
+        if name in names:
+            cfg[names.index(name)] = value
+    return cfg
 
 
 class TreeView:
@@ -70,25 +73,20 @@ class TreeView:
         self._seq = 0
         self._closed = False
         self.last: Optional[tuple[int, Any]] = None        # (seq, TreeIKResult)
+        self.forward: list[SubBase] = []        # the last fabrik solve's forward pass
         self._model = RobotTree.from_urdf(str(robot.path))
         self.sub_bases = sub_bases(self._model, self.arm.base_link, self.arm.tip_links)
         scene = server.scene
-        scene.add_grid('/grid', width=2.0, height=2.0, cell_size=0.1, section_size=0.5)
-        self.display = ArmDisplay(server, robot)
-        T_base = robot.urdf.get_transform(self.arm.base_link, robot.urdf.base_link)
-        scene.add_frame('/base', show_axes=False, position=T_base[:3, 3], wxyz=_wxyz(T_base))
-        T = self.arm.fk(self.q)
-        self.gizmos, self.reached = [], []
-        for i, tip in enumerate(self.arm.tip_links):
-            gizmo = scene.add_transform_controls(f'/base/target_{tip}', scale=0.15,
-                                                 position=T[i, :3, 3], wxyz=_wxyz(T[i]))
-            gizmo.on_update(self._on_gizmo(i))
-            self.gizmos.append(gizmo)
-            self.reached.append(scene.add_frame(f'/base/reached_{tip}', axes_length=0.06,
-                                                axes_radius=0.005, position=T[i, :3, 3],
-                                                wxyz=_wxyz(T[i])))
+        self.display, _ = arm_scene(server, robot)
+        self.tips = TipGizmos(server, self.arm.tip_links, self.arm.fk(self.q), self.request)
+        self.gizmos, self.reached = self.tips.gizmos, self.tips.reached
+        # See-through: the centroid FABRIK moves the sub-base to is often inside it.
         self.spheres = [scene.add_icosphere(f'/base/sub_base_{link}', radius=0.025,
-                                            color=(255, 140, 0)) for link in self.sub_bases]
+                                            color=SUB_BASE_COLOR, opacity=0.35)
+                        for link in self.sub_bases]
+        self.centroids = [scene.add_icosphere(f'/base/centroid_{link}', radius=0.018,
+                                              color=CENTROID_COLOR, visible=False)
+                          for link in self.sub_bases]
         self._draw()
         gui = server.gui
         arm = self.arm
@@ -96,16 +94,10 @@ class TreeView:
                          + ', '.join(f'`{t}`' for t in arm.tip_links) + f', {arm.n} joints  \n'
                          'sub-bases (orange): '
                          + (', '.join(f'`{s}`' for s in self.sub_bases) or 'none'))
+        self.method = gui.add_dropdown('solver', list(TREE_METHODS), initial_value='dls')
         self.readout = gui.add_markdown('_drag a gizmo: that tip follows, the others hold_')
         self._worker = threading.Thread(target=self._run, name='ik-web-tree', daemon=True)
         self._worker.start()
-
-    def _on_gizmo(self, tip: int):
-        """Return the callback of tip ``tip``'s gizmo: post its pose."""
-        def moved(event: viser.TransformControlsEvent) -> None:
-            gizmo = self.gizmos[tip]
-            self.request(tip, _pose(gizmo.position, gizmo.wxyz))
-        return moved
 
     def request(self, tip: int, T: np.ndarray) -> int:
         """Post pose T (4, 4, base frame) for tip index ``tip``; return its request number."""
@@ -117,8 +109,7 @@ class TreeView:
 
     def set_target(self, tip: int, T: np.ndarray) -> int:
         """Move tip ``tip``'s gizmo to T and solve for it; return the request number."""
-        self.gizmos[tip].position = T[:3, 3]
-        self.gizmos[tip].wxyz = _wxyz(T)
+        self.tips.place(tip, T)
         return self.request(tip, T)
 
     def wait_for(self, seq: int, timeout: float = 10.0) -> Optional[Any]:
@@ -165,33 +156,60 @@ class TreeView:
     def _solve(self, tip: int, T: np.ndarray) -> Any:
         """Solve the tree for tip ``tip`` at T, the other tips held; draw and tell."""
         target = self.arm.target_for(tip, T, self.q)
+        method = self.method.value
+        # FABRIK's first forward pass from the drawn pose: what it does at each sub-base.
+        self.forward = (forward_sub_bases(self._model, self.arm, self.q, target)
+                        if method == 'fabrik' else [])
         t0 = time.perf_counter()
-        result = self.arm.solve(target, self.q, timeout=self.timeout, max_attempts=1)
+        result = self.arm.solve(target, self.q, method=method, timeout=self.timeout,
+                                max_attempts=1)
         took = time.perf_counter() - t0
         self.q = np.array(result.q)
         self._draw()
         lines = [f'{"**REACHED**" if result.success else "**NOT REACHED**: best attempt"} · '
-                 f'{result.iterations} iterations · {took * 1e3:.1f} ms']
+                 f'`{method}` · {result.iterations} iterations · {took * 1e3:.1f} ms']
         for r in result.tips:
             mode = 'target' if r.tip_link == self.arm.tip_links[tip] else 'hold'
             lines.append(f'`{r.tip_link}` ({mode}): {"ok" if r.success else "off"} · '
                          f'{r.position_error * 1e3:.3f} mm · {r.orientation_error:.4f} rad')
+        for b in self.forward:
+            lines.append(f'sub-base `{b.link}`: centroid of {len(b.proposals)} branch '
+                         f'proposals, {np.linalg.norm(b.centroid - b.at) * 1e3:.1f} mm from '
+                         'where it was')
         self.readout.content = '  \n'.join(lines)
         return result
 
     def _draw(self) -> None:
-        T = self.arm.fk(self.q)
         positions = self.arm.tree.positions(self.q)
         with self.server.atomic():
-            cfg = np.zeros(len(self.robot.urdf.actuated_joint_names))
-            names = list(self.robot.urdf.actuated_joint_names)
-            for name, value in positions.items():
-                if name in names:
-                    cfg[names.index(name)] = value
-            self.display.update(cfg)
-            for i, frame in enumerate(self.reached):
-                frame.position, frame.wxyz = T[i, :3, 3], _wxyz(T[i])
+            self.display.update(tree_display_cfg(self.robot, self.q))
+            self.tips.show_reached(self.arm.fk(self.q))
             for link, sphere in zip(self.sub_bases, self.spheres):
                 sphere.position = self._model.link_pose(self.arm.base_link, link,
                                                         positions)[:3, 3]
+            self._draw_forward()
         self.server.flush()
+
+    def _draw_forward(self) -> None:
+        """Draw (or hide) the last forward pass's proposals and centroids at the sub-bases."""
+        shown = {b.link: b for b in self.forward}
+        for link, centroid in zip(self.sub_bases, self.centroids):
+            b = shown.get(link)
+            centroid.visible = b is not None and len(b.proposals) > 0
+            if not centroid.visible:
+                self.server.scene.add_line_segments(
+                    f'/base/proposals_{link}', np.zeros((0, 2, 3)), PROPOSAL_COLOR,
+                    visible=False)
+                self.server.scene.add_point_cloud(f'/base/proposal_points_{link}',
+                                                  np.zeros((0, 3)), PROPOSAL_COLOR,
+                                                  visible=False)
+                continue
+            assert b is not None
+            centroid.position = b.centroid
+            segments = np.stack([b.proposals, np.broadcast_to(b.centroid, b.proposals.shape)],
+                                axis=1)
+            self.server.scene.add_line_segments(f'/base/proposals_{link}', segments,
+                                                PROPOSAL_COLOR, thickness=0.006)
+            self.server.scene.add_point_cloud(f'/base/proposal_points_{link}', b.proposals,
+                                              PROPOSAL_COLOR, point_size=0.012,
+                                              point_shape='circle')
