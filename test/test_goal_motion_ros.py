@@ -12,9 +12,9 @@ jerk against the node's declared limits (divided differences at the stamps).
 """
 
 from ik_node import Chain, HalfSpace, share_path, Sphere
-from ik_node.pose import pose_error
+from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
-from ik_node.watcher import CommandWatcher
+from ik_node.spatial.pose import pose_error
 import numpy as np
 import pytest
 from ros_harness import ros_rig, stamp_ns, status_values

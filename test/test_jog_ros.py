@@ -22,8 +22,8 @@ import time
 
 from ik_node import Box, Chain
 from ik_node.motion.keyboard import KeyboardTeleop
+from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
-from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest
 from ros_harness import (fresh_domain, Probe, Procs, ros_rig, stamp_ns, STARTUP_TIMEOUT,

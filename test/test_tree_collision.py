@@ -10,10 +10,10 @@ from ik_node import HalfSpace, IKInputError, Sphere
 from ik_node.collision.exact import _fcl_geometry
 from ik_node.collision.geometry import read_link_geometry
 from ik_node.collision.joint_tree import tree_frames
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
+from ik_node.model.urdf import _parse, read_robot
 from ik_node.tree import solve_tree, TreeChain, TreeSolveOptions, TreeSolver
 from ik_node.tree.collision import JointTreeView
-from ik_node.urdf import _parse, read_robot
 import numpy as np
 import pytest
 from test_tree_solve import inner_q, left_arm_stretched

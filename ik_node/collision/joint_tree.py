@@ -3,7 +3,7 @@
 """
 Forward kinematics of a tree of moving joints, for the collision model of a URDF tree.
 
-A serial chain's :class:`ik_node.kinematics.ChainModel` puts joint k in the frame of joint
+A serial chain's :class:`ik_node.model.kinematics.ChainModel` puts joint k in the frame of joint
 k - 1. A tree (the torso and both arms of a humanoid) puts it in the frame of its parent
 joint instead: ``parent`` (m,) holds that joint's index (-1: base_link), ``end`` (m,) the end
 of joint k's subtree. The joints are in depth-first order, parents first, so joint j moves
@@ -17,8 +17,8 @@ the chain's forward kinematics when the model is a tree.
 
 import math
 
-from ik_node import kinematics
 from ik_node._jit import njit
+from ik_node.model import kinematics
 import numpy as np
 
 __all__ = ['tree_frames', 'chain_parent', 'chain_end']

@@ -17,11 +17,11 @@ the tree are held.
 
 from typing import Mapping, Optional, Sequence
 
-from ik_node import kinematics
 from ik_node._jit import readonly
-from ik_node.chain import fold_joints
 from ik_node.errors import URDFError
-from ik_node.urdf import chain_of, RobotSpec
+from ik_node.model import kinematics
+from ik_node.model.chain import fold_joints
+from ik_node.model.urdf import chain_of, RobotSpec
 import numpy as np
 
 __all__ = ['JointTreeView']
@@ -31,7 +31,7 @@ class JointTreeView:
     """
     A tree's moving joints as the collision model takes a chain (see the module doc).
 
-    ``model``: a :class:`ik_node.kinematics.ChainModel` of the m moving joints in depth-first
+    ``model``: a :class:`ik_node.model.kinematics.ChainModel` of the m moving joints in depth-first
     order, joint k in the frame of joint ``joint_tree[0][k]``; ``moving_joint_names`` in that
     order; ``joint_tree`` (parent (m,), end (m,)). The joint vector (``n``, ``joint_names``,
     limits, ``random_q``, ``check_q``) is the tree's.

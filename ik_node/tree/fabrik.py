@@ -30,13 +30,13 @@ and the budget are those of ``dls`` (:func:`ik_node.tree.drive.tree_drive`).
 
 from typing import NamedTuple
 
-from ik_node import kinematics
 from ik_node._jit import njit, readonly
+from ik_node.model import kinematics
+from ik_node.model.urdf import chain_of
 from ik_node.solvers.arm_fabrik import _align_joint, _set_joint, ArmPoints
 from ik_node.tree.chain import TreeChain
 from ik_node.tree.dls import _evaluate, _lower, _work
 from ik_node.tree.records import tip_count, tip_model
-from ik_node.urdf import chain_of
 import numpy as np
 
 __all__ = ['TreeFabrik', 'fabrik_record', 'no_fabrik', 'fabrik_attempt']

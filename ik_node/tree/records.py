@@ -4,17 +4,17 @@
 The records the compiled tree solve takes (numba NamedTuples, one type per field).
 
 The tree itself travels as one :class:`TreeModel`: every tip's serial chain
-(:class:`ik_node.kinematics.ChainModel`, joint indices into the tree's joint vector) stacked
-into the same arrays, so the kernels' types do not depend on the number of tips and compile
-once for any tree (:func:`tip_model` gives tip i's ChainModel as views); the joint limits
-travel as :class:`ik_node.solvers.target_records.Limits`.
+(:class:`ik_node.model.kinematics.ChainModel`, joint indices into the tree's joint vector)
+stacked into the same arrays, so the kernels' types do not depend on the number of tips and
+compile once for any tree (:func:`tip_model` gives tip i's ChainModel as views); the joint
+limits travel as :class:`ik_node.solvers.target_records.Limits`.
 """
 
 from typing import NamedTuple, Sequence
 
-from ik_node import kinematics
 from ik_node._jit import njit_inline, readonly
-from ik_node.objectives import PackedObjectives
+from ik_node.model import kinematics
+from ik_node.solvers.objectives import PackedObjectives
 import numpy as np
 
 __all__ = ['TreeModel', 'tree_model', 'tip_model', 'tip_count', 'TreeTasks', 'TreeParams',
@@ -67,7 +67,7 @@ def tip_count(tm):
 
 @njit_inline
 def tip_model(tm, i):
-    """Return tip i's :class:`ik_node.kinematics.ChainModel` as views of ``tm``."""
+    """Return tip i's :class:`ik_node.model.kinematics.ChainModel` as views of ``tm``."""
     a = tm.start[i]
     b = tm.start[i + 1]
     return kinematics.ChainModel(tm.origin_R[a:b], tm.origin_t[a:b], tm.axes[a:b],

@@ -32,8 +32,9 @@ from typing import Any, Mapping, Optional, Union
 from ik_node._jit import readonly, solving_clock
 from ik_node.collision.clearance import CollisionClearance
 from ik_node.errors import IKInputError
-from ik_node.objectives import ClearanceTerms, NO_CLEARANCE, pack_objectives, PackedObjectives
 from ik_node.result import STATUS_BLOCKED, STATUS_NOT_CONVERGED
+from ik_node.solvers.objectives import (ClearanceTerms, NO_CLEARANCE, pack_objectives,
+                                        PackedObjectives)
 from ik_node.solvers.restarts import CollisionCheck
 from ik_node.solvers.target_records import Limits
 from ik_node.tree import tasks as tk
