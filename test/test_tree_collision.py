@@ -190,6 +190,27 @@ def test_a_plain_answer_in_contact_is_avoided(tree, exact, rng):
     assert avoided >= 3
 
 
+def test_a_clear_first_answer_is_the_plain_one_and_one_in_contact_is_retried(tree, exact, rng):
+    # The driver's lazy clearance: each start is tried without the clearance first.
+    clear = retried = 0
+    for q, T in free_targets(tree, exact, 30, rng, obstacles=()):
+        targets = dict(zip(HANDS, T[:, :3, 3]))
+        plain = solve_tree(tree, targets, crossed(tree), TreeSolveOptions(max_attempts=1))
+        safe = solve_tree(tree, targets, crossed(tree),
+                          TreeSolveOptions(avoid_collisions=True, max_attempts=40, timeout=1.0))
+        if not plain.success:
+            continue
+        if not tree.collisions(plain.q):
+            np.testing.assert_array_equal(safe.q, plain.q)
+            assert safe.attempts == 1
+            clear += 1
+        else:
+            assert safe.attempts >= 2
+            assert not safe.success or tree.collisions(safe.q) == []
+            retried += 1
+    assert clear >= 5 and retried >= 3, (clear, retried)
+
+
 def test_hands_asked_into_each_other_are_refused_with_the_pair(tree):
     # Both hands to one point in front of the torso: met only with the hands in contact.
     q = tree.mid.copy()

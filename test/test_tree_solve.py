@@ -296,7 +296,7 @@ def test_bad_methods_and_objectives_are_refused(tree):
 
 def test_the_kernels_compile_once_for_any_tip_count(tree, rng):
     from ik_node._jit import JIT_ENABLED
-    from ik_node.tree.drive import tree_drive
+    from ik_node.tree.drive import tree_solve
     if not JIT_ENABLED:
         pytest.skip('numba is off: nothing is compiled')
     tips = ['left_hand', 'right_hand', 'l_finger_a_tip']
@@ -308,4 +308,4 @@ def test_the_kernels_compile_once_for_any_tip_count(tree, rng):
                            method)
             assert r.success, r.message
     # The tips travel stacked in one record: one compiled version serves every tree.
-    assert len(tree_drive.signatures) == 1, tree_drive.signatures
+    assert len(tree_solve.signatures) == 1, tree_solve.signatures

@@ -12,9 +12,11 @@ Two methods:
   branches' proposals, mapped back to joint angles, then polished by the same DLS
   (:mod:`ik_node.tree.fabrik`).
 
-Both run under the same restarts, budget and collision check (:mod:`ik_node.tree.drive`):
-with ``avoid_collisions`` an answer must be free of contact (every link of the tree, pairs
-across branches, obstacles), and the result reports its clearance.
+Both go through the one restart driver (:func:`ik_node.solvers.restarts.drive`, see
+:mod:`ik_node.tree.drive`): its budget, starts, lazy clearance, final check, ranking, choice
+among solutions and status. With ``avoid_collisions`` an answer must be free of contact
+(every link of the tree, pairs across branches, obstacles), and the result reports its
+clearance.
 
 Reachability: a target beyond its tip's reach bound goes below every other task
 (:mod:`ik_node.tree.tasks`); an attempt that ends with some tasks met and others not goes on
@@ -33,13 +35,15 @@ from ik_node._jit import readonly, solving_clock
 from ik_node.collision.clearance import CollisionClearance
 from ik_node.errors import IKInputError
 from ik_node.result import STATUS_BLOCKED, STATUS_NOT_CONVERGED
+from ik_node.solvers.codes import CODE_REACHED
 from ik_node.solvers.objectives import (ClearanceTerms, NO_CLEARANCE, pack_objectives,
                                         PackedObjectives)
-from ik_node.solvers.restarts import CollisionCheck
+from ik_node.solvers.outcome import STATUS_OF_CODE
+from ik_node.solvers.restarts import CollisionCheck, DriverParams, DriverRecords
 from ik_node.solvers.target_records import Limits
 from ik_node.tree import tasks as tk
 from ik_node.tree.chain import TreeChain
-from ik_node.tree.drive import tree_drive, TreeRun
+from ik_node.tree.drive import tree_solve, TreeGoal, TreeRun
 from ik_node.tree.fabrik import no_fabrik
 from ik_node.tree.options import TreeSolveOptions
 from ik_node.tree.records import TreeObjectives, TreeParams
@@ -54,8 +58,6 @@ __all__ = ['TipTarget', 'TipResult', 'TreeIKResult', 'TreeSolveOptions', 'TreeSo
 
 METHODS = ('dls', 'fabrik')
 
-# Random starts drawn per solve (attempts beyond them cycle through them again).
-_START_ROWS = 64
 # The largest weighted residual a lower level's task aims at per step (units of
 # length_scale, or rad).
 _LOWER_LEVEL_CLAMP = 0.1
@@ -96,9 +98,7 @@ class TreeSolver:
         self.objectives_clear = self.objectives._replace(
             joint=self.objectives.joint._replace(collision=clearance))
         self.limits = Limits(tree.lower, tree.upper, tree.continuous)
-        rng = np.random.default_rng(opts.seed)
-        self.starts = np.ascontiguousarray(
-            tree.random_q(rng, min(opts.max_attempts - 1, _START_ROWS)).reshape(-1, tree.n))
+        self.records = driver_records(tree, opts, self.limits, self.collide)
         self.tolerances = (float(opts.position_tolerance), float(opts.orientation_tolerance))
         obj = self.objectives
         self.objectives_on = any(w > 0.0 for w in (obj.joint.k_limits, obj.joint.k_rest,
@@ -118,28 +118,33 @@ class TreeSolver:
         clock = solving_clock()
         q, out = self.drive(tasks, start)
         iterations = out.iterations
-        if not out.done:
+        if not out.success:
             # Some tips met, some not: once more from the best pose with the missed ones
             # one level below the rest, so they stretch on in the null space of the met ones.
-            polish = tk.demoted(tree, tasks, q, *tol)
+            # None met (the driver ranks by the summed errors: a reachable tip may end a hair
+            # off its target beside one out of reach): once more from the best pose as it is.
+            met = tk.count_met(tree, tasks, q, tol)
+            polish = tk.demoted(tree, tasks, q, *tol) or (tasks if met == 0 else None)
             if polish is not None:
                 left = max(opts.timeout - (solving_clock() - clock), 1e-6)
                 q2, out2 = self.drive(polish, q, timeout=left, attempts=1)
-                iterations += out2.iterations
-                if (tk.count_met(tree, polish, q2, tol) >= tk.count_met(tree, tasks, q, tol)
+                iterations += int(out2.iterations)
+                if (tk.count_met(tree, polish, q2, tol) >= max(met, 1)
                         and not self._worse_contact(q2, q)):
                     q = q2
         result = tk.result_of(tree, tasks, np.asarray(q, dtype=float), tol,
-                              (iterations, out.attempts), self.method)
-        return self._with_clearance(result, out.blocked)
+                              (iterations, int(out.attempts)), self.method)
+        if not result.success and int(out.code) != CODE_REACHED:
+            result = replace(result, status=STATUS_OF_CODE[int(out.code)])
+        return self._with_clearance(result, bool(out.blocked))
 
     def drive(self, tasks: list, q0: np.ndarray, timeout: Optional[float] = None,
               attempts: Optional[int] = None) -> tuple:
         """
-        Run the compiled restarts (:func:`ik_node.tree.drive.tree_drive`): (q, TreeOutcome).
+        Run the one restart driver on ``tasks`` (:func:`ik_node.tree.drive.tree_solve`).
 
-        timeout [s] and attempts default to the options'; attempts after the first start
-        from the start table's rows.
+        Returns (q, the driver's Outcome). timeout [s] and attempts default to the options';
+        attempts after the first start from the start table's rows.
         """
         opts = self.options
         params = params_of(opts, self.objectives_on,
@@ -151,9 +156,14 @@ class TreeSolver:
                       params, self.objectives, params_clear, self.objectives_clear,
                       self.method == 'fabrik', self.fabrik, fparams,
                       params_clear._replace(max_iter=self.fabrik_iter), self.collide)
-        q_blocked = np.zeros(self.tree.n)
-        return tree_drive(run, self.starts, np.array(q0, dtype=float),
-                          float(opts.timeout if timeout is None else timeout), q_blocked)
+        goal = TreeGoal(np.zeros(3), np.eye(3), False, self.tree.tip_record, run.tasks,
+                        params)
+        rec = self.records
+        if attempts is not None:
+            rec = rec._replace(params=rec.params._replace(max_attempts=int(attempts)))
+        q, _, out = tree_solve(rec, run, goal, np.array(q0, dtype=float),
+                               float(opts.timeout if timeout is None else timeout))
+        return q, out
 
     def _worse_contact(self, q_new: np.ndarray, q_old: np.ndarray) -> bool:
         """Return True when collisions count and q_new is in contact where q_old is not."""
@@ -218,6 +228,29 @@ def collision_records(tree: TreeChain, opts: TreeSolveOptions
     return (CollisionCheck(True, F, K, rows),
             ClearanceTerms(float(opts.collision_weight), float(opts.collision_margin), F, K,
                            rows))
+
+
+def driver_records(tree: TreeChain, opts: TreeSolveOptions, limits: Limits,
+                   collide: CollisionCheck) -> DriverRecords:
+    """
+    Return the restart driver's records of a tree solve (see :mod:`ik_node.tree.drive`).
+
+    One solution is enough; no reach bound, no max_joint_change, no rescue; the table of
+    ``max_attempts - 1`` random starts drawn with ``opts.seed``.
+    """
+    rng = np.random.default_rng(opts.seed)
+    starts = np.ascontiguousarray(
+        tree.random_q(rng, max(int(opts.max_attempts) - 1, 1)).reshape(-1, tree.n))
+    wide = ~tree.prismatic & ~tree.continuous & (tree.upper - tree.lower > 2.0 * np.pi)
+    params = DriverParams(
+        tol_p=float(opts.position_tolerance), tol_o=float(opts.orientation_tolerance),
+        max_attempts=int(opts.max_attempts), solutions=1, restarts=True, max_change=np.inf,
+        reach_origin=np.zeros(3), reach=np.inf, stretched=np.inf,
+        length_scale=float(tree.length_scale), w=np.ones(tree.n),
+        wide=np.array(wide, dtype=bool), rescue=False)
+    # The first tip's chain stands in for the one-tip model the driver's switched-off code
+    # is typed with (never run for a tree).
+    return DriverRecords(tree.tip_models[0], limits, starts, params, collide)
 
 
 def tree_objectives(tree: TreeChain, objectives) -> TreeObjectives:
