@@ -10,6 +10,11 @@ Robots (URDFs of the example-robot-data wheel):
   legs, head and grippers held at 0.
 - ``allegro``: the Allegro right hand (``allegro_hand_description``), palm_link -> the four
   fingertips: 16 joints, 4 per finger, none shared; fingertip positions.
+- ``g1_hand``: the Unitree G1's left hand (``g1_29dof_with_hand_rev_1_0.urdf``) from above
+  the wrist, left_elbow_link -> the last links of the thumb, middle and index fingers: 10
+  joints, the 3 wrist joints shared by all three fingers; full poses of the three links
+  (their origins sit on the last finger joints, so a position alone would leave those
+  joints free); the rest of the robot held at 0.
 
 Targets: ``--count`` joint vectors of the tree drawn uniformly within the limits with
 ``numpy.random.default_rng(--seed)``, and the tips' poses there (reachable by construction).
@@ -50,6 +55,9 @@ ROBOTS = {
               ('gripper_left_base_link', 'gripper_right_base_link'), True),
     'allegro': ('allegro_hand_description/urdf/allegro_right_hand.urdf', 'palm_link',
                 ('link_3.0_tip', 'link_7.0_tip', 'link_11.0_tip', 'link_15.0_tip'), False),
+    'g1_hand': ('g1_description/urdf/g1_29dof_with_hand_rev_1_0.urdf', 'left_elbow_link',
+                ('left_hand_thumb_2_link', 'left_hand_middle_1_link',
+                 'left_hand_index_1_link'), True),
 }
 METHODS = ('dls', 'fabrik', 'separate', 'pink')
 
@@ -95,6 +103,10 @@ class Pink:
         self.tasks = [FrameTask(tip, position_cost=1.0,
                                 orientation_cost=1.0 if pose else 0.0)
                       for tip in tree.tip_links]
+        # pink's targets are in the world frame, the tree's in base_link's: base_link sits
+        # on joints outside the tree, locked, so its world pose is that of the neutral q.
+        pin.framesForwardKinematics(self.model, self.data, pin.neutral(self.model))
+        self.base = self.data.oMf[self.model.getFrameId(tree.base_link)].copy()
         self.tree, self.pose, self.iterations = tree, pose, iterations
 
     def solve(self, goals: np.ndarray, q0: np.ndarray, timeout: float) -> np.ndarray:
@@ -105,7 +117,7 @@ class Pink:
         q[self.cols] = q0
         cfg = pink.Configuration(self.model, self.data, q)
         for task, G in zip(self.tasks, goals):
-            task.set_target(pin.SE3(G[:3, :3].copy(), G[:3, 3].copy()))
+            task.set_target(self.base * pin.SE3(G[:3, :3].copy(), G[:3, 3].copy()))
         end = time.perf_counter() + timeout
         for _ in range(self.iterations):
             if all(self._met(cfg, G, task.frame) for task, G in zip(self.tasks, goals)):
@@ -117,7 +129,7 @@ class Pink:
         return np.array(cfg.q[self.cols])
 
     def _met(self, cfg, G: np.ndarray, frame: str) -> bool:
-        T = cfg.get_transform_frame_to_world(frame)
+        T = self.base.actInv(cfg.get_transform_frame_to_world(frame))
         if np.linalg.norm(T.translation - G[:3, 3]) > POSITION_TOLERANCE:
             return False
         if not self.pose:
@@ -148,6 +160,7 @@ def pinocchio_check(urdf: Path, tree, rng: np.random.Generator, samples: int = 5
     data = model.createData()
     joints = [model.joints[model.getJointId(name)] for name in tree.joint_names]
     frames = [model.getFrameId(tip) for tip in tree.tip_links]
+    base = model.getFrameId(tree.base_link)
     fk_err = jac_err = 0.0
     for q in tree.random_q(rng, samples):
         qp = pin.neutral(model)
@@ -156,9 +169,14 @@ def pinocchio_check(urdf: Path, tree, rng: np.random.Generator, samples: int = 5
         pin.computeJointJacobians(model, data, qp)
         pin.updateFramePlacements(model, data)
         T, J = tree.fk_and_jacobian(q)
+        # The tree's poses and Jacobian are in base_link's frame (the robot's root for
+        # TALOS and the Allegro hand, the elbow for the G1 hand).
+        oMb = data.oMf[base]
+        Rb = np.kron(np.eye(2), oMb.rotation.T)
         for i, fid in enumerate(frames):
-            fk_err = max(fk_err, float(np.max(np.abs(data.oMf[fid].homogeneous - T[i]))))
-            Jp = pin.getFrameJacobian(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
+            rel = oMb.actInv(data.oMf[fid]).homogeneous
+            fk_err = max(fk_err, float(np.max(np.abs(rel - T[i]))))
+            Jp = Rb @ pin.getFrameJacobian(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
             cols = [j.idx_v for j in joints]
             jac_err = max(jac_err, float(np.max(np.abs(Jp[:, cols] - J[6 * i:6 * i + 6]))))
     return (f'{tree.robot_name}: FK checked against pinocchio {pin.__version__} at {samples} '

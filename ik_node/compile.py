@@ -92,10 +92,32 @@ def _combined() -> None:
             registered.solve(t, chain.mid.copy())
 
 
+def _tree() -> None:
+    """
+    Compile the tree solve (both methods, with and without collisions) and its checks.
+
+    The kernels take the tips stacked in one record (:class:`ik_node.tree.records.TreeModel`),
+    so a one-tip tree on the demo arm compiles what every tree runs, whatever its tip count.
+    """
+    import ik_node
+    from ik_node.tree import solve_tree, TreeChain, TreeSolveOptions
+    tree = TreeChain.from_urdf(ik_node.share_path(), 'base_link', ['tool0'])
+    T = tree.fk(tree.mid)[0]
+    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    for method in ('dls', 'fabrik'):
+        for avoid in (False, True):
+            opts = TreeSolveOptions(max_iterations=2, max_attempts=2, avoid_collisions=avoid,
+                                    obstacles=obstacles if avoid else ())
+            solve_tree(tree, {'tool0': T}, tree.mid, opts, method)
+    tree.collisions(tree.mid, obstacles)
+    tree.min_distance(tree.mid, obstacles)
+    tree.path_collides(tree.lower, tree.upper, obstacles=obstacles)
+
+
 # Groups that share no solver kernel (only small helpers such as forward kinematics), so
 # that neither compiles the other's; then what combines them (after both, alone).
 GROUPS = {'jacobian': _jacobian, 'points': _points}
-COMBINED = {'combined': _combined}
+COMBINED = {'combined': _combined, 'tree': _tree}
 
 
 def _compile_all(quiet: bool) -> int:

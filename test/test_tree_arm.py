@@ -104,7 +104,7 @@ def test_the_tree_solve_refuses_what_it_cannot_take(arm):
     target = arm.fk(Q_START)
     with pytest.raises(IKInputError, match='damping'):
         arm.solve(target, Q_START, damping=0.1)
-    with pytest.raises(IKInputError, match='collision model'):
+    with pytest.raises(IKInputError, match='obstacles needs avoid_collisions'):
         arm.solve(target, Q_START, obstacles=[object()])
     with pytest.raises(IKInputError, match="'ccd'"):
         arm.solve(target, Q_START, method='ccd')

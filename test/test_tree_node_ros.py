@@ -6,8 +6,9 @@ Several tips on one URDF tree (``tip_links``), as real processes: ik_node and si
 The made-up torso with two arms (test/urdf/torso_two_arms.urdf): a goal on one hand's
 topic is reached through the jerk-limited command stream while the other hand holds its
 pose; an unreachable hand goal is refused before the arm moves, with each tip's errors on
-ik_status; a NaN target on a tip topic is refused with a warning and nothing moves; an
-unknown tip or collision avoidance for a tree stops the node at start with the reason.
+ik_status; a NaN target on a tip topic is refused with a warning and nothing moves; with
+avoid_collisions a hand goal into the other hand is refused and the hands stay apart; an
+unknown tip stops the node at start with the reason.
 """
 
 import subprocess
@@ -76,10 +77,11 @@ class TreeProbe:
         return max(pe for pe, _ in self.arm.tip_errors(target, self.readings[-1])) < tol
 
 
-def start(procs, probe, arm) -> TreeProbe:
+def start(procs, probe, arm, avoid: bool = False) -> TreeProbe:
     procs.start('sim_arm', f'urdf_file:={URDF}', f'initial_joint_names:={list(arm.joint_names)}',
                 f'initial_positions:={Q_START.tolist()}')
-    procs.start('ik_node', *TREE_PARAMS, f'tip_target_topics:={TOPICS}')
+    params = [p for p in TREE_PARAMS if not (avoid and p.startswith('avoid_collisions'))]
+    procs.start('ik_node', *params, f'tip_target_topics:={TOPICS}')
     tree = TreeProbe(probe, arm)
     # The node is up once it answers a target: the left hand where it is.
     status = probe.answer_to(lambda: tree.send(0, arm.fk(Q_START)[0]))
@@ -179,10 +181,35 @@ def test_a_nan_tip_target_is_refused_with_a_warning_and_nothing_moves(rig, arm):
     assert probe.spin_until(lambda: tree.reached(goal), 30.0), procs.logs()
 
 
+def test_with_avoid_collisions_the_hands_are_kept_apart(rig, arm):
+    procs, probe = rig
+    tree = start(procs, probe, arm, avoid=True)
+    # The left hand asked to a pose its arm takes only reaching across into the right arm
+    # (with the right hand held, the torso cannot turn: its 4 joints reach 6-D poses only
+    # where they are).
+    q_into = Q_START.copy()
+    q_into[2:6] = [-1.42, -1.06, 1.8, 1.59]
+    assert ('left_hand', 'r_upper_arm') in arm.collisions(q_into)
+    n_arm = len(tree.readings)
+    status = probe.answer_to(lambda: tree.send(0, arm.fk(q_into)[0]), refusal=True)
+    assert status is not None and status.level == DiagnosticStatus.ERROR, procs.logs()
+    assert 'no collision-free answer' in status.message, status.message
+    assert status_values(status)['tip'] == 'left_hand'
+    probe.spin_for(0.5)
+    moved = [np.max(np.abs(r - Q_START)) for r in tree.readings[n_arm:]]
+    assert moved and max(moved) < 1e-6
+    # A goal clear of the other hand is reached, and no reading on the way is in contact.
+    goal = arm.fk(Q_START + DQ_LEFT)
+    status = probe.answer_to(lambda: tree.send(0, goal[0]), refusal=True)
+    assert status is not None and status.level == DiagnosticStatus.OK, (
+        status and status.message, procs.logs())
+    assert probe.spin_until(lambda: tree.reached(goal), 30.0), procs.logs()
+    assert all(arm.collisions(r) == [] for r in tree.readings[n_arm:])
+
+
 INVALID_TREE_START = [
     (['tip_links:=[left_hand, nowhere]', 'avoid_collisions:=false'],
      "tip_links[1] 'nowhere' is not a link"),
-    (['tip_links:=[left_hand, right_hand]'], 'avoid_collisions is not available with tip_links'),
     (['tip_links:=[left_hand, right_hand]', 'avoid_collisions:=false', 'solver:=ccd'],
      "solver 'ccd' does not solve trees"),
     (['tip_links:=[left_hand, right_hand]', 'tip_target_topics:=[only_one]'],

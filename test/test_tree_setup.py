@@ -37,8 +37,19 @@ def test_tip_topics_default_to_the_tip_names_or_follow_the_parameter():
     assert tip_topics(values(tip_target_topics=['l', 'r'])) == ['l', 'r']
 
 
+def test_avoid_collisions_gives_the_tracker_the_trees_collision_model():
+    _, tracker = build_tracker(URDF, values(avoid_collisions=True), [])
+    arm = tracker.chain
+    q = arm.mid.copy()
+    q[[arm.joint_names.index('l_shoulder_yaw'), arm.joint_names.index('r_shoulder_yaw')]] = [
+        -0.75, 0.75]
+    # The arms crossed in front of the torso: a contact across the branches.
+    assert ('l_upper_arm', 'r_upper_arm') in arm.collisions(q)
+    assert arm.collisions(arm.mid) == [] and arm.min_distance(q).distance < 0.0
+    assert arm.path_collides(arm.mid, q)
+
+
 @pytest.mark.parametrize('changes, words', [
-    ({'avoid_collisions': True}, 'avoid_collisions is not available with tip_links'),
     ({'position_only': True}, 'position_only is not available'),
     ({'solver': 'ccd'}, "solver 'ccd' does not solve trees"),
 ])

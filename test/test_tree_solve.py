@@ -287,8 +287,25 @@ def test_bad_methods_and_objectives_are_refused(tree):
     from ik_node.collision.clearance import CollisionClearance
     with pytest.raises(IKInputError, match="unknown tree method 'ccd'"):
         solve_tree(tree, {'left_hand': np.zeros(3)}, method='ccd')
-    with pytest.raises(IKInputError, match='CollisionClearance is not available on a tree'):
+    with pytest.raises(IKInputError, match='CollisionClearance is not an objective of a tree'):
         solve_tree(tree, {'left_hand': np.zeros(3)},
                    options=TreeSolveOptions(objectives=(CollisionClearance(),)))
     with pytest.raises(IKInputError, match='objectives'):
         TreeSolveOptions(objectives='limits')
+
+
+def test_the_kernels_compile_once_for_any_tip_count(tree, rng):
+    from ik_node._jit import JIT_ENABLED
+    from ik_node.tree.drive import tree_solve
+    if not JIT_ENABLED:
+        pytest.skip('numba is off: nothing is compiled')
+    tips = ['left_hand', 'right_hand', 'l_finger_a_tip']
+    for count in (1, 2, 3):
+        t = TreeChain.from_urdf(URDF, 'base_link', tips[:count])
+        T = t.fk(t.mid)
+        for method in ('dls', 'fabrik'):
+            r = solve_tree(t, dict(zip(tips, T)), t.mid, TreeSolveOptions(max_attempts=2),
+                           method)
+            assert r.success, r.message
+    # The tips travel stacked in one record: one compiled version serves every tree.
+    assert len(tree_solve.signatures) == 1, tree_solve.signatures

@@ -20,6 +20,8 @@ wheel) :func:`exact_links` returns None and no pair is ever disabled as "always 
 from typing import Iterable, Optional
 
 from ik_node.collision.geometry import BOX, CYLINDER, LinkShape, MESH, SPHERE
+from ik_node.collision.joint_tree import tree_frames
+from ik_node.collision.model import joint_tree_of
 from ik_node.model import kinematics
 import numpy as np
 
@@ -59,6 +61,7 @@ class ExactLinks:
         """Build one FCL object per shape; a link with an untestable shape is marked."""
         self._fcl = fcl
         self._model = chain.model
+        self._tree = joint_tree_of(chain)
         m = self._model[0].shape[0]
         self._R = np.empty((m + 1, 3, 3))
         self._p = np.empty((m + 1, 3))
@@ -82,8 +85,11 @@ class ExactLinks:
 
     def pose(self, q: np.ndarray, links: Optional[Iterable[str]] = None) -> None:
         """Place the shapes of ``links`` (default: all) at joint vector ``q`` (n,) [rad or m]."""
-        kinematics.forward_kinematics(self._model, np.ascontiguousarray(q, dtype=float),
-                                      self._R, self._p, self._z)
+        qa = np.ascontiguousarray(q, dtype=float)
+        if self._tree is None:
+            kinematics.forward_kinematics(self._model, qa, self._R, self._p, self._z)
+        else:
+            tree_frames(self._model, self._tree[0], qa, self._R, self._p, self._z)
         for link in self._objects if links is None else links:
             for anchor, T, obj in self._objects.get(link, ()):
                 if anchor < 0:

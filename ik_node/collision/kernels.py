@@ -25,6 +25,7 @@ import math
 
 from ik_node._jit import njit, njit_nogil
 from ik_node.collision.hulls import hull_distance, hull_support as support, hull_witness
+from ik_node.collision.joint_tree import tree_frames
 from ik_node.collision.model import Capsules
 from ik_node.collision.shapes import BOX, CYLINDER, HALF_SPACE, SPHERE
 from ik_node.model import kinematics
@@ -87,9 +88,28 @@ def unpack(F, K):
 
 
 @njit
+def unpack_tree(K):
+    """
+    Return (tree, parent (m,), end (m,)) packed after the capsules (see ``pack_flat``).
+
+    tree: the joints form a tree (:mod:`ik_node.collision.joint_tree`), not a serial chain.
+    """
+    m = K[0]
+    c = K[1]
+    o = 4 + 2 * m + c + 2 * K[2] + K[3] + c + 1
+    return K[o] != 0, K[o + 1:o + 1 + m], K[o + 1 + m:o + 1 + 2 * m]
+
+
+@njit
 def world_segments(model, q, seg, anchor, R_out, p_out, z_out, W):
     """Run FK into R_out, p_out, z_out and fill W (c, 2, 3) with base-frame end points."""
     kinematics.forward_kinematics(model, q, R_out, p_out, z_out)
+    _segments(seg, anchor, R_out, p_out, W)
+
+
+@njit
+def _segments(seg, anchor, R_out, p_out, W):
+    """Fill W (c, 2, 3) with the capsules' base-frame end points from the joint frames."""
     for c in range(seg.shape[0]):
         k = anchor[c]
         for e in range(2):
@@ -470,7 +490,12 @@ def _frames(F, K, q):
     p_out = np.empty((m + 1, 3))
     z_out = np.empty((m, 3))
     W = np.empty((caps.seg.shape[0], 2, 3))
-    world_segments(model, q, caps.seg, caps.anchor, R_out, p_out, z_out, W)
+    tree, parent, _ = unpack_tree(K)
+    if tree:
+        tree_frames(model, parent, q, R_out, p_out, z_out)
+        _segments(caps.seg, caps.anchor, R_out, p_out, W)
+    else:
+        world_segments(model, q, caps.seg, caps.anchor, R_out, p_out, z_out, W)
     return model, caps, R_out, p_out, z_out, W
 
 
@@ -633,12 +658,19 @@ def closest(F, K, q, obstacles):
 
 
 @njit
-def _add_point_gradient(model, p_out, z_out, k, x0, x1, x2, u0, u1, u2, scale, grad):
-    """Add scale · uᵀ ∂x/∂q into ``grad`` for a point x carried by moving joint k."""
+def _add_point_gradient(model, end, p_out, z_out, k, x0, x1, x2, u0, u1, u2, scale, grad):
+    """
+    Add scale · uᵀ ∂x/∂q into ``grad`` for a point x carried by moving joint k.
+
+    end (m,): the joints' subtree ends (:mod:`ik_node.collision.joint_tree`): joint j moves x
+    when j <= k < end[j] (every j <= k on a chain).
+    """
     types = model[3]
     index = model[4]
     mult = model[5]
     for j in range(k + 1):
+        if end[j] <= k:
+            continue    # another branch of a tree
         z = z_out[j]
         if types[j] == 0:
             r0 = x0 - p_out[j, 0]
@@ -663,6 +695,7 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
     (the closest points may be held fixed: envelope theorem), and ∂h/∂q = -(margin - d) ∂d/∂q.
     """
     model, caps, R_out, p_out, z_out, W = _frames(F, K, q)
+    _, _, end = unpack_tree(K)
     frames = (W, R_out, p_out)
     radius = caps.radius
     anchor = caps.anchor
@@ -689,11 +722,11 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
                 h += 0.5 * pen * pen
                 if want_grad:
                     if anchor[a] >= 0:
-                        _add_point_gradient(model, p_out, z_out, anchor[a], ya[0], ya[1],
-                                            ya[2], u[0], u[1], u[2], -pen, grad)
+                        _add_point_gradient(model, end, p_out, z_out, anchor[a], ya[0],
+                                            ya[1], ya[2], u[0], u[1], u[2], -pen, grad)
                     if anchor[b] >= 0:
-                        _add_point_gradient(model, p_out, z_out, anchor[b], yb[0], yb[1],
-                                            yb[2], u[0], u[1], u[2], pen, grad)
+                        _add_point_gradient(model, end, p_out, z_out, anchor[b], yb[0],
+                                            yb[1], yb[2], u[0], u[1], u[2], pen, grad)
                 continue
         pen = margin - dc
         if pen <= 0.0:
@@ -711,11 +744,11 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
         u1 = (xa1 - xb1) / d
         u2 = (xa2 - xb2) / d
         if anchor[a] >= 0:
-            _add_point_gradient(model, p_out, z_out, anchor[a], xa0, xa1, xa2, u0, u1, u2,
-                                -pen, grad)
+            _add_point_gradient(model, end, p_out, z_out, anchor[a], xa0, xa1, xa2, u0, u1,
+                                u2, -pen, grad)
         if anchor[b] >= 0:
-            _add_point_gradient(model, p_out, z_out, anchor[b], xb0, xb1, xb2, u0, u1, u2,
-                                pen, grad)
+            _add_point_gradient(model, end, p_out, z_out, anchor[b], xb0, xb1, xb2, u0, u1,
+                                u2, pen, grad)
     moving = caps.moving
     for i in range(moving.shape[0]):
         c = moving[i]
@@ -745,8 +778,8 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
             h += 0.5 * pen * pen
             if not want_grad:
                 continue
-            _add_point_gradient(model, p_out, z_out, anchor[c], x0, x1, x2, u0, u1, u2,
-                                -pen, grad)
+            _add_point_gradient(model, end, p_out, z_out, anchor[c], x0, x1, x2, u0, u1,
+                                u2, -pen, grad)
     return h
 
 

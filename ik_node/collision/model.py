@@ -22,11 +22,13 @@ from ik_node.collision.bounds import (box_corners, capsule_of_box, capsule_of_cy
                                       capsule_of_points, capsule_volume, capsules_of_mesh,
                                       cylinder_points, hull_points)
 from ik_node.collision.geometry import LinkShape
+from ik_node.collision.joint_tree import chain_end, chain_parent
 from ik_node.errors import URDFError
 from ik_node.spatial.rotations import rotation_about_axis
 import numpy as np
 
-__all__ = ['Capsules', 'CollisionModel', 'build_model', 'link_groups', 'pack_flat']
+__all__ = ['Capsules', 'CollisionModel', 'build_model', 'link_groups', 'pack_flat',
+           'joint_tree_of']
 
 # A mesh is bounded by up to this many capsules (fewer when one is as tight).
 MESH_CAPSULES = 3
@@ -63,22 +65,26 @@ class CollisionModel(NamedTuple):
     flat: tuple               # (F, K): chain model and capsules in two arrays (pack_flat)
 
 
-def pack_flat(model: tuple, caps: Capsules) -> tuple:
+def pack_flat(model: tuple, caps: Capsules, joint_tree: Optional[tuple] = None) -> tuple:
     """
     Return (F float64, K int64): the chain's kinematic model and its capsules, flattened.
 
     A compiled call pays about 0.2 µs per array argument; the 14 arrays of the model and the
     capsules cost more than a whole check, so the kernels take these two arrays and rebuild
     views (:func:`ik_node.collision.kernels.unpack`). K = [m, c, p, k, types (m), index (m),
-    anchor (c), pairs (2p), moving (k)]; F = [orig_R (9m), orig_t (3m), axes (3m), mult (m),
-    offset (m), tip_R (9), tip_t (3), seg (6c), radius (c)].
+    anchor (c), pairs (2p), moving (k), start (c + 1), tree, parent (m), end (m)]; F =
+    [orig_R (9m), orig_t (3m), axes (3m), mult (m), offset (m), tip_R (9), tip_t (3), seg (6c),
+    radius (c), points (3h)]. joint_tree: (parent (m,), end (m,)) of a tree of joints
+    (:mod:`ik_node.collision.joint_tree`); None for a serial chain (tree 0).
     """
     orig_R, orig_t, axes, types, index, mult, offset, tip_R, tip_t = model
     m = orig_R.shape[0]
     c = caps.seg.shape[0]
+    tree = joint_tree is not None
+    parent, end = joint_tree if joint_tree is not None else (chain_parent(m), chain_end(m))
     K = np.concatenate([[m, c, caps.pairs.shape[0], caps.moving.shape[0]], types, index,
                         caps.anchor, caps.pairs.ravel(), caps.moving,
-                        caps.start]).astype(np.int64)
+                        caps.start, [int(tree)], parent, end]).astype(np.int64)
     F = np.concatenate([orig_R.ravel(), orig_t.ravel(), axes.ravel(), mult, offset,
                         tip_R.ravel(), tip_t.ravel(), caps.seg.ravel(), caps.radius,
                         caps.points.ravel()])
@@ -201,6 +207,16 @@ def link_capsules(geometry: dict, fine: frozenset = frozenset()) -> dict:
     return out
 
 
+def joint_tree_of(chain) -> Optional[tuple]:
+    """Return (parent, end) of a chain whose joints form a tree (``joint_tree``), else None."""
+    return getattr(chain, 'joint_tree', None)
+
+
+def _joint_ends(chain, m: int) -> np.ndarray:
+    tree = joint_tree_of(chain)
+    return chain_end(m) if tree is None else tree[1]
+
+
 def _joint_reach(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray
                  ) -> np.ndarray:
     """
@@ -208,9 +224,12 @@ def _joint_reach(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray
 
     Zero where joint j does not carry capsule c, 1 for a prismatic joint that does (metres
     per metre). The bound holds in every configuration: the rigid offsets and prismatic
-    travel from joint j to the capsule's anchor, plus the capsule's extent around it.
+    travel from joint j to the capsule's anchor, plus the capsule's extent around it. On a
+    tree of joints, j carries anchor k when j <= k < end[j], and the path from j to k is
+    the joints i in (j, k] with end[i] > k (all of them on a chain).
     """
     m = len(chain.moving_joint_names)
+    end = _joint_ends(chain, m)
     offsets = np.linalg.norm(chain.model[1], axis=1)   # |t_k| from joint k-1 to joint k
     travel = np.zeros(m)
     for k in range(m):
@@ -222,11 +241,14 @@ def _joint_reach(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray
         k = anchor[c]
         extent = float(np.max(np.linalg.norm(seg[c], axis=1))) + float(radius[c])
         for j in range(k + 1):
+            if end[j] <= k:
+                continue
             if chain.model[3][j] == 1:
                 reach[j, c] = 1.0
             else:
-                reach[j, c] = float(np.sum(offsets[j + 1:k + 1]) + np.sum(travel[j + 1:k + 1])
-                                    + extent)
+                path = np.arange(j + 1, k + 1)
+                path = path[end[path] > k]
+                reach[j, c] = float(np.sum(offsets[path]) + np.sum(travel[path]) + extent)
     return reach
 
 
@@ -246,14 +268,20 @@ def _sweep(chain, seg: np.ndarray, radius: np.ndarray, anchor: np.ndarray,
     Row i < p, capsule pair (a, b): the distance of two capsules does not change when both
     move together, so only the joints between their anchors count, and the capsule farther
     out moves relative to the other by at most their reach. Row p + i: moving capsule i
-    against a fixed obstacle, every joint that carries it. See kernels.path_contact.
+    against a fixed obstacle, every joint that carries it. See kernels.path_contact. On a
+    tree of joints the capsules of two branches move apart by the joints of each branch: the
+    reaches of both count, except on the joints that carry both.
     """
     reach = _joint_reach(chain, seg, radius, anchor)
+    end = _joint_ends(chain, reach.shape[0])
     rows = []
     for a, b in pairs:
         near, far = (a, b) if anchor[a] <= anchor[b] else (b, a)
-        per = reach[:, far].copy()
-        per[:anchor[near] + 1] = 0.0    # joints carrying both capsules
+        # On a chain the near capsule's reach is 0 past its anchor: the sum is the far's.
+        per = reach[:, far] + reach[:, near]
+        both = np.arange(anchor[near] + 1)
+        both = both[end[both] > anchor[far]]
+        per[both] = 0.0    # joints carrying both capsules
         rows.append(_actuated(chain, per))
     for c in moving:
         rows.append(_actuated(chain, reach[:, c]))
@@ -301,4 +329,4 @@ def build_model(robot, chain, capsules_by_link: dict, disabled: frozenset,
     sweep = readonly(_sweep(chain, seg_a, radius_a, anchor_a, caps.pairs, caps.moving))
     return CollisionModel(caps, tuple(owner), links, {lk: groups[lk][0] for lk in links},
                           tuple(checked), frozenset(disabled), sweep, dict(held),
-                          pack_flat(chain.model, caps))
+                          pack_flat(chain.model, caps, joint_tree_of(chain)))

@@ -15,8 +15,10 @@ through the same motion and safety layers as one chain:
 - :meth:`TreeArm.solve` solves all tips at once with :func:`ik_node.tree.solve_tree`, its
   restarts from random joint values within ``max_attempts`` and ``timeout``.
 
-A tree has no collision model yet: :meth:`TreeArm.collisions` finds no contact, and a solve
-given obstacles raises IKInputError; the node refuses ``avoid_collisions`` for trees.
+- the collision checks (contacts, clearance, path checks, the model) are the tree's
+  (:mod:`ik_node.tree.collision`: every link of the tree, pairs across branches), and a solve
+  with ``avoid_collisions`` returns answers free of contact.
+
 :func:`solve_on`, :func:`check_arm_target` and :func:`target_error` are the seam: they take a
 Chain or a TreeArm and do the right thing for each.
 """
@@ -93,14 +95,23 @@ class TreeArm:
         """Return the stacked (6 t, n) Jacobian of the tips at ``q`` (the singularity guard)."""
         return self.tree.jacobian(q)
 
+    @property
+    def collision_setup(self) -> Any:
+        """Return the tree's collision model (:attr:`ik_node.TreeChain.collision_setup`)."""
+        return self.tree.collision_setup
+
     def collisions(self, q: ArrayLike, obstacles: Sequence = ()) -> list[tuple[str, str]]:
-        """Return no contact: a tree has no collision model (avoid_collisions is refused)."""
-        return []
+        """Return the pairs in contact at ``q`` (:meth:`ik_node.TreeChain.collisions`)."""
+        return self.tree.collisions(q, obstacles)
+
+    def min_distance(self, q: ArrayLike, obstacles: Sequence = ()) -> Any:
+        """Return (signed clearance [m], closest pair) at ``q``; < 0 means contact."""
+        return self.tree.min_distance(q, obstacles)
 
     def path_collides(self, q_a: ArrayLike, q_b: ArrayLike, step: float = 0.05,
                       obstacles: Sequence = ()) -> bool:
-        """Return False: a tree has no collision model (see :meth:`collisions`)."""
-        return False
+        """Return True when the segment q_a -> q_b may touch something."""
+        return self.tree.path_collides(q_a, q_b, step, obstacles)
 
     def check_target(self, target: ArrayLike) -> np.ndarray:
         """Return ``target`` as a read-only (t, 4, 4) array; IKInputError if malformed."""
@@ -143,14 +154,13 @@ class TreeArm:
 
         options: the tolerances [m, rad], ``max_iterations`` (per attempt), ``max_attempts``
         (the seed, then random joint values drawn with ``rng_seed``) within ``timeout`` [s],
-        as :func:`ik_node.tree.solve_tree` takes them. IKInputError for another option,
-        obstacles, a method the tree does not have or a bad target.
+        ``avoid_collisions`` and ``obstacles``, as :func:`ik_node.tree.solve_tree` takes
+        them. IKInputError for another option, a method the tree does not have or a bad
+        target.
         """
         unknown = sorted(set(options) - _TAKEN)
         if unknown:
             raise IKInputError(f'option(s) {", ".join(unknown)} not taken by a tree solve')
-        if options.get('obstacles'):
-            raise IKInputError('a tree has no collision model: obstacles cannot be avoided')
         if method not in TREE_METHODS:
             raise IKInputError(f'solver {method!r} does not solve trees (use one of '
                                f'{", ".join(TREE_METHODS)})')
@@ -165,7 +175,9 @@ class TreeArm:
             max_iterations=int(options.get('max_iterations', defaults.max_iterations)),
             max_attempts=max(int(options.get('max_attempts', 1)), 1),
             timeout=float(options.get('timeout', defaults.timeout)),
-            seed=0 if seed is None else int(seed))
+            seed=0 if seed is None else int(seed),
+            avoid_collisions=bool(options.get('avoid_collisions', False)),
+            obstacles=tuple(options.get('obstacles') or ()))
         return solve_tree(self.tree, dict(zip(self.tip_links, poses)), q0, tree_options,
                           method)
 

@@ -6,9 +6,11 @@ Several tips on one URDF tree (``tip_links``): the model, its tracker and its ta
 With ``tip_links`` set the node's arm is the tree base_link -> each tip
 (:class:`ik_node.TreeChain`, seen by the motion layer through
 :class:`ik_node.motion.tree_arm.TreeArm`): one joint vector, one IKTracker, one command
-stream. What a tree cannot do yet is refused here with the reason, at start and on
-``ros2 param set``: collision avoidance (no collision model for trees), position-only
-solving, and the solvers other than those of :data:`ik_node.motion.tree_arm.TREE_METHODS`.
+stream. With ``avoid_collisions`` the tree's collision model (every link of the tree,
+pairs across branches: the hands kept apart) serves the goal search, the planner and the
+guards as a chain's does. What a tree cannot do yet is refused here with the reason, at
+start and on ``ros2 param set``: position-only solving, and the solvers other than those
+of :data:`ik_node.motion.tree_arm.TREE_METHODS`.
 """
 
 from typing import Any, cast
@@ -39,10 +41,6 @@ def build_tree_arm(text: str, values: dict[str, Any], robot: RobotTree) -> Chain
     Raises URDFError (an unknown, repeated or misplaced tip) or ValueError naming the
     parameter a tree cannot take.
     """
-    if values['avoid_collisions']:
-        raise ValueError('avoid_collisions is not available with tip_links: a tree has no '
-                         'collision model yet (set avoid_collisions:=false; nothing then '
-                         'keeps the arms apart or off the floor)')
     if values['position_only']:
         raise ValueError('position_only is not available with tip_links: each tip takes a '
                          'full pose (a clicked point keeps its orientation)')

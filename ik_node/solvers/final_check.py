@@ -5,12 +5,13 @@ The final check of an answer: its tip by forward kinematics against the target, 
 
 The one place where success is decided (:func:`judge`): the restart driver judges every
 attempt's q with it, and the hybrid method its phases. A kernel's own claim is never
-trusted.
+trusted. A tree's goal (:class:`ik_node.tree.drive.TreeGoal`, several tips) is judged by
+:func:`ik_node.tree.drive.tree_judge`; compiled, the choice is made by the target's type.
 """
 
 import math
 
-from ik_node._jit import njit, njit_inline
+from ik_node._jit import JIT_ENABLED, njit, njit_inline
 from ik_node.collision import kernels as collision_kernels
 from ik_node.model import kinematics
 from ik_node.solvers.dls import tip_error
@@ -39,15 +40,29 @@ def fk_scratch(model):
     return (np.empty((m + 1, 3, 3)), np.empty((m + 1, 3)), np.empty((m, 3)))
 
 
-@njit_inline
+def is_tree_goal(tgt) -> bool:
+    """Return True when ``tgt`` (a record, or its numba type) is a tree's TreeGoal."""
+    from ik_node.tree.drive import TreeGoal
+    return isinstance(tgt, TreeGoal) or getattr(tgt, 'instance_class', None) is TreeGoal
+
+
 def judge(rec, tgt, q, fk):
     """
     Return (position error [m], orientation error [rad], ok, collided) of q.
 
     rec: the driver's records (model, params with the tolerances, the collision check);
-    tgt: the Target. ok: within the tolerances and (collisions on) free of contact;
-    collided: within the tolerances but in contact. fk: :func:`fk_scratch`.
+    tgt: the Target (or a tree's TreeGoal: the errors are then summed over its tasks, see
+    :func:`ik_node.tree.drive.tree_judge`). ok: within the tolerances and (collisions on)
+    free of contact; collided: within the tolerances but in contact. fk: :func:`fk_scratch`.
     """
+    if is_tree_goal(tgt):
+        from ik_node.tree.drive import tree_judge
+        return tree_judge(rec, tgt, q)
+    return _judge_target(rec, tgt, q, fk)
+
+
+def _judge_target(rec, tgt, q, fk):
+    """:func:`judge` of one tip's Target (compiled as the overload's own body)."""
     prm = rec.params
     perr, oerr = target_errors_into(rec.model, tgt, q, fk[0], fk[1], fk[2])
     met = perr <= prm.tol_p and (not tgt.pose or oerr <= prm.tol_o)
@@ -56,3 +71,19 @@ def judge(rec, tgt, q, fk):
         c = rec.collide
         hit = collision_kernels.contacts(c.F, c.K, q, c.obstacles).shape[0] > 0
     return perr, oerr, met and not hit, hit
+
+
+if JIT_ENABLED:
+    from numba.extending import overload
+
+    # A call, not inlined into the driver's inlined helpers: numba's IR inlining of an
+    # overload into an inlined function leaves variables its checks flag out of scope.
+    @overload(judge)
+    def _judge_compiled(rec, tgt, q, fk):
+        if is_tree_goal(tgt):
+            from ik_node.tree.drive import tree_judge
+
+            def judge_tree(rec, tgt, q, fk):
+                return tree_judge(rec, tgt, q)
+            return judge_tree
+        return _judge_target

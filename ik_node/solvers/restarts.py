@@ -31,6 +31,15 @@ in :class:`DriverRecords`. An attempt is :func:`run_attempt_of`: a built-in meth
 (:func:`ik_node.solvers.attempts.method_attempt`, one compiled driver for them all), or a
 registered method's Python attempt, for which this same code runs as Python
 (:mod:`ik_node.solvers.registered`). Plain Python (numba off) runs this same source.
+
+A tree of several tips (:mod:`ik_node.tree.drive`) goes through this same driver: its
+attempts (:class:`ik_node.tree.drive.TreeRun` as ``ctx``) and its goal
+(:class:`ik_node.tree.drive.TreeGoal`, judged over every tip's task) are told apart by their
+types, and its DriverParams switch off what only one tip has (a reach bound, probes of the
+point, the rescue): budget, starts, the lazy clearance, the final check, the ranking of
+failed attempts (tips missed, then position beyond the tolerances summed over the tips,
+then orientation: :func:`ik_node.tree.drive.tree_judge`),
+the choice among solutions, the same-end stop and the status are the ones below.
 """
 
 import math
@@ -43,7 +52,7 @@ from ik_node.solvers.codes import (ATTEMPT_LAZY, ATTEMPT_MAIN, ATTEMPT_PROBE,
                                    ATTEMPT_RESCUE, CODE_BLOCKED,
                                    CODE_NOT_CONVERGED, CODE_OUT_OF_REACH, CODE_POSITION_ONLY,
                                    CODE_REACHED, CODE_TOO_FAR)
-from ik_node.solvers.final_check import fk_scratch, judge
+from ik_node.solvers.final_check import fk_scratch, is_tree_goal, judge
 from ik_node.solvers.joint_wrap import wrap_in_place
 from ik_node.solvers.target_records import Limits
 import numpy as np
@@ -279,16 +288,26 @@ def _status(prm, pose, n, beyond, stretched, perr, held, blocked):
     return code
 
 
+def _is_tree_run(ctx) -> bool:
+    """Return True when ``ctx`` (a record, or its numba type) is a tree's TreeRun."""
+    from ik_node.tree.drive import TreeRun
+    return isinstance(ctx, TreeRun) or getattr(ctx, 'instance_class', None) is TreeRun
+
+
 def run_attempt_of(rec, ctx, kind, tgt, start, deadline):
     """
     Run one attempt of the method whose records ``ctx`` holds; return (q, iterations).
 
     ctx: a built-in method's :class:`ik_node.solvers.attempts.MethodAttempts` (compiled:
-    numba takes the overload below), or a registered method's attempts, which run as Python
-    (``ctx.run(kind, tgt, start, deadline)``, :mod:`ik_node.solvers.registered`).
+    numba takes the overload below), a tree's :class:`ik_node.tree.drive.TreeRun`, or a
+    registered method's attempts, which run as Python (``ctx.run(kind, tgt, start,
+    deadline)``, :mod:`ik_node.solvers.registered`).
     """
     if isinstance(ctx, MethodAttempts):
         return method_attempt(rec, ctx, kind, tgt, start, deadline)
+    if _is_tree_run(ctx):
+        from ik_node.tree.drive import tree_attempt_of
+        return tree_attempt_of(ctx, kind, start, deadline)
     return ctx.run(kind, tgt, start, deadline)
 
 
@@ -299,6 +318,13 @@ if JIT_ENABLED:
     # rec and ctx.
     @overload(run_attempt_of, inline='always')
     def _run_attempt_of_compiled(rec, ctx, kind, tgt, start, deadline):
+        if _is_tree_run(ctx):
+            from ik_node.tree.drive import tree_attempt_of
+
+            def run_tree(rec, ctx, kind, tgt, start, deadline):
+                return tree_attempt_of(ctx, kind, start, deadline)
+            return run_tree
+
         def run(rec, ctx, kind, tgt, start, deadline):
             return method_attempt(rec, ctx, kind, tgt, start, deadline)
         return run
@@ -308,20 +334,56 @@ def lazy_clearance(ctx) -> bool:
     """
     Return True when the method of ``ctx`` tries each start without the clearance first.
 
-    That is a Jacobian method with ``avoid_collisions``: an answer that collides is then
-    tried again from the same start, with the clearance.
+    That is a Jacobian method, or a tree, with ``avoid_collisions``: an answer that collides
+    is then tried again from the same start, with the clearance.
     """
     if isinstance(ctx, MethodAttempts):
         return ctx.family == FAMILY_JACOBIAN and ctx.jacobian.pose.lazy_on
+    if _is_tree_run(ctx):
+        return bool(ctx.collide.on)
     return False
 
 
 if JIT_ENABLED:
     @overload(lazy_clearance, inline='always')
     def _lazy_clearance_compiled(ctx):
+        if _is_tree_run(ctx):
+            def lazy_tree(ctx):
+                return ctx.collide.on
+            return lazy_tree
+
         def lazy(ctx):
             return ctx.family == FAMILY_JACOBIAN and ctx.jacobian.pose.lazy_on
         return lazy
+
+
+def held_by_a_limit(rec, tgt, q) -> bool:
+    """
+    Return True when a joint of q sits on a limit that keeps the tip(s) from the target.
+
+    One tip's Target: :func:`_held_by_a_limit`; a tree's goal:
+    :func:`ik_node.tree.drive.tree_held_by_a_limit` (the tips' position errors summed).
+    """
+    if is_tree_goal(tgt):
+        from ik_node.tree.drive import tree_held_by_a_limit
+        return tree_held_by_a_limit(rec, tgt, q)
+    return _held_by_a_limit(rec.model, rec.limits, q, tgt.position, rec.params.length_scale)
+
+
+if JIT_ENABLED:
+    @overload(held_by_a_limit)
+    def _held_by_a_limit_compiled(rec, tgt, q):
+        if is_tree_goal(tgt):
+            from ik_node.tree.drive import tree_held_by_a_limit
+
+            def held_tree(rec, tgt, q):
+                return tree_held_by_a_limit(rec, tgt, q)
+            return held_tree
+
+        def held(rec, tgt, q):
+            return _held_by_a_limit(rec.model, rec.limits, q, tgt.position,
+                                    rec.params.length_scale)
+        return held
 
 
 @njit_inline
@@ -355,14 +417,14 @@ def _judged(rec, tgt, q, q0, restore, fk):
 
 
 @njit
-def _record_end(rec, q, position, perr, ends, count):
+def _record_end(rec, tgt, q, perr, ends, count):
     """
     Record where a failed position attempt ended; return the count of ends in a row.
 
     An attempt whose q has a joint held by a limit (a local minimum other starts may avoid)
     restarts the count instead.
     """
-    if _held_by_a_limit(rec.model, rec.limits, q, position, rec.params.length_scale):
+    if held_by_a_limit(rec, tgt, q):
         return 0
     ends[count] = perr
     return count + 1
@@ -539,7 +601,7 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
         if tgt.pose and not probing:
             probing = True
             continue
-        n_ends = _record_end(rec, q, tgt.position, perr, ends, n_ends)
+        n_ends = _record_end(rec, tgt, q, perr, ends, n_ends)
         if _same_end(ends, n_ends, prm.tol_p):
             stretched = True
             break

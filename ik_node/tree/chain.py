@@ -24,11 +24,14 @@ from types import MappingProxyType
 from typing import Mapping, Optional, Sequence, Union
 
 from ik_node._jit import readonly
+from ik_node.collision import checker
 from ik_node.collision.model import held_values
 from ik_node.errors import IKInputError, URDFError
 from ik_node.model import kinematics
 from ik_node.model.chain import Chain, fold_joints, JointVector
-from ik_node.model.urdf import chain_of, JointSpec, read_robot, RobotSpec
+from ik_node.model.urdf import chain_of, JointSpec, load_urdf_text, read_robot, RobotSpec
+from ik_node.tree.collision import JointTreeView
+from ik_node.tree.records import tree_model
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -118,6 +121,8 @@ class TreeChain(JointVector):
             tip_joints.append(readonly(np.unique(model.index)))
             reach.append(Chain._reach_bound(frames, tip, spec.joints))
         self.tip_models = tuple(models)
+        # The same, stacked: what the compiled solve takes (one type for any tip count).
+        self.tip_record = tree_model(models)
         self.tip_joints = tuple(tip_joints)
         # The longest tip's reach bound [m]: the solvers measure position errors in units of
         # it (as Chain.length_scale), so damping acts alike on a hand and a humanoid.
@@ -131,6 +136,8 @@ class TreeChain(JointVector):
         # Joints more than one tip depends on (the torso of two arms), ascending.
         self.shared_joints = readonly(np.flatnonzero(count > 1))
         self.held = MappingProxyType(held_values(robot, self, held_joints))
+        self._collision_source: Optional[checker.CollisionSource] = None
+        self._collision_setup: Optional[checker.CollisionSetup] = None
 
     @staticmethod
     def _checked_tips(robot: RobotSpec, base_link: str, tip_links) -> tuple[str, ...]:
@@ -168,7 +175,9 @@ class TreeChain(JointVector):
     @classmethod
     def from_urdf(cls, urdf: Union[str, os.PathLike], base_link: str,
                   tip_links: Sequence[str],
-                  held_joints: Optional[Mapping[str, float]] = None) -> 'TreeChain':
+                  held_joints: Optional[Mapping[str, float]] = None,
+                  srdf: Union[str, os.PathLike, None] = None,
+                  package_dirs: Sequence[Union[str, os.PathLike]] = ()) -> 'TreeChain':
         """
         Build the tree ``base_link`` -> each of ``tip_links`` from URDF XML text or a path.
 
@@ -176,8 +185,47 @@ class TreeChain(JointVector):
         default: 0 clipped into their limits). URDFError for an unknown, repeated or
         unreachable tip, an empty list, a tip without an actuated joint above it, a mimic
         joint whose master is outside the tree, or a held joint that is not one outside it.
+        ``srdf`` and ``package_dirs`` serve the collision model, built on the first
+        collision query as :meth:`ik_node.Chain.from_urdf`'s (:mod:`ik_node.tree.collision`).
         """
-        return cls(read_robot(urdf), base_link, tip_links, held_joints)
+        text = load_urdf_text(urdf)
+        tree = cls(read_robot(text), base_link, tip_links, held_joints)
+        tree._collision_source = checker.source_from(urdf, text, srdf, package_dirs,
+                                                     held_joints)
+        return tree
+
+    @property
+    def collision_setup(self) -> 'checker.CollisionSetup':
+        """Return the collision model of every link of the tree (built on first use)."""
+        if self._collision_setup is None:
+            if self._collision_source is None:
+                raise IKInputError('this tree was not read with TreeChain.from_urdf: it has '
+                                   'no collision geometry')
+            self._collision_setup = checker.CollisionSetup(JointTreeView(self, self._robot),
+                                                           self._collision_source)
+        return self._collision_setup
+
+    def collisions(self, q: ArrayLike, obstacles: Sequence = ()) -> list[tuple[str, str]]:
+        """
+        Return the pairs in contact at ``q``: [(link, link or obstacle name), ...].
+
+        As :meth:`ik_node.Chain.collisions` (conservative capsules and hulls), over every
+        link of the tree: pairs across branches too (one hand against the other).
+        """
+        return checker.collisions(self, q, obstacles)
+
+    def min_distance(self, q: ArrayLike, obstacles: Sequence = ()) -> 'checker.Clearance':
+        """Return (signed clearance [m], closest pair) at ``q``; < 0 means contact."""
+        return checker.min_distance(self, q, obstacles)
+
+    def path_collides(self, q_a: ArrayLike, q_b: ArrayLike, step: float = 0.05,
+                      obstacles: Sequence = ()) -> bool:
+        """Return True when the segment q_a -> q_b may touch something (as a Chain's)."""
+        return checker.path_collides(self, q_a, q_b, step, obstacles)
+
+    def disabled_pairs_srdf(self) -> str:
+        """Return the disabled-pair matrix in force as SRDF text."""
+        return self.collision_setup.srdf()
 
     def __repr__(self) -> str:
         """Name the robot, the base, the tips and the joint count."""

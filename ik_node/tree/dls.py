@@ -34,9 +34,7 @@ Null-space objectives (:mod:`ik_node.solvers.objectives`): once every task is me
 ``secondary_iter`` more steps add -k (I - J⁺J) ∇h (capped at ``max_step``) to the DLS step
 and are kept while every task stays within its tolerances.
 
-:func:`tree_drive` runs attempts from the seed, then from the rows of a start table, until
-one meets every task, ``max_attempts`` ran or the budget is spent; it ranks failed attempts
-by the number of tasks met, then by the levels' costs.
+The restarts around the attempts are :func:`ik_node.tree.drive.tree_drive`'s.
 """
 
 import math
@@ -47,9 +45,10 @@ from ik_node.model import kinematics
 from ik_node.solvers.dls import tip_error
 from ik_node.solvers.objectives import objective_gradient
 from ik_node.spatial.linalg import cholesky_solve_in_place, damped_least_squares_wide
+from ik_node.tree.records import tip_count, tip_model
 import numpy as np
 
-__all__ = ['tree_attempt', 'tree_attempt_within', 'tree_drive']
+__all__ = ['tree_attempt', 'tree_attempt_within']
 
 _now = monotonic_clock()
 
@@ -77,12 +76,12 @@ class _Work(NamedTuple):
 
 
 @njit
-def _work(models, tasks, n):
-    """Return a fresh :class:`_Work` for ``models`` and ``tasks``."""
-    t = len(models)
+def _work(tm, tasks, n):
+    """Return a fresh :class:`_Work` for TreeModel ``tm`` and ``tasks``."""
+    t = tip_count(tm)
     m_max = 0
     for i in range(t):
-        m_max = max(m_max, models[i].types.shape[0])
+        m_max = max(m_max, tm.start[i + 1] - tm.start[i])
     k = tasks.tip.shape[0]
     return _Work(np.empty((t, m_max + 1, 3, 3)), np.empty((t, m_max + 1, 3)),
                  np.empty((t, max(m_max, 1), 3)), np.zeros((t, 6, n)), np.zeros((k, 6)),
@@ -91,11 +90,11 @@ def _work(models, tasks, n):
 
 
 @njit
-def _evaluate(models, tasks, params, q, w):
+def _evaluate(tm, tasks, params, q, w):
     """Fill ``w`` at ``q``: FK, Jacobians, errors, met flags, costs; return every task met."""
     n = q.shape[0]
-    for i in range(len(models)):
-        kinematics.tip_and_jacobian(models[i], n, q, w.R[i], w.p[i], w.z[i], w.J[i])
+    for i in range(tip_count(tm)):
+        kinematics.tip_and_jacobian(tip_model(tm, i), n, q, w.R[i], w.p[i], w.z[i], w.J[i])
     done = True
     for k in range(tasks.tip.shape[0]):
         i = tasks.tip[k]
@@ -253,7 +252,7 @@ def _step(tasks, limits, q, lam2, s):
 
 
 @njit
-def _add_null_step(models, limits, obj, params, q, Jw, scale, dq):
+def _add_null_step(tm, limits, obj, params, q, Jw, scale, dq):
     """
     Add -scale k (I - J⁺J) ∇h, capped at scale max_step, to dq.
 
@@ -263,9 +262,9 @@ def _add_null_step(models, limits, obj, params, q, Jw, scale, dq):
     r = Jw.shape[0]
     if r >= n:
         return
-    g = objective_gradient(models[0], n, q, limits.lower, limits.upper, obj.joint)
-    for i in range(len(models)):
-        g += objective_gradient(models[i], n, q, limits.lower, limits.upper, obj.model)
+    g = objective_gradient(tip_model(tm, 0), n, q, limits.lower, limits.upper, obj.joint)
+    for i in range(tip_count(tm)):
+        g += objective_gradient(tip_model(tm, i), n, q, limits.lower, limits.upper, obj.model)
     H = Jw @ Jw.T
     eps = 1e-12 * max(np.trace(H), 1e-300)
     for i in range(r):
@@ -281,7 +280,7 @@ def _add_null_step(models, limits, obj, params, q, Jw, scale, dq):
 
 
 @njit
-def _try_steps(models, limits, tasks, params, q, s, cur, new, q_new):
+def _try_steps(tm, limits, tasks, params, q, s, cur, new, q_new):
     """
     Evaluate q + dq, then (several levels) q + dq0, into ``new``; return (accepted, done).
 
@@ -294,29 +293,29 @@ def _try_steps(models, limits, tasks, params, q, s, cur, new, q_new):
         for i in range(q.shape[0]):
             d = s.dq[i] if trial == 0 else s.dq0[i]
             q_new[i] = min(max(q[i] + d, limits.lower[i]), limits.upper[i])
-        done = _evaluate(models, tasks, params, q_new, new)
+        done = _evaluate(tm, tasks, params, q_new, new)
         if done or (not at_goal and _lower(new.cost, cur.cost)):
             return True, done
     return False, False
 
 
 @njit
-def tree_attempt(models, limits, tasks, params, obj, q_init, deadline):
+def tree_attempt(tm, limits, tasks, params, obj, q_init, deadline):
     """
     Run one attempt from ``q_init`` (n,); return (q, iterations, done, tasks met, costs).
 
     done: every task met; costs (levels,): the levels' costs at q.
 
-    models: the tips' ChainModel tuple; limits: Limits; tasks: TreeTasks; params:
+    tm: the tips' TreeModel; limits: Limits; tasks: TreeTasks; params:
     TreeParams; obj: TreeObjectives; deadline [s of the kernels' clock].
     """
     n = q_init.shape[0]
-    cur = _work(models, tasks, n)
-    new = _work(models, tasks, n)
+    cur = _work(tm, tasks, n)
+    new = _work(tm, tasks, n)
     s = _scratch(tasks, n)
     q = np.minimum(np.maximum(q_init, limits.lower), limits.upper)
     q_new = np.empty(n)
-    done = _evaluate(models, tasks, params, q, cur)
+    done = _evaluate(tm, tasks, params, q, cur)
     mu, stall, it, extra = 1.0, 0, 0, 0
     # The null-space step's scale: halved when a secondary step leaves the tolerances (its
     # second-order drift), grown again after one that keeps them.
@@ -332,9 +331,9 @@ def tree_attempt(models, limits, tasks, params, obj, q_init, deadline):
             continue
         if done:
             extra += 1
-            _add_null_step(models, limits, obj, params, q, s.Jw, null_scale, s.dq)
+            _add_null_step(tm, limits, obj, params, q, s.Jw, null_scale, s.dq)
         total = cur.cost.sum()
-        accepted, done_new = _try_steps(models, limits, tasks, params, q, s, cur, new, q_new)
+        accepted, done_new = _try_steps(tm, limits, tasks, params, q, s, cur, new, q_new)
         if not accepted:
             if done:
                 null_scale *= 0.5
@@ -358,40 +357,6 @@ def tree_attempt(models, limits, tasks, params, obj, q_init, deadline):
 
 
 @njit
-def tree_attempt_within(models, limits, tasks, params, obj, q_init, timeout):
+def tree_attempt_within(tm, limits, tasks, params, obj, q_init, timeout):
     """:func:`tree_attempt` with a budget of ``timeout`` [s] from when the kernel starts."""
-    return tree_attempt(models, limits, tasks, params, obj, q_init, _now() + timeout)
-
-
-@njit
-def tree_drive(models, limits, tasks, params, obj, starts, q_seed, timeout):
-    """
-    Solve with attempts from ``q_seed``, then from the rows of ``starts`` (k, n), in turn.
-
-    Stops when an attempt meets every task, after ``max_attempts`` or once ``timeout`` [s]
-    has passed since the call (the first attempt always runs; an attempt stops at the
-    deadline). Returns (best q, every task met, attempts, iterations): the best of the
-    attempts by tasks met, then by the levels' costs.
-    """
-    deadline = _now() + timeout
-    best_q = np.minimum(np.maximum(q_seed, limits.lower), limits.upper)
-    best_met = -1
-    best_cost = np.full(tasks.level_rows.shape[0] - 1, np.inf)
-    best_done = False
-    attempts, iterations = 0, 0
-    while attempts < params.max_attempts and (attempts == 0 or _now() < deadline):
-        if attempts == 0:
-            start = q_seed
-        elif starts.shape[0] > 0:
-            start = starts[(attempts - 1) % starts.shape[0]]
-        else:
-            break
-        q, it, done, met, cost = tree_attempt(models, limits, tasks, params, obj, start,
-                                              deadline)
-        attempts += 1
-        iterations += it
-        if met > best_met or (met == best_met and _lower(cost, best_cost)):
-            best_q, best_met, best_cost, best_done = q, met, cost, done
-        if done:
-            break
-    return best_q, best_done, attempts, iterations
+    return tree_attempt(tm, limits, tasks, params, obj, q_init, _now() + timeout)

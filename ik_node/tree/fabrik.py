@@ -25,21 +25,21 @@ An attempt runs ``fabrik_iterations`` such iterations (fewer once every task is 
 its start and keeps the best q by the tasks' costs, compared level by level; when it falls
 short, the tree's damped least squares (:func:`ik_node.tree.dls.tree_attempt`) polishes it
 from there, for orientation and priorities, as the single-chain ``hybrid`` does. Restarts
-and the budget are those of ``dls``.
+and the budget are those of ``dls`` (:func:`ik_node.tree.drive.tree_drive`).
 """
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from ik_node._jit import njit, readonly, solving_clock
+from ik_node._jit import njit, readonly
 from ik_node.model import kinematics
 from ik_node.model.urdf import chain_of
 from ik_node.solvers.arm_fabrik import _align_joint, _set_joint, ArmPoints
 from ik_node.tree.chain import TreeChain
-from ik_node.tree.dls import _evaluate, _lower, _work, tree_attempt_within
-from ik_node.tree.records import TreeTasks
+from ik_node.tree.dls import _evaluate, _lower, _work
+from ik_node.tree.records import tip_count, tip_model
 import numpy as np
 
-__all__ = ['TreeFabrik', 'fabrik_record', 'fabrik_attempt', 'fabrik_drive']
+__all__ = ['TreeFabrik', 'fabrik_record', 'no_fabrik', 'fabrik_attempt']
 
 # Offset of the two virtual points of a pose task along its tip frame's x and y axes, in
 # units of the tree's length_scale (0.1 m on a 1 m arm, as the single chain's default).
@@ -220,16 +220,17 @@ def _align_node(fab, tasks, w, task_of, active, f, a, buf):
 
 
 @njit
-def _refresh(models, fab, a, q, w):
+def _refresh(tm, fab, a, q, w):
     """Run FK again for every tip that moves with node a (after its joint moved)."""
     n = q.shape[0]
-    for t in range(len(models)):
+    for t in range(tip_count(tm)):
         if fab.tip_below[a, t]:
-            kinematics.tip_and_jacobian(models[t], n, q, w.R[t], w.p[t], w.z[t], w.J[t])
+            kinematics.tip_and_jacobian(tip_model(tm, t), n, q, w.R[t], w.p[t], w.z[t],
+                                        w.J[t])
 
 
 @njit
-def fabrik_attempt(models, limits, tasks, fab, params, q_init):
+def fabrik_attempt(tm, limits, tasks, fab, params, q_init):
     """
     Run ``iterations`` FABRIK iterations (params.max_iter) from ``q_init``.
 
@@ -240,9 +241,9 @@ def fabrik_attempt(models, limits, tasks, fab, params, q_init):
     task_of = np.full(N, -1, dtype=np.int64)
     for k in range(tasks.tip.shape[0]):
         task_of[fab.tip_node[tasks.tip[k]]] = k
-    w = _work(models, tasks, n)
+    w = _work(tm, tasks, n)
     q = np.minimum(np.maximum(q_init, limits.lower), limits.upper)
-    done = _evaluate(models, tasks, params, q, w)
+    done = _evaluate(tm, tasks, params, q, w)
     best_q, best_cost = q.copy(), w.cost.copy()
     f = np.zeros((N, 3))
     size = N + 2 * tasks.tip.shape[0] + 1
@@ -261,57 +262,17 @@ def fabrik_attempt(models, limits, tasks, fab, params, q_init):
             idx[0], mul[0] = fab.q_index[a], fab.mult[a]
             if _set_joint(q, 0, dv, idx, mul, limits.lower, limits.upper,
                           limits.continuous) != 0.0:
-                _refresh(models, fab, a, q, w)
-        done = _evaluate(models, tasks, params, q, w)
+                _refresh(tm, fab, a, q, w)
+        done = _evaluate(tm, tasks, params, q, w)
         if done or _lower(w.cost, best_cost):
             best_q[:] = q
             best_cost[:] = w.cost
     return best_q, it, done
 
 
-def fabrik_drive(solver, tasks: list, start: np.ndarray) -> tuple:
-    """
-    Run FABRIK attempts, each polished by the tree DLS; (q, done, attempts, iterations).
-
-    solver: the :class:`ik_node.tree.solve.TreeSolver` (tree, options, start table, limits,
-    objectives); attempts as in :func:`ik_node.tree.dls.tree_drive`: the seed, then the
-    start table's rows, until one meets every task, ``max_attempts`` or ``timeout``.
-    """
-    from ik_node.tree.solve import params_of
-    from ik_node.tree.tasks import task_record
-    tree, opts = solver.tree, solver.options
-    # The budget counts solving, not the loading of a kernel on its first call.
-    began = solving_clock()
-    rec: TreeTasks = task_record(tree, tasks)
-    fab = solver.fabrik_record()
-    obj = solver.objectives
-    params = params_of(opts, solver.objectives_on, 1)
-    fparams = params._replace(max_iter=int(opts.fabrik_iterations))
-    best: Any = None
-    iterations, attempts = 0, 0
-    while attempts < opts.max_attempts:
-        left = opts.timeout - (solving_clock() - began)
-        if attempts > 0 and left <= 0.0:
-            break
-        if attempts == 0:
-            q0 = np.array(start, dtype=float)
-        elif len(solver.starts):
-            q0 = solver.starts[(attempts - 1) % len(solver.starts)]
-        else:
-            break
-        q, it, done = fabrik_attempt(tree.tip_models, solver.limits, rec, fab, fparams, q0)
-        attempts += 1
-        iterations += int(it)
-        if not done or params.objectives_on:
-            left = max(opts.timeout - (solving_clock() - began), 0.0)
-            q, it, done, met, cost = tree_attempt_within(tree.tip_models, solver.limits, rec,
-                                                         params, obj, q, left)
-            iterations += int(it)
-        else:
-            met, cost = len(tasks), np.zeros(rec.level_rows.size - 1)
-        rank = (-int(met), tuple(cost))
-        if best is None or rank < best[0]:
-            best = (rank, q, bool(done))
-        if done:
-            break
-    return best[1], best[2], attempts, iterations
+def no_fabrik() -> TreeFabrik:
+    """Return the empty :class:`TreeFabrik` of a 'dls' solve (the drive's record type)."""
+    i = readonly(np.zeros(0, dtype=np.int64))
+    return TreeFabrik(i, i, i, i, readonly(np.zeros(0)), i,
+                      readonly(np.zeros(0, dtype=np.bool_)), i, readonly(np.zeros(1, np.int64)),
+                      i, readonly(np.zeros((0, 0), dtype=np.bool_)), 0.0, 0.0)

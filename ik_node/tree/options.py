@@ -30,6 +30,13 @@ class TreeSolveOptions:
     ``secondary_iterations`` and ``max_step`` [rad or m] as for one chain.
 
     fabrik: ``fabrik_iterations`` FABRIK iterations per attempt before the DLS polish.
+
+    Collisions (every method): ``avoid_collisions`` (an answer must be free of contact: every
+    link of the tree against every other checked link, across branches too, and against
+    ``obstacles``: ik_node.HalfSpace, Sphere, Box, Cylinder in the base_link frame; the tree
+    needs its collision geometry, :meth:`ik_node.TreeChain.from_urdf`); ``collision_margin``
+    [m] and ``collision_weight``: the clearance objective of the retry of a start whose
+    answer collided (:mod:`ik_node.tree.drive`).
     """
 
     position_tolerance: float = DEFAULT_POSITION_TOLERANCE
@@ -45,17 +52,31 @@ class TreeSolveOptions:
     secondary_iterations: int = 5
     max_step: float = 0.5
     fabrik_iterations: int = 20
+    avoid_collisions: bool = False
+    obstacles: Sequence[Any] = field(default_factory=tuple)
+    collision_margin: float = 0.02
+    collision_weight: float = 1.0
 
     def __post_init__(self):
         """Raise IKInputError naming the option for a value out of range."""
         for name in ('position_tolerance', 'orientation_tolerance', 'damping', 'timeout',
-                     'max_step'):
+                     'max_step', 'collision_margin'):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0.0):
                 raise IKInputError(f'option {name} must be a finite number > 0, got {v!r}')
-        v = self.null_space_gain
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
-            raise IKInputError(f'option null_space_gain must be a finite number >= 0, got {v!r}')
+        for name in ('null_space_gain', 'collision_weight'):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
+                raise IKInputError(f'option {name} must be a finite number >= 0, got {v!r}')
+        if not isinstance(self.avoid_collisions, bool):
+            raise IKInputError(f'option avoid_collisions must be True or False, '
+                               f'got {self.avoid_collisions!r}')
+        if isinstance(self.obstacles, (str, bytes)) or not isinstance(self.obstacles,
+                                                                      Sequence):
+            raise IKInputError('option obstacles must be a list of ik_node shapes '
+                               '(HalfSpace, Sphere, Box, Cylinder)')
+        if self.obstacles and not self.avoid_collisions:
+            raise IKInputError('option obstacles needs avoid_collisions=True')
         for name, low in (('max_iterations', 1), ('max_attempts', 1), ('seed', 0),
                           ('secondary_iterations', 0), ('fabrik_iterations', 1)):
             v = getattr(self, name)

@@ -83,6 +83,9 @@ class TreeIKResult:
     every tip with a task (targets and holds) is within both tolerances; ``tips`` one
     :class:`TipResult` per tip in ``tip_links`` order; ``position_error`` and
     ``orientation_error`` the largest over the tips with a task (nan when none has one).
+    With ``avoid_collisions``: success also needs ``q`` free of contact; ``clearance`` [m]
+    is the smallest signed distance over the checked pairs and obstacles at ``q`` (< 0:
+    contact) and ``closest_pair`` names it (nan and () without a collision check).
     """
 
     q: np.ndarray
@@ -93,6 +96,8 @@ class TreeIKResult:
     status: str
     message: str = ''
     method: str = 'dls'
+    clearance: float = math.nan
+    closest_pair: tuple = ()
 
     def __post_init__(self):
         """Freeze ``q``."""
