@@ -12,8 +12,9 @@ from pathlib import Path
 import socket
 import subprocess
 import sys
+from typing import Optional
 
-from ik_node import Chain, warm_up
+from ik_node import Chain, share_path, warm_up
 import numpy as np
 import pytest
 
@@ -149,6 +150,26 @@ def compiled_kernels():
 def any_chain(request) -> Chain:
     """Yield each test robot in turn."""
     yield load(request.param)
+
+
+@pytest.fixture(scope='session')
+def demo() -> Chain:
+    """Return the demo arm (the package's UR5-like arm, share_path())."""
+    return Chain.from_urdf(share_path(), 'base_link', 'tool0')
+
+
+@pytest.fixture
+def rig_chain(demo) -> Optional[Chain]:
+    """Return the chain whose commands the ``rig`` probe watches; a test file may override it."""
+    return demo
+
+
+@pytest.fixture
+def rig(rig_chain, tmp_path):
+    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig), closed after the test."""
+    from ros_harness import ros_rig
+    with ros_rig(tmp_path, rig_chain) as rig:
+        yield rig
 
 
 @pytest.fixture
