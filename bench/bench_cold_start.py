@@ -81,7 +81,7 @@ class Probe:
                 self.answers[values['target_stamp']] = (level, float(values['solve_time_ms']))
 
     def publish(self, T: np.ndarray) -> str:
-        from ik_node.pose import quat_xyzw_from_matrix
+        from ik_node.spatial.pose import quat_xyzw_from_matrix
         from ik_node.ros.conversions import stamp_text
         msg = self.PoseStamped()
         msg.header.frame_id = 'base_link'

@@ -5,7 +5,7 @@ Load and endurance of the IK node: a 10 kHz target flood and a 10-minute soak.
 
 Five processes: the IK node (``python -m ik_node.ros.start``, model from the robot_description
 topic) and the simulated arm, a sender that publishes the traffic, a watcher that checks
-every command the node publishes with :class:`ik_node.watcher.CommandWatcher` (finite,
+every command the node publishes with :class:`ik_node.motion.watcher.CommandWatcher` (finite,
 inside the limits, each step within v_max * dt, and the speed over any window of up to 1 s
 by receive time), and this process, which samples the resident memory and CPU time of the
 others once a second from /proc.
@@ -78,7 +78,7 @@ def watch_main(args) -> int:
     from ik_node import Chain
     from ik_node.ros.answers import AnswerMatcher
     from ik_node.ros.runtime import spin_until_shutdown
-    from ik_node.watcher import CommandWatcher
+    from ik_node.motion.watcher import CommandWatcher
     from rclpy.qos import QoSProfile
     from sensor_msgs.msg import JointState
 
@@ -130,7 +130,7 @@ def send_main(args) -> int:
     import rclpy
     from geometry_msgs.msg import PointStamped, PoseStamped
     from ik_node import Chain
-    from ik_node.pose import quat_xyzw_from_matrix
+    from ik_node.spatial.pose import quat_xyzw_from_matrix
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
@@ -300,7 +300,7 @@ def warm_up() -> tuple:
     import rclpy
     from geometry_msgs.msg import PoseStamped
     from ik_node import Chain
-    from ik_node.pose import quat_xyzw_from_matrix
+    from ik_node.spatial.pose import quat_xyzw_from_matrix
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState

@@ -22,7 +22,7 @@ guard slows it), the share of those steps a guard slowed (singularity, joint lim
 clearance: the demo arm's base/upper_arm pair stays 2-4 mm apart and slows motions closing
 it), the
 largest commanded |velocity|, |acceleration|, |jerk| over the limits (divided differences at
-the stamps, :class:`ik_node.watcher.CommandWatcher`), the steps in contact (the conservative
+the stamps, :class:`ik_node.motion.watcher.CommandWatcher`), the steps in contact (the conservative
 capsule check of :meth:`ik_node.Chain.collisions`, self, floor and sphere), the stop after the
 stream is cut (time and tool travel from the last message to rest) and the CPU time of one
 cycle (the command call and the step, median and p95). Raw results: a JSON file in
@@ -46,8 +46,8 @@ import common  # noqa: E402
 import ik_node  # noqa: E402
 from ik_node.motion.jog import Jogger  # noqa: E402
 from ik_node.motion.trajectory import KinematicLimits  # noqa: E402
-from ik_node.rotations import rotation_vector_from_matrix  # noqa: E402
-from ik_node.watcher import CommandWatcher  # noqa: E402
+from ik_node.motion.watcher import CommandWatcher  # noqa: E402
+from ik_node.spatial.rotations import rotation_vector_from_matrix  # noqa: E402
 import numpy as np  # noqa: E402
 
 V = np.array([2.0, 2.0, 2.0, 3.0, 3.0, 3.0])

@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from ik_node import Chain
     from ik_node.ros.processes import stop_processes
-    from ik_node.pose import quat_xyzw_from_matrix
+    from ik_node.spatial.pose import quat_xyzw_from_matrix
     from ik_node.solve_ik import solve
     chain = Chain.from_urdf(URDF, 'base_link', 'tool0')
     q0 = np.array(Q0)

@@ -289,7 +289,7 @@ def _underactuated(chain, ref, poses, seed, opts) -> dict:
     claim success and the rate of false claims (the whole pose not met), and the times.
     """
     import ik_node
-    from ik_node.rotations import matrix_from_quat_wxyz
+    from ik_node.spatial.rotations import matrix_from_quat_wxyz
     rng = np.random.default_rng(SEED + 1)
     times, point_met, claimed, false_claims = [], 0, 0, 0
     for T in poses:

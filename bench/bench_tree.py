@@ -65,7 +65,7 @@ def robot_urdf(relative: str) -> Path:
 
 def met(tree, q: np.ndarray, goals: np.ndarray, pose: bool) -> list[bool]:
     """Return, per tip, whether the tree's FK at ``q`` meets its goal."""
-    from ik_node.pose import pose_error
+    from ik_node.spatial.pose import pose_error
     T = tree.fk(q)
     out = []
     for Ti, G in zip(T, goals):

@@ -291,7 +291,7 @@ def load_chain(spec: RobotSpec, prefer_ik_node: bool = True):
     """
     if prefer_ik_node:
         try:
-            from ik_node.chain import Chain
+            from ik_node.model.chain import Chain
         except ImportError:
             pass
         else:

@@ -5,7 +5,7 @@ URDF acceptance sweep: every URDF of example-robot-data and rtb-data, ik_node vs
 
 urdfdom is the C++ parser of ROS; it is reached through pinocchio (``pin`` on PyPI), whose
 ``buildModelFromUrdf`` parses with urdfdom. A URDF that urdfdom loads must load with
-``ik_node.urdf.read_robot`` too. Exit code 1 when one does not.
+``ik_node.model.urdf.read_robot`` too. Exit code 1 when one does not.
 
     .venv-bench/bin/pip install pin   # once
     .venv-bench/bin/python bench/sweep_urdf.py [--out FILE]
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     check_kernels(args)
     from ik_node.errors import URDFError
-    from ik_node.urdf import read_robot
+    from ik_node.model.urdf import read_robot
     rows, missing = [], 0
     for dist_name, path in urdf_files():
         try:

@@ -17,45 +17,45 @@ from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ik_node.batch import BatchResult, solve_batch
-    from ik_node.chain import Chain
     from ik_node.collision import Box, Cylinder, HalfSpace, Sphere
     from ik_node.collision.clearance import CollisionClearance
     from ik_node.errors import IKError, IKInputError, JointLimitsError, URDFError
-    from ik_node.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
-                                    RestPosture)
+    from ik_node.model.chain import Chain
     from ik_node.options import SolveOptions
     from ik_node.pointchain import (BallJoint, ccd, constraint_violation, fabrik, fabrik_tree,
                                     global_rotations, HingeJoint, local_rotations,
                                     reference_offsets, retarget_rotations, two_bone,
                                     two_bone_angles)
-    from ik_node.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
     from ik_node.reach import reachability, ReachMap
     from ik_node.resources import share_path
     from ik_node.result import IKResult
     from ik_node.solve_ik import methods, register_method, solve, warm_up
     from ik_node.solver import Solver
+    from ik_node.solvers.objectives import (JointLimitAvoidance, Manipulability, ObstacleClearance,
+                                            RestPosture)
+    from ik_node.spatial.pose import pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
     from ik_node.tree import solve_tree, TipTarget, TreeSolveOptions, TreeSolver
     from ik_node.tree.chain import TreeChain
 
 _HOMES = {
     'ik_node.batch': ('BatchResult', 'solve_batch'),
-    'ik_node.chain': ('Chain',),
     'ik_node.collision': ('Box', 'Cylinder', 'HalfSpace', 'Sphere'),
     'ik_node.collision.clearance': ('CollisionClearance',),
     'ik_node.errors': ('IKError', 'IKInputError', 'JointLimitsError', 'URDFError'),
-    'ik_node.objectives': ('JointLimitAvoidance', 'Manipulability', 'ObstacleClearance',
-                           'RestPosture'),
+    'ik_node.model.chain': ('Chain',),
     'ik_node.options': ('SolveOptions',),
     'ik_node.pointchain': ('BallJoint', 'ccd', 'constraint_violation', 'fabrik', 'fabrik_tree',
                            'global_rotations', 'HingeJoint', 'local_rotations',
                            'reference_offsets', 'retarget_rotations', 'two_bone',
                            'two_bone_angles'),
-    'ik_node.pose': ('pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix'),
     'ik_node.reach': ('reachability', 'ReachMap'),
     'ik_node.resources': ('share_path',),
     'ik_node.result': ('IKResult',),
     'ik_node.solve_ik': ('methods', 'register_method', 'solve', 'warm_up'),
     'ik_node.solver': ('Solver',),
+    'ik_node.solvers.objectives': ('JointLimitAvoidance', 'Manipulability',
+                                   'ObstacleClearance', 'RestPosture'),
+    'ik_node.spatial.pose': ('pose_error', 'pose_from_xyz_quat', 'quat_xyzw_from_matrix'),
     'ik_node.tree': ('solve_tree', 'TipTarget', 'TreeSolveOptions', 'TreeSolver'),
     'ik_node.tree.chain': ('TreeChain',),
 }

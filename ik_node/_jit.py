@@ -133,7 +133,7 @@ def use_pure_python() -> None:
     Only before the first kernel module is imported: a kernel defined already stays as it is.
     """
     global JIT_ENABLED
-    loaded = [m for m in ('ik_node.kinematics', 'ik_node.chain') if m in sys.modules]
+    loaded = [m for m in ('ik_node.model.kinematics', 'ik_node.model.chain') if m in sys.modules]
     if loaded:
         raise RuntimeError(f'use_pure_python() after the kernels were defined ({loaded[0]})')
     JIT_ENABLED = False

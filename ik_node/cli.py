@@ -18,10 +18,10 @@ import math
 import sys
 from typing import Optional, Sequence
 
-from ik_node.chain import Chain
 from ik_node.errors import IKError
-from ik_node.pose import pose_from_xyz_quat
+from ik_node.model.chain import Chain
 from ik_node.solve_ik import methods, solve, warm_up
+from ik_node.spatial.pose import pose_from_xyz_quat
 
 __all__ = ['main', 'add_chain_arguments', 'chain_from_args']
 

@@ -20,7 +20,7 @@ so. ik_node and sim_arm are required: if either exits, the whole launch shuts do
 import os
 
 from ament_index_python.packages import get_package_share_directory
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.ros.launch_checks import missing_executable, parse_bool, required_exit
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, GroupAction, LogInfo, OpaqueFunction

@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     from rclpy.executors import SingleThreadedExecutor
     from sensor_msgs.msg import JointState
 
-    from ik_node.pose import quat_xyzw_from_matrix
+    from ik_node.spatial.pose import quat_xyzw_from_matrix
 
     # The demo arm's acceleration and jerk limits (config/joint_limits.yaml names its joints).
     limits = ([] if args.urdf else

@@ -9,7 +9,8 @@ One harness for the tests that run the nodes as real processes.
 - :class:`Probe`: an rclpy node in the test process that publishes targets and records what the
   node sends, every command with its header stamp;
 - :class:`WatchedProbe`: a Probe whose commands and arm readings are judged by a
-  :class:`ik_node.watcher.CommandWatcher` in stamp order (publish order), never arrival order;
+  :class:`~ik_node.motion.watcher.CommandWatcher` in stamp order (publish order), never arrival
+  order;
 - :func:`ros_rig`: Procs and a probe in a fresh domain, closed after, no traceback allowed;
 - :func:`assert_bad_starts_fail`: ik_node started with bad parameters exits at once with code 1
   and the reason.
@@ -28,10 +29,10 @@ from typing import Iterator, Optional
 
 from conftest import domain_lock_fds, URDF_DIR
 from ik_node import Chain
-from ik_node.pose import pose_error, quat_xyzw_from_matrix
+from ik_node.motion.watcher import CommandWatcher, StampedLog
 from ik_node.ros.processes import (raised_priority_allowed, ros_environment, start_node,
                                    stop_processes)
-from ik_node.watcher import CommandWatcher, StampedLog
+from ik_node.spatial.pose import pose_error, quat_xyzw_from_matrix
 import numpy as np
 import pytest
 

@@ -4,7 +4,7 @@
 
 from conftest import load
 from ik_node import IKInputError
-from ik_node.pose import quat_xyzw_from_matrix
+from ik_node.spatial.pose import quat_xyzw_from_matrix
 import numpy as np
 import pytest
 

@@ -42,7 +42,7 @@ def test_the_compiled_mark_follows_the_sources(fresh):
     assert _compiled(fresh, IK_NODE_DISABLE_JIT='1')      # nothing to compile
     assert _compiled(PACKAGE.parent)                        # conftest ran ik-compile
     # An edit of a kernel source drops the mark (and the cache) of that install.
-    kinematics = fresh / 'ik_node' / 'kinematics.py'
+    kinematics = fresh / 'ik_node' / 'model' / 'kinematics.py'
     (fresh / 'ik_node' / '__pycache__').mkdir(exist_ok=True)
     digest = subprocess.run([sys.executable, '-c', 'from ik_node import _jit; '
                              'print(_jit._sources_digest())'], cwd=fresh, capture_output=True,
@@ -61,7 +61,7 @@ def test_a_stale_cache_is_dropped_at_the_first_load_not_at_import(fresh):
     stale.write_text('compiled from other sources')
     stamp = pycache / 'ik_node_jit_sources.sha256'
     code = ('import sys, numba\n'
-            'import ik_node.kinematics, ik_node.solvers.restarts\n'   # kernels defined
+            'import ik_node.model.kinematics, ik_node.solvers.restarts\n'   # kernels defined
             'from pathlib import Path\n'
             f'files = Path({str(stale)!r}), Path({str(stamp)!r})\n'
             'print(*(f.exists() for f in files))\n'

@@ -275,7 +275,7 @@ def test_bad_input(chain):
         chain.collisions(np.zeros(4), obstacles=[(0, 0, 1)])
     with pytest.raises(IKInputError):
         chain.path_collides(np.zeros(4), np.ones(4), step=0.0)
-    from ik_node.urdf import read_chain
+    from ik_node.model.urdf import read_chain
     with pytest.raises(IKInputError, match='from_urdf'):
         Chain(read_chain(URDF, 'base_link', 'tip')).collisions(np.zeros(4))
 

@@ -8,7 +8,7 @@ import shutil
 from ik_node import Chain, URDFError
 from ik_node.collision.bounds import capsules_of_mesh, cylinder_points
 from ik_node.collision.geometry import read_link_geometry, resolve_mesh_path
-from ik_node.urdf import _parse
+from ik_node.model.urdf import _parse
 import numpy as np
 import pytest
 

@@ -12,7 +12,7 @@ from ik_node.pointchain.constraints import (BallJoint, best_angle_about, best_an
                                             parent_through_hinge, place_bone, reverse_twist,
                                             rot_z, swing_from_z, twist_about_z)
 from ik_node.pointchain.point_fabrik import fabrik
-from ik_node.rotations import rotation_about_axis as axis_angle
+from ik_node.spatial.rotations import rotation_about_axis as axis_angle
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

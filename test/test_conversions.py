@@ -5,7 +5,7 @@
 import math
 
 from ik_node import IKInputError
-from ik_node.pose import pose_error, pose_from_xyz_quat
+from ik_node.spatial.pose import pose_error, pose_from_xyz_quat
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -4,8 +4,8 @@
 Faults around the running ik_node: feedback lost, arm and node restarted, a new model.
 
 Real processes (ik_node, sim_arm) in fresh ROS domains, loopback discovery only. In every
-scenario a :class:`ik_node.watcher.CommandWatcher` judges every command the node publishes, in
-the order of their stamps (finite, inside the limits, each step within v_max * dt of the
+scenario a :class:`~ik_node.motion.watcher.CommandWatcher` judges every command the node publishes,
+in the order of their stamps (finite, inside the limits, each step within v_max * dt of the
 previous command, also across a restart of the node), and service must resume: a good target
 is reached afterwards. Skipped when rclpy is not installed.
 """

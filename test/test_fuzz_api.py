@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from ik_node import (Chain, IKError, IKInputError, methods, pose_from_xyz_quat, solve,
                      URDFError, warm_up)
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
 from ik_node.ros.parameter_table import check_values, defaults, IK_NODE_PARAMETERS, solver_options
 import numpy as np

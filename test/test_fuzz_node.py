@@ -7,7 +7,7 @@ One ik_node process (model from the ``robot_description`` topic) and one sim_arm
 for the whole module in a fresh ROS domain of this run. The test process floods ``target_pose``,
 ``/goal_pose``, ``/clicked_point``, ``joint_states`` and ``robot_description`` with bad
 messages, then checks that the node still runs, still serves a good target, logged a clear
-warning at a bounded rate, and that a :class:`ik_node.watcher.CommandWatcher` saw no unsafe
+warning at a bounded rate, and that a :class:`ik_node.motion.watcher.CommandWatcher` saw no unsafe
 command (NaN, out of limits, or a step beyond v_max * dt) at any time. Parameters are fuzzed
 through the real ``set_parameters`` service. Skipped when rclpy is not installed.
 """

@@ -14,7 +14,7 @@ from conftest import URDF_DIR
 import ik_node
 from ik_node.motion.planner import _overlap as overlap, path_free
 from ik_node.motion.tracker import IKTracker
-from ik_node.watcher import CommandWatcher
+from ik_node.motion.watcher import CommandWatcher
 import numpy as np
 import pytest
 

@@ -14,7 +14,7 @@ jerk against the node's declared limits (divided differences at the stamps).
 from demo_rig import (assert_never_in_contact, assert_within_limits, DEMO_START, DEMO_URDF,
                       FLOOR, start)
 from ik_node import Sphere
-from ik_node.pose import pose_error
+from ik_node.spatial.pose import pose_error
 import numpy as np
 import pytest
 from ros_harness import status_values

@@ -11,7 +11,7 @@ same drags against the upstream server when its source is present.
 
 from pathlib import Path
 
-from ik_node.pose import pose_error
+from ik_node.spatial.pose import pose_error
 import numpy as np
 import pytest
 from ros_harness import Probe, Q0, ros_rig, STARTUP_TIMEOUT, URDF

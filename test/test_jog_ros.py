@@ -25,8 +25,8 @@ from demo_rig import (assert_never_in_contact, assert_within_limits, controls, D
                       twist_msg)
 from ik_node import Box, Chain
 from ik_node.motion.keyboard import KeyboardTeleop
+from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
-from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest
 from ros_harness import (fresh_domain, Probe, Procs, stamp_ns, STARTUP_TIMEOUT,

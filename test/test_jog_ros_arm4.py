@@ -13,8 +13,8 @@ import math
 from conftest import URDF_DIR
 from demo_rig import jog_publishers, stream_until, twist_msg
 from ik_node import Chain
+from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
-from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest
 from ros_harness import ros_rig, stamp_ns

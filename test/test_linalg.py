@@ -2,10 +2,10 @@
 # Licensed under the Apache License, Version 2.0
 """The small dense kernels of the solver loop against numpy's own routines."""
 
-from ik_node.linalg import (cholesky_solve, column_gram_into, damped_least_squares,
-                            damped_least_squares_wide, ldl_in_place,
-                            ldl_substitute_in_place, shifted_into, sqrt_det_gram,
-                            tall_system_into, weighted_gram_into)
+from ik_node.spatial.linalg import (cholesky_solve, column_gram_into, damped_least_squares,
+                                    damped_least_squares_wide, ldl_in_place,
+                                    ldl_substitute_in_place, shifted_into, sqrt_det_gram,
+                                    tall_system_into, weighted_gram_into)
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

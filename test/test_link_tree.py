@@ -1,13 +1,13 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node.link_tree: joints of the whole URDF, default chain ends, link poses."""
+"""ik_node.model.link_tree: joints of the whole URDF, default chain ends, link poses."""
 
 import math
 from pathlib import Path
 
 from conftest import load, ROBOTS, URDF_DIR
 from ik_node import URDFError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -7,12 +7,12 @@ import math
 from pathlib import Path
 
 from conftest import load
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 from ik_node.motion import feedback, guards
 from ik_node.motion.joint_space import joint_distance, wrap_angle
 from ik_node.motion.outcome import FeedbackProblem
 from ik_node.motion.streams import is_repeat, is_stream_step, STREAM_ANGLE, STREAM_DISTANCE
-from ik_node.rotations import rotation_about_axis
+from ik_node.spatial.rotations import rotation_about_axis
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

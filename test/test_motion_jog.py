@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 import ik_node
 from ik_node.collision import kernels
 from ik_node.errors import IKInputError
+from ik_node.model.urdf import load_urdf_text, read_chain
 from ik_node.motion import jog
 from ik_node.motion.jog import Jogger, JogSettings
 from ik_node.motion.trajectory import BlendSegment, KinematicLimits, LineSegment, Motion
-from ik_node.rotations import rotation_vector_from_matrix
-from ik_node.urdf import load_urdf_text, read_chain
-from ik_node.watcher import CommandWatcher
+from ik_node.motion.watcher import CommandWatcher
+from ik_node.spatial.rotations import rotation_vector_from_matrix
 import numpy as np
 import pytest
 

@@ -9,7 +9,7 @@ from conftest import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ik_node import Chain, IKInputError, JointLimitsError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.limits import (DEFAULT_ACCELERATION, DEFAULT_JERK, DEFAULT_VELOCITY,
                                    joint_limits, JointLimits, read_limits_file)
 import numpy as np
@@ -201,7 +201,7 @@ def test_the_robot_s_joints_come_from_the_chain_s_urdf_or_the_caller(arm, tmp_pa
     np.testing.assert_array_equal(joint_limits(arm, source, robot=tree).velocity,
                                   joint_limits(arm, source).velocity)
     # A chain built without Chain.from_urdf knows only its own joints.
-    from ik_node.urdf import read_chain
+    from ik_node.model.urdf import read_chain
     bare = Chain(read_chain(ARM, 'base_link', 'tip'))
     assert joint_limits(bare, {'joint_limits': {'j4': entry(max_velocity=0.6)}}
                         ).velocity[1] == 0.3

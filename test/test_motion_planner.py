@@ -34,7 +34,9 @@ def world(arm) -> list:
 def test_a_blocked_straight_path_is_planned_around_and_every_edge_is_free(arm, world):
     assert not arm.collisions(Q_A, world) and not arm.collisions(Q_B, world)
     assert arm.path_collides(Q_A, Q_B, 0.05, world)
-    path = plan_path(arm, Q_A, Q_B, world, timeout=2.0)
+    # The shortcuts run while the budget lasts: a budget no loaded machine uses up, so
+    # that the last assertion judges the shortcuts, not the machine's load.
+    path = plan_path(arm, Q_A, Q_B, world, timeout=30.0)
     assert path.found, path.reason
     assert_allclose(path.waypoints[0], Q_A)
     assert_allclose(path.waypoints[-1], Q_B)

@@ -5,7 +5,7 @@
 from conftest import ROBOTS, URDF_DIR
 import ik_node
 from ik_node.motion.twist_ik import condition_number, joint_velocity_for_twist
-from ik_node.objectives import JointLimitAvoidance, objective_gradient, pack_objectives
+from ik_node.solvers.objectives import JointLimitAvoidance, objective_gradient, pack_objectives
 import numpy as np
 import pytest
 

@@ -11,9 +11,9 @@ rclpy is not installed.
 from contextlib import ExitStack
 import math
 
-from ik_node.pose import orientation_error, pose_error
+from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
-from ik_node.watcher import CommandWatcher
+from ik_node.spatial.pose import orientation_error, pose_error
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import load
 from ik_node import Chain, IKInputError, JointLimitsError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.ros.parameter_table import (check_value, check_values, defaults,
                                          IK_NODE_PARAMETERS, limits_from_values,
                                          SIM_ARM_PARAMETERS, solver_options, topic_conflict)

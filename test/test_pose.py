@@ -5,8 +5,8 @@
 import math
 
 from ik_node import IKInputError, pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
-from ik_node.rotations import (matrix_from_rpy, rotation_about_axis,
-                               rotation_vector_from_matrix)
+from ik_node.spatial.rotations import (matrix_from_rpy, rotation_about_axis,
+                                       rotation_vector_from_matrix)
 import numpy as np
 import pytest
 
@@ -68,7 +68,7 @@ def test_non_finite_position_is_refused():
 
 
 def test_a_planar_goal_moves_x_y_and_heading_and_keeps_height_and_tilt(rng):
-    from ik_node.pose import planar_goal
+    from ik_node.spatial.pose import planar_goal
     for _ in range(20):
         T_tool = pose_from_xyz_quat(rng.uniform(-0.5, 0.5, 3), rng.normal(size=4))
         yaw = rng.uniform(-3.0, 3.0)
@@ -85,7 +85,7 @@ def test_a_planar_goal_moves_x_y_and_heading_and_keeps_height_and_tilt(rng):
 
 
 def test_each_input_kind_gives_its_solver_target(rng):
-    from ik_node.pose import planar_goal, solver_target
+    from ik_node.spatial.pose import planar_goal, solver_target
     T_tool = pose_from_xyz_quat([0.3, 0.1, 0.5], rng.normal(size=4))
     T_in = pose_from_xyz_quat([0.2, -0.4, 0.0], rng.normal(size=4))
     before = T_in.copy()

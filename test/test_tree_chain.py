@@ -4,7 +4,7 @@
 
 from conftest import ROBOTS, URDF_DIR
 from ik_node import Chain, IKInputError, URDFError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.tree.chain import TreeChain
 import numpy as np
 import pytest

@@ -12,10 +12,10 @@ unknown tip or collision avoidance for a tree stops the node at start with the r
 
 from conftest import URDF_DIR
 from ik_node.motion.tree_arm import TreeArm
-from ik_node.pose import pose_error
+from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
+from ik_node.spatial.pose import pose_error
 from ik_node.tree import TreeChain
-from ik_node.watcher import CommandWatcher
 import numpy as np
 import pytest
 from ros_harness import assert_bad_starts_fail, pose_msg, stamp_ns, status_values

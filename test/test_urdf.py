@@ -6,7 +6,7 @@ import math
 
 from conftest import load, URDF_DIR
 from ik_node import Chain, URDFError
-from ik_node.urdf import read_chain
+from ik_node.model.urdf import read_chain
 import numpy as np
 import pytest
 

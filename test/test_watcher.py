@@ -1,6 +1,6 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""ik_node.watcher: every kind of unsafe command is caught, a safe stream passes clean."""
+"""ik_node.motion.watcher: every kind of unsafe command is caught, a safe stream passes clean."""
 
 import math
 
@@ -8,8 +8,8 @@ from conftest import load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ik_node import IKInputError
+from ik_node.motion.watcher import CommandWatcher, StampedLog
 from ik_node.ros.sim_stepper import CommandStepper
-from ik_node.watcher import CommandWatcher, StampedLog
 import numpy as np
 import pytest
 

@@ -12,7 +12,7 @@ ik_node moves the simulated arm's tool up.
 import os
 import shutil
 
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 from ik_node.web.app import start
 import numpy as np
 import pytest

@@ -5,7 +5,7 @@
 import math
 import time
 
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 import numpy as np
 import pytest
 from web_helpers import wait_until

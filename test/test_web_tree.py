@@ -4,7 +4,7 @@
 
 from conftest import URDF_DIR
 from ik_node.errors import URDFError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.web.app import start
 from ik_node.web.robot import load_robot
 from ik_node.web.tree_view import sub_bases

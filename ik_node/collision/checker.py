@@ -73,7 +73,7 @@ class CollisionSetup:
 
     def __init__(self, chain, source: CollisionSource):
         """Read the URDF's collision geometry and decide the checked pairs."""
-        from ik_node.urdf import _parse, read_robot
+        from ik_node.model.urdf import _parse, read_robot
         self.source = source
         self.robot = read_robot(source.urdf_text)
         parsed = _parse(source.urdf_text)

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ik_node.collision.shapes import pack_obstacles
 from ik_node.errors import IKInputError
-from ik_node.objectives import ClearanceTerms, Objective
+from ik_node.solvers.objectives import ClearanceTerms, Objective
 
 __all__ = ['CollisionClearance']
 

@@ -19,8 +19,8 @@ wheel) :func:`exact_links` returns None and no pair is ever disabled as "always 
 
 from typing import Iterable, Optional
 
-from ik_node import kinematics
 from ik_node.collision.geometry import BOX, CYLINDER, LinkShape, MESH, SPHERE
+from ik_node.model import kinematics
 import numpy as np
 
 __all__ = ['ExactLinks', 'exact_links']

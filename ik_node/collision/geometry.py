@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import cast, Optional, Sequence
 
 from ik_node.errors import URDFError
-from ik_node.urdf import _origin_matrix
+from ik_node.model.urdf import _origin_matrix
 import numpy as np
 
 __all__ = ['LinkShape', 'read_link_geometry', 'resolve_mesh_path']

@@ -23,11 +23,11 @@ hulls do not.
 
 import math
 
-from ik_node import kinematics
 from ik_node._jit import njit, njit_nogil
 from ik_node.collision.hulls import hull_distance, hull_support as support, hull_witness
 from ik_node.collision.model import Capsules
 from ik_node.collision.shapes import BOX, CYLINDER, HALF_SPACE, SPHERE
+from ik_node.model import kinematics
 import numpy as np
 
 __all__ = ['unpack', 'world_segments', 'distances', 'contacts', 'closest', 'clearance_terms',

@@ -23,7 +23,7 @@ from ik_node.collision.bounds import (box_corners, capsule_of_box, capsule_of_cy
                                       cylinder_points, hull_points)
 from ik_node.collision.geometry import LinkShape
 from ik_node.errors import URDFError
-from ik_node.rotations import rotation_about_axis
+from ik_node.spatial.rotations import rotation_about_axis
 import numpy as np
 
 __all__ = ['Capsules', 'CollisionModel', 'build_model', 'link_groups', 'pack_flat']

@@ -19,7 +19,7 @@ velocity, acceleration and jerk stay within the limits:
 
 from typing import Sequence
 
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 from ik_node.motion.planner import path_free
 from ik_node.motion.trajectory import (BlendSegment, JointSample, KinematicLimits, LineSegment,
                                        Motion, Segment)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import time
 from typing import Any, Mapping, Sequence
 
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 from ik_node.motion.planner import path_free, plan_path
 from ik_node.motion.tree_arm import solve_on
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any, Mapping, NamedTuple
 
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 from ik_node.motion.goal_search import GoalPlan, plan_goal
 import numpy as np
 

@@ -19,7 +19,7 @@ holds their state and applies them at each step.
 from collections import deque
 from typing import Any, Sequence
 
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 from ik_node.motion.joint_space import joint_distance
 import numpy as np
 

@@ -41,7 +41,7 @@ from ik_node.motion.jog_guards import (braking_lookahead, clearance_scale, joint
                                        singularity_scale)
 from ik_node.motion.trajectory import JointSample, KinematicLimits
 from ik_node.motion.twist_ik import condition_number, joint_velocity_for_twist
-from ik_node.objectives import objective_gradient, objectives_active, pack_objectives
+from ik_node.solvers.objectives import objective_gradient, objectives_active, pack_objectives
 import numpy as np
 from numpy.typing import ArrayLike
 from ruckig import (ControlInterface, InputParameter, Result, Ruckig, RuckigError,
@@ -174,7 +174,7 @@ class Jogger:
     settings: :class:`JogSettings`. obstacles: the collision guard (None: off; a sequence,
     possibly empty, of ik_node shapes in the base frame: self-collision and those). The chain
     must then have collision geometry (:meth:`ik_node.Chain.from_urdf`). objectives:
-    null-space objectives (:mod:`ik_node.objectives`) for twists.
+    null-space objectives (:mod:`ik_node.solvers.objectives`) for twists.
     """
 
     def __init__(self, chain, limits: KinematicLimits, settings: JogSettings = JogSettings(),

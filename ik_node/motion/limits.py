@@ -67,8 +67,8 @@ from numpy.typing import ArrayLike
 import yaml
 
 if TYPE_CHECKING:
-    from ik_node.chain import Chain
-    from ik_node.urdf import JointSpec
+    from ik_node.model.chain import Chain
+    from ik_node.model.urdf import JointSpec
 
 __all__ = ['JointLimits', 'joint_limits', 'read_limits_file', 'DEFAULT_VELOCITY',
            'DEFAULT_ACCELERATION', 'DEFAULT_JERK']
@@ -185,8 +185,8 @@ def joint_limits(chain: 'Chain', source: Source = None,
     source: None (URDF velocities and the defaults), a joint_limits.yaml file path, its YAML
     text, or the mapping it holds (format and rules: module docstring). default_*: limits
     [per s, s^2, s^3] of joints that neither the URDF nor the file limits; finite and > 0.
-    robot: every joint of the URDF (an :class:`ik_node.link_tree.RobotTree`, a
-    :class:`ik_node.urdf.RobotSpec` or a sequence of :class:`ik_node.urdf.JointSpec`),
+    robot: every joint of the URDF (an :class:`ik_node.model.link_tree.RobotTree`, a
+    :class:`ik_node.model.urdf.RobotSpec` or a sequence of :class:`ik_node.model.urdf.JointSpec`),
     which the file may name; by default read from the URDF the chain was built from
     (``Chain.from_urdf``), else only the chain's own joints. Raises JointLimitsError.
     """
@@ -374,7 +374,7 @@ def _robot_joints(chain: Any, robot: Any) -> Optional[dict[str, 'JointSpec']]:
     # only its own joints. (Reading it again costs a few ms, once per limits set.)
     text = getattr(getattr(chain, '_collision_source', None), 'urdf_text', None)
     if text:
-        from ik_node.urdf import read_robot     # (imports numba: only when needed)
+        from ik_node.model.urdf import read_robot     # (imports numba: only when needed)
         return {j.name: j for j in read_robot(text).joints}
     return None
 

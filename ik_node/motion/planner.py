@@ -23,8 +23,8 @@ import math
 import time
 from typing import Any, Sequence
 
-from ik_node.chain import Chain
 from ik_node.collision import checker
+from ik_node.model.chain import Chain
 import numpy as np
 from numpy.typing import ArrayLike
 

@@ -11,7 +11,7 @@ refused. The target the arm is on its way to, sent again, is a repeat: answered 
 motion left as it is.
 """
 
-from ik_node.pose import pose_error
+from ik_node.spatial.pose import pose_error
 import numpy as np
 
 __all__ = ['STREAM_DISTANCE', 'STREAM_ANGLE', 'is_repeat', 'is_stream_step']

@@ -15,7 +15,7 @@ import math
 import time
 from typing import Any, Mapping, Sequence
 
-from ik_node.chain import Chain
+from ik_node.model.chain import Chain
 from ik_node.motion import feedback, guards
 from ik_node.motion.commander import MotionCommander
 from ik_node.motion.goal_search import GoalPlan, PENDING, REFUSED, SUPERSEDED

@@ -24,10 +24,10 @@ Chain or a TreeArm and do the right thing for each.
 import math
 from typing import Any, Sequence
 
-from ik_node.chain import Chain
 from ik_node.errors import IKInputError
-from ik_node.pose import pose_error
+from ik_node.model.chain import Chain
 from ik_node.solve_ik import solve
+from ik_node.spatial.pose import pose_error
 from ik_node.target_checks import check_target
 from ik_node.tree import solve_tree, TreeChain, TreeIKResult, TreeSolveOptions
 import numpy as np

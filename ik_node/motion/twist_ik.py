@@ -13,7 +13,7 @@ from singularities) and ``σ / ε²`` below it (DLS with λ² = ε² - σ², con
 2. the angular velocity, with what the position leaves free:
    ``v2 = (Jw N1)⁺ (ẇ - Jw v1)``, ``N1 = I - Jp⁺ Jp`` (the exact projector of the rows of Jp
    with σ above a rank threshold), so ``Jp v2 = 0``;
-3. the secondary objectives (:mod:`ik_node.objectives`): ``v3 = -k N2 ∇h``, ``N2`` the
+3. the secondary objectives (:mod:`ik_node.solvers.objectives`): ``v3 = -k N2 ∇h``, ``N2`` the
    projector onto what neither of the first two uses.
 
 An arm with fewer than six joints thus jogs the position first and the orientation components

@@ -7,7 +7,7 @@ FABRIK on a point chain with hinge, ball-cone and twist constraints (:func:`fabr
 (:func:`ccd`), FABRIK on trees with several end effectors (:func:`fabrik_tree`), the
 closed-form two-bone solution (:func:`two_bone`, :func:`two_bone_angles`), and rotation
 retargeting between reference poses (:mod:`ik_node.pointchain.retarget`). The URDF solvers
-are in :mod:`ik_node.solvers`; the 3-vector helpers in :mod:`ik_node.vectors`.
+are in :mod:`ik_node.solvers`; the 3-vector helpers in :mod:`ik_node.spatial.vectors`.
 """
 
 from ik_node.pointchain.ccd import ccd

@@ -21,7 +21,7 @@ from ik_node.pointchain.constraints import shortest_rotation
 from ik_node.pointchain.point_fabrik import (check_points, end_of_iteration, PointSolution,
                                              STATUS_MAX_ITERATIONS, STATUS_NAMES,
                                              STATUS_REACHED)
-from ik_node.vectors import dist3, unit
+from ik_node.spatial.vectors import dist3, unit
 import numpy as np
 from numpy.typing import ArrayLike
 

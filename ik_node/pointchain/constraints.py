@@ -29,8 +29,8 @@ from typing import NamedTuple, Optional, Sequence, Union
 
 from ik_node._jit import njit
 from ik_node.errors import IKInputError
-from ik_node.rotations import rotation_about_axis
-from ik_node.vectors import matmul, matTvec, matvec, unit
+from ik_node.spatial.rotations import rotation_about_axis
+from ik_node.spatial.vectors import matmul, matTvec, matvec, unit
 import numpy as np
 from numpy.typing import ArrayLike
 

@@ -54,8 +54,8 @@ from ik_node.pointchain.constraints import (best_angle_about, Constraint, KIND_H
                                             place_bone, reverse_constrain, reverse_twist,
                                             rot_z, shortest_rotation, swing_from_z,
                                             twist_about_z)
-from ik_node.rotations import rotation_about_axis
-from ik_node.vectors import dist3, matmul, matvec, unit
+from ik_node.spatial.rotations import rotation_about_axis
+from ik_node.spatial.vectors import dist3, matmul, matvec, unit
 import numpy as np
 from numpy.typing import ArrayLike
 

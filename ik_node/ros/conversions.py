@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 from builtin_interfaces.msg import Duration, Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Point, Pose, Quaternion, Transform
-from ik_node.pose import pose_from_xyz_quat, quat_xyzw_from_matrix
+from ik_node.spatial.pose import pose_from_xyz_quat, quat_xyzw_from_matrix
 import numpy as np
 from numpy.typing import ArrayLike
 from sensor_msgs.msg import JointState

@@ -10,8 +10,8 @@ with TRANSIENT_LOCAL durability, the way robot_state_publisher offers it.
 from typing import Any, Callable, Mapping
 
 from ik_node.errors import URDFError
+from ik_node.model.urdf import load_urdf_text
 from ik_node.ros.qos import ROBOT_DESCRIPTION_QOS
-from ik_node.urdf import load_urdf_text
 from rclpy.node import Node
 from rclpy.subscription import Subscription
 from std_msgs.msg import String

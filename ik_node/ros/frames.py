@@ -11,7 +11,7 @@ target and says why).
 import math
 from typing import Any, Sequence
 
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.joint_history import JointHistory
 from ik_node.ros import conversions as conv
 import numpy as np

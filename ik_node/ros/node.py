@@ -37,7 +37,7 @@ from typing import Any
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped, Quaternion
 from ik_node.errors import IKError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
 from ik_node.ros import status_text
 from ik_node.ros.command_output import CommandOutput

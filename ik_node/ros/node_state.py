@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import math
 from typing import Any
 
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
 import numpy as np
 

@@ -508,7 +508,7 @@ def solver_options(values: Mapping[str, Any], chain=None) -> dict[str, Any]:
         opts['max_joint_change'] = float(values['max_joint_change'])
     if values['solver'] not in JACOBIAN_METHODS:
         return opts
-    from ik_node.objectives import JointLimitAvoidance, Manipulability, RestPosture
+    from ik_node.solvers.objectives import JointLimitAvoidance, Manipulability, RestPosture
     objectives: list[Any] = []
     if values['nullspace_limit_avoidance'] > 0.0:
         objectives.append(JointLimitAvoidance(weight=float(values['nullspace_limit_avoidance'])))

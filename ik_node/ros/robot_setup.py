@@ -11,9 +11,9 @@ usable; the node then keeps what it had.
 
 from typing import Any, Sequence
 
-from ik_node.chain import Chain
 from ik_node.errors import IKError, URDFError
-from ik_node.link_tree import RobotTree
+from ik_node.model.chain import Chain
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tracker import IKTracker
 from ik_node.ros.parameter_table import command_velocity_limits, limits_from_values, solver_options
 from ik_node.ros.tree_setup import build_tree_arm, is_tree, tree_solver_options

@@ -17,7 +17,7 @@ follow their leader. It publishes sensor_msgs/JointState of every moving joint o
 
 import sys
 
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.ros.description import RobotDescriptionSource
 from ik_node.ros.parameter_io import changed_values, declare_parameters
 from ik_node.ros.parameter_table import check_values, SIM_ARM_PARAMETERS, velocity_limits

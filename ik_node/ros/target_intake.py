@@ -4,8 +4,8 @@
 A target message as the motion layer takes it: a pose or position in the chain's base frame.
 
 :class:`TargetIntake` turns a header and a pose (PoseStamped, an RViz click, the marker) into
-the solver target of :func:`ik_node.pose.solver_target`, resolving the header's frame at its
-stamp (:class:`ik_node.ros.frames.TargetFrames`). A target that cannot be taken (no model, a
+the solver target of :func:`ik_node.spatial.pose.solver_target`, resolving the header's frame at
+its stamp (:class:`ik_node.ros.frames.TargetFrames`). A target that cannot be taken (no model, a
 hold, the arm position unknown, an unknown frame, a malformed pose) is refused here: logged,
 an ERROR status, the marker shown refused.
 """
@@ -14,7 +14,6 @@ from typing import Any
 
 from geometry_msgs.msg import Pose
 from ik_node.errors import IKError
-from ik_node.pose import solver_target
 from ik_node.ros import conversions as conv
 from ik_node.ros import status_text
 from ik_node.ros.feedback import JointStatesIntake
@@ -25,6 +24,7 @@ from ik_node.ros.node_state import NodeState
 from ik_node.ros.outputs import Outputs
 from ik_node.ros.tip_targets import tip_refusal
 from ik_node.ros.tree_setup import as_tree, is_tree
+from ik_node.spatial.pose import solver_target
 import numpy as np
 from std_msgs.msg import Header
 

@@ -13,8 +13,8 @@ solving, and the solvers other than those of :data:`ik_node.motion.tree_arm.TREE
 
 from typing import Any, cast
 
-from ik_node.chain import Chain
-from ik_node.link_tree import RobotTree
+from ik_node.model.chain import Chain
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tree_arm import TREE_METHODS, TreeArm
 from ik_node.tree import TreeChain
 

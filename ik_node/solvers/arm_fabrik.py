@@ -35,10 +35,10 @@ compiled kernel per attempt; restarts are in :mod:`ik_node.solvers.fabrik_method
 import math
 from typing import NamedTuple
 
-from ik_node import kinematics
 from ik_node._jit import njit, njit_inline
-from ik_node.linalg import damped_least_squares
-from ik_node.rotations import rotation_about_axis, rotation_vector_from_matrix
+from ik_node.model import kinematics
+from ik_node.spatial.linalg import damped_least_squares
+from ik_node.spatial.rotations import rotation_about_axis, rotation_vector_from_matrix
 import numpy as np
 
 __all__ = ['arm_attempt', 'ArmParams', 'ArmPoints', 'MODE_FABRIK', 'MODE_CCD']

@@ -5,7 +5,7 @@ Jacobian solvers: damped least squares (DLS), pseudo-inverse and Jacobian transp
 
 One attempt from one start configuration runs in a compiled kernel; restarts, budgets and
 the choice among solutions live in :mod:`ik_node.solvers.restarts`. The kernel takes records:
-the chain (:class:`ik_node.kinematics.ChainModel`), its :class:`Limits`, the :class:`Target`
+the chain (:class:`ik_node.model.kinematics.ChainModel`), its :class:`Limits`, the :class:`Target`
 and the :class:`DlsParams`.
 
 Per iteration, with the weighted error e = [w_p (p* - p); w_o log(R* Rᵀ)] and the matching
@@ -38,14 +38,14 @@ make progress. Every iterate is clamped into the limits.
 import math
 from typing import NamedTuple
 
-from ik_node import kinematics
 from ik_node._jit import njit
-from ik_node.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
-                            column_gram_into, damped_least_squares, ldl_in_place,
-                            ldl_substitute_in_place, shifted_into, sqrt_det_gram_into,
-                            step_from_multipliers, tall_system_into, weighted_gram_into)
-from ik_node.objectives import objective_gradient
-from ik_node.rotations import rotation_vector_of_entries
+from ik_node.model import kinematics
+from ik_node.solvers.objectives import objective_gradient
+from ik_node.spatial.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
+                                    column_gram_into, damped_least_squares, ldl_in_place,
+                                    ldl_substitute_in_place, shifted_into, sqrt_det_gram_into,
+                                    step_from_multipliers, tall_system_into, weighted_gram_into)
+from ik_node.spatial.rotations import rotation_vector_of_entries
 import numpy as np
 
 __all__ = ['METHOD_DLS', 'METHOD_PINV', 'METHOD_JT', 'METHOD_CODES', 'DlsParams', 'tip_error',
@@ -128,7 +128,7 @@ def tip_error(p, R, k, tp, tR, pose):
 
     The rotation part is 0 for a point target. Numbers out, no array written: the caller
     fills its error vector (:func:`_fill_error`), so no array of the caller is held across
-    the call to the rotation's log (see ik_node.kinematics on reference counts).
+    the call to the rotation's log (see ik_node.model.kinematics on reference counts).
     """
     d0 = tp[0] - p[k, 0]
     d1 = tp[1] - p[k, 1]
@@ -409,7 +409,8 @@ def run_attempt(model, limits, target, params, obj, q_init):
     Run one solve attempt from ``q_init`` (n,); return (q, iterations, perr, oerr, converged).
 
     model: ChainModel; limits: Limits; target: Target; params: DlsParams; obj: the packed
-    objectives (:func:`ik_node.objectives.pack_objectives`), used when params.objectives_on.
+    objectives (:func:`ik_node.solvers.objectives.pack_objectives`), used when
+    params.objectives_on.
     """
     n = q_init.shape[0]
     lower = limits.lower
@@ -435,7 +436,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
     m = model.origin_R.shape[0]
     rows = 6 if pose else 3
     # Every array of the loop is made here and never rebound: an array variable rebound or
-    # made in the loop costs reference count updates at each step (see ik_node.kinematics).
+    # made in the loop costs reference count updates at each step (see ik_node.model.kinematics).
     # R, p, z: the frames of the last FK (a trial step's); J, e: those of q, the current
     # iterate, updated when a step is taken (a rejected step leaves them as they were).
     R = np.empty((m + 1, 3, 3))
@@ -472,7 +473,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
     # orientation ('orienting' below).
     under = pose and n < 6 and priority
     # The common step, taken without _primary_step's slices and returned arrays (the loop
-    # is a leaf of inlined helpers, see ik_node.kinematics).
+    # is a leaf of inlined helpers, see ik_node.model.kinematics).
     plain = method == METHOD_DLS and not under and rows <= n
     # The same for more task rows than joints (a 3-joint leg given a pose).
     tall = method == METHOD_DLS and not under and rows > n
@@ -531,7 +532,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
         for solve in range(2):
             if plain:
                 # damped_least_squares_wide, written out in leaf calls (see
-                # ik_node.kinematics): Gw holds J W Jᵀ.
+                # ik_node.model.kinematics): Gw holds J W Jᵀ.
                 if solve == 1:
                     weighted_gram_into(Jw, w_eff, Gw)
                 shifted_into(Gw, lam2, A_s)

@@ -10,9 +10,9 @@ trusted.
 
 import math
 
-from ik_node import kinematics
 from ik_node._jit import njit, njit_inline
 from ik_node.collision import kernels as collision_kernels
+from ik_node.model import kinematics
 from ik_node.solvers.dls import tip_error
 import numpy as np
 

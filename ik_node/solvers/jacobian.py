@@ -20,11 +20,11 @@ from typing import NamedTuple
 
 from ik_node._jit import monotonic_clock, njit, njit_inline
 from ik_node.collision import solver_hook
-from ik_node.objectives import (empty_objectives, NO_CLEARANCE, objectives_active,
-                                pack_objectives)
 from ik_node.options import CLEARANCE_OPTIONS
 from ik_node.solvers.codes import ATTEMPT_LAZY, ATTEMPT_PROBE
 from ik_node.solvers.dls import DlsParams, run_attempt
+from ik_node.solvers.objectives import (empty_objectives, NO_CLEARANCE, objectives_active,
+                                        pack_objectives)
 from ik_node.solvers.target_records import make_target
 import numpy as np
 

@@ -36,8 +36,8 @@ registered method's Python attempt, for which this same code runs as Python
 import math
 from typing import NamedTuple
 
-from ik_node import kinematics
 from ik_node._jit import JIT_ENABLED, monotonic_clock, njit, njit_inline
+from ik_node.model import kinematics
 from ik_node.solvers.attempts import FAMILY_JACOBIAN, method_attempt, MethodAttempts
 from ik_node.solvers.codes import (ATTEMPT_LAZY, ATTEMPT_MAIN, ATTEMPT_PROBE,
                                    ATTEMPT_RESCUE, CODE_BLOCKED,

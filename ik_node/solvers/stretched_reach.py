@@ -15,8 +15,8 @@ driver calls a target out of reach when it lies :data:`REACH_MARGIN` beyond it.
 
 import math
 
-from ik_node.objectives import empty_objectives
 from ik_node.solvers.dls import DlsParams, METHOD_DLS, run_attempt
+from ik_node.solvers.objectives import empty_objectives
 from ik_node.solvers.target_records import make_target
 import numpy as np
 

@@ -3,7 +3,7 @@
 """
 Records the solver kernels take: the target and the joint limits (numba NamedTuples).
 
-The chain itself travels as :class:`ik_node.kinematics.ChainModel`; each method family adds
+The chain itself travels as :class:`ik_node.model.kinematics.ChainModel`; each method family adds
 its own parameter record (:class:`ik_node.solvers.dls.DlsParams`,
 :class:`ik_node.solvers.arm_fabrik.ArmParams`). Fields keep one type each (float arrays,
 float, int, bool), so each kernel compiles once.

@@ -6,7 +6,7 @@ A kinematic tree: one base link, several tip links, and the joints they share.
 :class:`TreeChain` is the model behind several end effectors on one URDF (both hands of a
 torso, the fingers of a hand). It holds one joint vector ``q`` over the union of the tips'
 joints, each joint once, and for every tip the serial chain base_link -> tip as a
-:class:`ik_node.kinematics.ChainModel` whose joint indices point into that vector: FK and the
+:class:`ik_node.model.kinematics.ChainModel` whose joint indices point into that vector: FK and the
 Jacobian of a tip are the single-chain kernels, and a joint two tips share gets one column
 that both tips' rows fill.
 
@@ -23,12 +23,12 @@ import os
 from types import MappingProxyType
 from typing import Mapping, Optional, Sequence, Union
 
-from ik_node import kinematics
 from ik_node._jit import readonly
-from ik_node.chain import Chain, fold_joints, JointVector
 from ik_node.collision.model import held_values
 from ik_node.errors import IKInputError, URDFError
-from ik_node.urdf import chain_of, JointSpec, read_robot, RobotSpec
+from ik_node.model import kinematics
+from ik_node.model.chain import Chain, fold_joints, JointVector
+from ik_node.model.urdf import chain_of, JointSpec, read_robot, RobotSpec
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -70,7 +70,7 @@ class TreeChain(JointVector):
 
     def __init__(self, robot: RobotSpec, base_link: str, tip_links: Sequence[str],
                  held_joints: Optional[Mapping[str, float]] = None):
-        """Build the tree of ``robot`` (:func:`ik_node.urdf.read_robot`); URDFError if bad."""
+        """Build the tree of ``robot`` (:func:`~ik_node.model.urdf.read_robot`), or URDFError."""
         tips = self._checked_tips(robot, base_link, tip_links)
         specs = [chain_of(robot, base_link, tip) for tip in tips]
         self.robot_name = robot.name

@@ -9,11 +9,11 @@ rows, weighted::
     e_i = [w_p,i (p*_i - p_i) / L ; w_o,i log(R*_i R_i^T)],   J_i = diag(w_p,i / L, w_o,i) J_tip_i
 
 L the tree's ``length_scale`` [m]. FK and the Jacobian of each tip are the single-chain
-kernels (:func:`ik_node.kinematics.tip_and_jacobian`) on the tree's joint vector, so a
+kernels (:func:`ik_node.model.kinematics.tip_and_jacobian`) on the tree's joint vector, so a
 shared joint gets one column that every tip below it fills.
 
 One level (no priorities): dq = M J^T (J M J^T + λ² I)^-1 e, M the 0/1 mask of joints not
-locked on a limit (:func:`ik_node.linalg.damped_least_squares_wide`). Several levels: level
+locked on a limit (:func:`ik_node.spatial.linalg.damped_least_squares_wide`). Several levels: level
 k is solved in the null space of the levels before it (Siciliano and Slotine)::
 
     dq_k = dq_{k-1} + N_{k-1} (J_k N_{k-1})^#λ (e_k - J_k dq_{k-1}),   N_k = N_{k-1} - P_k
@@ -30,7 +30,7 @@ An attempt stops when every task is met, at the iteration cap or the deadline, o
 three accepted steps in a row that each lower the cost by less than 1 % while the first
 level is unmet (a local minimum: a restart costs less than the crawl).
 
-Null-space objectives (:mod:`ik_node.objectives`): once every task is met,
+Null-space objectives (:mod:`ik_node.solvers.objectives`): once every task is met,
 ``secondary_iter`` more steps add -k (I - J⁺J) ∇h (capped at ``max_step``) to the DLS step
 and are kept while every task stays within its tolerances.
 
@@ -42,11 +42,11 @@ by the number of tasks met, then by the levels' costs.
 import math
 from typing import NamedTuple
 
-from ik_node import kinematics
 from ik_node._jit import monotonic_clock, njit
-from ik_node.linalg import cholesky_solve_in_place, damped_least_squares_wide
-from ik_node.objectives import objective_gradient
+from ik_node.model import kinematics
 from ik_node.solvers.dls import tip_error
+from ik_node.solvers.objectives import objective_gradient
+from ik_node.spatial.linalg import cholesky_solve_in_place, damped_least_squares_wide
 import numpy as np
 
 __all__ = ['tree_attempt', 'tree_attempt_within', 'tree_drive']

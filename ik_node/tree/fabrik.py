@@ -30,13 +30,13 @@ and the budget are those of ``dls``.
 
 from typing import Any, NamedTuple
 
-from ik_node import kinematics
 from ik_node._jit import njit, readonly, solving_clock
+from ik_node.model import kinematics
+from ik_node.model.urdf import chain_of
 from ik_node.solvers.arm_fabrik import _align_joint, _set_joint, ArmPoints
 from ik_node.tree.chain import TreeChain
 from ik_node.tree.dls import _evaluate, _lower, _work, tree_attempt_within
 from ik_node.tree.records import TreeTasks
-from ik_node.urdf import chain_of
 import numpy as np
 
 __all__ = ['TreeFabrik', 'fabrik_record', 'fabrik_attempt', 'fabrik_drive']

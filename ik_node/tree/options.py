@@ -25,7 +25,7 @@ class TreeSolveOptions:
     at the seed (a task at the last priority level of the targets), 'free' lets it move.
 
     dls (and the polish of fabrik): ``damping`` λ₀ (dimensionless: errors are in units of
-    ``length_scale``); ``objectives`` (:mod:`ik_node.objectives`: JointLimitAvoidance,
+    ``length_scale``); ``objectives`` (:mod:`ik_node.solvers.objectives`: JointLimitAvoidance,
     RestPosture, Manipulability, ObstacleClearance), ``null_space_gain`` k,
     ``secondary_iterations`` and ``max_step`` [rad or m] as for one chain.
 

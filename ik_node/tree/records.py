@@ -3,14 +3,14 @@
 """
 The records the compiled tree solve takes (numba NamedTuples, one type per field).
 
-The tree itself travels as a tuple of :class:`ik_node.kinematics.ChainModel`, one per tip,
+The tree itself travels as a tuple of :class:`ik_node.model.kinematics.ChainModel`, one per tip,
 whose joint indices point into the tree's joint vector (:class:`ik_node.tree.chain.TreeChain`
 ``tip_models``); the joint limits as :class:`ik_node.solvers.target_records.Limits`.
 """
 
 from typing import NamedTuple
 
-from ik_node.objectives import PackedObjectives
+from ik_node.solvers.objectives import PackedObjectives
 import numpy as np
 
 __all__ = ['TreeTasks', 'TreeParams', 'TreeObjectives']

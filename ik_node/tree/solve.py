@@ -27,7 +27,7 @@ from typing import Any, Mapping, Optional, Union
 from ik_node._jit import solving_clock
 from ik_node.collision.clearance import CollisionClearance
 from ik_node.errors import IKInputError
-from ik_node.objectives import NO_CLEARANCE, pack_objectives, PackedObjectives
+from ik_node.solvers.objectives import NO_CLEARANCE, pack_objectives, PackedObjectives
 from ik_node.solvers.target_records import Limits
 from ik_node.tree import tasks as tk
 from ik_node.tree.chain import TreeChain

@@ -15,7 +15,7 @@ from typing import Mapping
 
 from ik_node.errors import IKInputError
 from ik_node.result import STATUS_NOT_CONVERGED, STATUS_REACHED
-from ik_node.rotations import rotation_vector_from_matrix
+from ik_node.spatial.rotations import rotation_vector_from_matrix
 from ik_node.tree.chain import TreeChain
 from ik_node.tree.records import TreeTasks
 from ik_node.tree.targets import (MODE_FREE, MODE_HOLD, MODE_TARGET, TipResult, TipTarget,

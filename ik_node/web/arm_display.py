@@ -9,7 +9,7 @@ these machines; here the moving joints' frames are set straight from their origi
 value instead (about ten times less), with ``update_cfg`` kept as the fallback.
 """
 
-from ik_node.rotations import quat_wxyz_from_matrix, rotation_about_axis
+from ik_node.spatial.rotations import quat_wxyz_from_matrix, rotation_about_axis
 import numpy as np
 from viser.extras import ViserUrdf
 

@@ -7,9 +7,9 @@ import math
 from typing import Any, Callable, Dict, List, Optional, Tuple, TYPE_CHECKING
 
 from ik_node.errors import IKError
-from ik_node.objectives import JointLimitAvoidance, Manipulability, Objective, RestPosture
 from ik_node.options import SolveOptions
 from ik_node.solve_ik import methods
+from ik_node.solvers.objectives import JointLimitAvoidance, Manipulability, Objective, RestPosture
 from ik_node.solvers.table import METHODS
 import viser
 

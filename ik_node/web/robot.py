@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 from typing import cast, List, Optional, Sequence, TYPE_CHECKING, Union
 
-from ik_node.chain import Chain
 from ik_node.errors import URDFError
-from ik_node.link_tree import RobotTree
+from ik_node.model.chain import Chain
+from ik_node.model.link_tree import RobotTree
 from ik_node.resources import DEMO_ARM, share_path
 import numpy as np
 

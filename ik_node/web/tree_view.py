@@ -17,7 +17,7 @@ import time
 from typing import Any, Optional
 
 from ik_node.errors import IKError
-from ik_node.link_tree import RobotTree
+from ik_node.model.link_tree import RobotTree
 from ik_node.motion.tree_arm import TreeArm
 from ik_node.web.arm_display import ArmDisplay
 from ik_node.web.ik_view import home_pose

@@ -6,7 +6,7 @@ The whole link tree of a URDF: every joint, default chain ends, and the pose of 
 :class:`ik_node.Chain` models one serial chain for the solvers. The ROS layer also needs the
 rest of the robot: the simulated arm moves every non-fixed joint (robot_state_publisher wants
 them all), and a target may be given in the frame of any link, also one off the chain. This
-module reads the tree with the same reader as the chain (:func:`ik_node.urdf.read_robot`,
+module reads the tree with the same reader as the chain (:func:`ik_node.model.urdf.read_robot`,
 urdf_parser_py underneath) and computes link poses from joint positions by name.
 """
 
@@ -15,8 +15,8 @@ import os
 from typing import Mapping
 
 from ik_node.errors import URDFError
-from ik_node.rotations import rotation_about_axis
-from ik_node.urdf import JointSpec, read_robot
+from ik_node.model.urdf import JointSpec, read_robot
+from ik_node.spatial.rotations import rotation_about_axis
 import numpy as np
 
 __all__ = ['RobotTree']

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 import math
 from typing import Any, NamedTuple, Sequence
 
-from ik_node import kinematics
 from ik_node._jit import njit, readonly
 from ik_node.collision.kernels import clearance_terms
 from ik_node.errors import IKInputError
-from ik_node.linalg import cholesky_factor, cholesky_substitute, log_det_spd
+from ik_node.model import kinematics
+from ik_node.spatial.linalg import cholesky_factor, cholesky_substitute, log_det_spd
 import numpy as np
 from numpy.typing import ArrayLike
 

@@ -6,13 +6,13 @@ import math
 import os
 from typing import Mapping, NamedTuple, Optional, Sequence, Union
 
-from ik_node import kinematics
 from ik_node._jit import njit, readonly
 from ik_node.collision import checker
 from ik_node.errors import IKInputError, URDFError
+from ik_node.model import kinematics
+from ik_node.model.urdf import ChainSpec, load_urdf_text, read_chain
 from ik_node.solvers.target_records import Limits
 from ik_node.target_checks import not_finite_error
-from ik_node.urdf import ChainSpec, load_urdf_text, read_chain
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -171,7 +171,7 @@ class Chain(JointVector):
     """
 
     def __init__(self, spec: ChainSpec):
-        """Build the chain from a parsed :class:`ik_node.urdf.ChainSpec`."""
+        """Build the chain from a parsed :class:`ik_node.model.urdf.ChainSpec`."""
         self.robot_name = spec.robot_name
         self.base_link = spec.base_link
         self.tip_link = spec.tip_link

@@ -5,8 +5,8 @@
 import math
 
 from ik_node.errors import IKInputError
-from ik_node.rotations import (matrix_from_quat_wxyz, quat_wxyz_from_matrix,
-                               rotation_vector_from_matrix)
+from ik_node.spatial.rotations import (matrix_from_quat_wxyz, quat_wxyz_from_matrix,
+                                       rotation_vector_from_matrix)
 import numpy as np
 from numpy.typing import ArrayLike
 
