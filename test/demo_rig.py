@@ -11,8 +11,8 @@ every measured state; the jog helpers publish twists, joint jogs and gamepad mes
 """
 
 from ik_node import HalfSpace, share_path
-from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 from ik_node.motion.watcher import CommandWatcher
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 import numpy as np
 import pytest
 from ros_harness import stamp_ns, status_values

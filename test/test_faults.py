@@ -33,7 +33,7 @@ def chain():
 
 @pytest.fixture
 def rig_chain(chain):
-    """The UR5 for the rig's watched probe (conftest.rig)."""
+    """Return the UR5 for the rig's watched probe (conftest.rig)."""
     return chain
 
 

@@ -100,7 +100,7 @@ def assert_smooth(arm, probe, since: int) -> None:
 
 @pytest.fixture
 def rig_chain():
-    """A plain probe for the rig (conftest.rig): the tree's readings go through TreeProbe."""
+    """Return None: a plain probe for the rig (conftest.rig); TreeProbe reads the tree."""
     return None
 
 
