@@ -3,12 +3,12 @@
 """
 ``ik-compile``: compile the package's kernels into numba's disk cache, once per install.
 
-Without it each solver method compiles on its first call (up to a minute). It runs two groups
-of kernels side by side, one process each (the restart driver with every built-in method,
-objectives and the batch kernel; point chains and the collision checks), then marks the cache
-compiled (:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs
-it in the background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids
-that.
+Without it each solver method compiles on its first call (up to a minute). It runs three
+groups of kernels side by side, one process each (the restart driver with every built-in
+method, objectives and the batch kernel; point chains and the collision checks; the tree
+solvers), then what combines the first two, then marks the cache compiled
+(:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs it in the
+background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids that.
 
 Exit status: 0 when compiled (or already compiled), 1 when a group failed.
 """
@@ -63,6 +63,19 @@ def _points() -> None:
     chain.path_collides(chain.lower, chain.upper, obstacles=obstacles)
 
 
+def _tree() -> None:
+    """Compile the tree solvers (several tips on one URDF tree): dls and fabrik."""
+    import ik_node
+    from ik_node import share_path
+    tree = ik_node.TreeChain.from_urdf(share_path(), 'base_link', ['tool0', 'wrist_1_link'])
+    q = (tree.lower + tree.upper) / 2
+    poses = tree.fk(q)
+    for method in ('dls', 'fabrik'):
+        ik_node.solve_tree(tree, {'tool0': poses[0], 'wrist_1_link': poses[1][:3, 3]}, q0=q,
+                           method=method,
+                           options=ik_node.TreeSolveOptions(max_iterations=2, max_attempts=1))
+
+
 def _combined() -> None:
     """Compile what uses both groups' kernels: collision-aware solves and the planner's check."""
     import ik_node
@@ -93,8 +106,10 @@ def _combined() -> None:
 
 
 # Groups that share no solver kernel (only small helpers such as forward kinematics), so
-# that neither compiles the other's; then what combines them (after both, alone).
-GROUPS = {'jacobian': _jacobian, 'points': _points}
+# that none compiles another's, side by side; then what combines the first two (after all,
+# alone). The tree solvers used to compile on their first solve (a tree node's first
+# target, each test worker).
+GROUPS = {'jacobian': _jacobian, 'points': _points, 'tree': _tree}
 COMBINED = {'combined': _combined}
 
 
