@@ -84,11 +84,7 @@ def test_a_goal_only_another_ik_branch_reaches_is_reached_on_it(rig, demo):
 
 def test_a_sphere_appearing_on_the_path_stops_the_arm_and_the_node_plans_again(rig, demo):
     procs, probe = rig
-    # At half the velocity limits the motion takes about twice as long: on a loaded machine
-    # the probe reads the arm late and the node hears of the sphere late, and at full speed
-    # the arm could be past (or too close to) the sphere by then. The test is about the brake
-    # and the new plan, which the speed does not change (the limits are checked below).
-    start(procs, probe, demo, 'velocity_scale:=0.5')
+    start(procs, probe, demo)
     n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
     T = demo.fk(Q_BEHIND)
     status = probe.answer_to(lambda: probe.publish_pose(T))
