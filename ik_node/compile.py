@@ -5,10 +5,11 @@
 
 Without it each solver method compiles on its first call (up to a minute). It runs two groups
 of kernels side by side, one process each (the restart driver with every built-in method,
-objectives and the batch kernel; point chains and the collision checks), then marks the cache
-compiled (:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs
-it in the background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids
-that.
+objectives and the batch kernel; point chains and the collision checks), then, one after the
+other, what combines them (collision-aware solves, the planner's check) and the tree solves
+(which run the same driver on the tips' stacked records), then marks the cache compiled
+(:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs it in the
+background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids that.
 
 Exit status: 0 when compiled (or already compiled), 1 when a group failed.
 """

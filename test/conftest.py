@@ -7,13 +7,15 @@ The test robots under test/urdf, a seeded random generator, compiled kernels and
 block of ROS domains.
 """
 
+import gc
 import os
 from pathlib import Path
 import socket
 import subprocess
 import sys
+from typing import Optional
 
-from ik_node import Chain, warm_up
+from ik_node import Chain, share_path, warm_up
 import numpy as np
 import pytest
 
@@ -124,11 +126,14 @@ def pytest_sessionstart(session):
         raise pytest.UsageError('compiling the kernels failed (ik-compile, output above)')
 
 
-# The longest test files (about 30-85 s each here), longest first. With ``--dist loadfile``
-# a file runs whole on one worker, in collection order: starting with these leaves the short
-# files to even out the two workers' ends, instead of one worker running a long file alone.
-LONG_FILES = ('test_node_ros.py', 'test_faults.py', 'test_web_browser.py', 'test_real_arm.py',
-              'test_lint.py')
+# The longest test files (about 20-120 s each at load 12-18 on 2 cores), longest first. With
+# ``--dist loadfile`` a file runs whole on one worker, in collection order: starting with
+# these leaves the short files to even out the two workers' ends, instead of one worker
+# running a long file alone. flake8 and mypy (test_lint, test_mypy) are the longest two: one
+# on each worker.
+LONG_FILES = ('test_lint.py', 'test_mypy.py', 'test_node_ros.py', 'test_jog_ros.py',
+              'test_faults.py', 'test_tree_node_ros.py', 'test_web_browser.py',
+              'test_goal_motion_ros.py', 'test_jog_ros_smooth.py', 'test_real_arm.py')
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -137,6 +142,22 @@ def pytest_collection_modifyitems(session, config, items):
         name = item.path.name
         return LONG_FILES.index(name) if name in LONG_FILES else len(LONG_FILES)
     items.sort(key=rank)
+
+
+@pytest.fixture(autouse=True)
+def unfrozen_heap():
+    """
+    Give the heap back to the garbage collector after a test that froze it.
+
+    A node built in the test process (test_node_path) freezes the heap once it has its model
+    (ik_node.ros.runtime.freeze_heap); frozen objects are never collected, not even at exit,
+    so the OMPL and Ruckig objects among them outlived their modules and nanobind printed
+    its 'leaked' report when the test worker exited.
+    """
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()
+        gc.collect()
 
 
 @pytest.fixture(scope='session', autouse=True)
@@ -149,6 +170,26 @@ def compiled_kernels():
 def any_chain(request) -> Chain:
     """Yield each test robot in turn."""
     yield load(request.param)
+
+
+@pytest.fixture(scope='session')
+def demo() -> Chain:
+    """Return the demo arm (the package's UR5-like arm, share_path())."""
+    return Chain.from_urdf(share_path(), 'base_link', 'tool0')
+
+
+@pytest.fixture
+def rig_chain(demo) -> Optional[Chain]:
+    """Return the chain whose commands the ``rig`` probe watches; a test file may override it."""
+    return demo
+
+
+@pytest.fixture
+def rig(rig_chain, tmp_path):
+    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig), closed after the test."""
+    from ros_harness import ros_rig
+    with ros_rig(tmp_path, rig_chain) as rig:
+        yield rig
 
 
 @pytest.fixture

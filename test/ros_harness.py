@@ -11,7 +11,9 @@ One harness for the tests that run the nodes as real processes.
 - :class:`WatchedProbe`: a Probe whose commands and arm readings are judged by a
   :class:`~ik_node.motion.watcher.CommandWatcher` in stamp order (publish order), never arrival
   order;
-- :func:`ros_rig`: Procs and a probe in a fresh domain, closed after, no traceback allowed.
+- :func:`ros_rig`: Procs and a probe in a fresh domain, closed after, no traceback allowed;
+- :func:`assert_bad_starts_fail`: ik_node started with bad parameters exits at once with code 1
+  and the reason.
 
 Tests wait for conditions with deadlines (:meth:`Probe.spin_until`), never for a fixed time.
 """
@@ -20,6 +22,8 @@ from contextlib import contextmanager
 import itertools
 import os
 from pathlib import Path
+import subprocess
+import sys
 import time
 from typing import Iterator, Optional
 
@@ -429,3 +433,30 @@ def ros_rig(tmp: Path, chain: Optional[Chain] = None) -> Iterator[tuple[Procs, P
     logs = procs.logs()
     assert 'Traceback' not in logs, logs
     assert 'nanobind: leaked' not in logs, logs     # the nodes free their objects before exit
+
+
+def assert_bad_starts_fail(tmp: Path, urdf: Path, cases: list[tuple[list[str], str]]) -> None:
+    """
+    Start ik_node on ``urdf`` once per (parameters, reason) of ``cases``, all at once.
+
+    Each must exit with code 1 and a FATAL line containing its reason (the reasons must not
+    mix), without a traceback, within STARTUP_TIMEOUT.
+    """
+    env = ros_environment(fresh_domain(), ros_home=tmp)
+    runs = []
+    for params, words in cases:
+        args = [sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
+                f'urdf_file:={urdf}', '-p', 'interactive_marker:=false']
+        for p in params:
+            args += ['-p', p]
+        runs.append((params, words, subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
+                                                     stderr=subprocess.STDOUT, text=True)))
+    for params, words, proc in runs:
+        try:
+            out, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+            pytest.fail(f'ik_node with {params} did not exit after its FATAL line:\n{out}')
+        assert proc.returncode == 1, (params, out)
+        assert words in out and 'Traceback' not in out, (params, out)

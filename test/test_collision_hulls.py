@@ -5,6 +5,7 @@
 import math
 
 from ik_node import Box, Cylinder, Sphere
+from ik_node._jit import readonly
 from ik_node.collision import hulls, kernels
 from ik_node.collision.model import Capsules
 from ik_node.spatial.rotations import matrix_from_rpy
@@ -14,12 +15,17 @@ from scipy.optimize import linprog, minimize
 
 
 def _capsules(local_a: np.ndarray, world_b: np.ndarray) -> Capsules:
-    """Capsule 0: points carried by moving joint 0; capsule 1: base points (anchor -1)."""
+    """
+    Capsule 0: points carried by moving joint 0; capsule 1: base points (anchor -1).
+
+    Read-only arrays, as a chain's model holds them: the kernels then run the code
+    ik-compile compiled for the chains, instead of compiling their own (minutes under load).
+    """
     points = np.vstack([local_a, world_b])
     start = np.array([0, len(local_a), len(points)])
     seg = np.zeros((2, 2, 3))
-    return Capsules(seg, np.zeros(2), np.array([0, -1]), np.array([[0, 1]]),
-                    np.array([0]), points, start)
+    return Capsules(*(readonly(a) for a in (seg, np.zeros(2), np.array([0, -1]),
+                                            np.array([[0, 1]]), np.array([0]), points, start)))
 
 
 def _frames(rng):

@@ -17,8 +17,8 @@ import subprocess
 from ik_node import Chain
 import numpy as np
 import pytest
-from ros_harness import (PERIOD, Procs, Q0, ros_rig, stamp_ns, STARTUP_TIMEOUT, status_values,
-                         STEP, URDF, V_MAX, WatchedProbe)
+from ros_harness import (PERIOD, Procs, Q0, stamp_ns, STARTUP_TIMEOUT, status_values, STEP,
+                         URDF, V_MAX, WatchedProbe)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -32,10 +32,9 @@ def chain():
 
 
 @pytest.fixture
-def rig(chain, tmp_path):
-    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
-    with ros_rig(tmp_path, chain) as rig:
-        yield rig
+def rig_chain(chain):
+    """Return the UR5 for the rig's watched probe (conftest.rig)."""
+    return chain
 
 
 def start_arm(procs: Procs, q: np.ndarray) -> subprocess.Popen:

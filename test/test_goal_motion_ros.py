@@ -11,21 +11,19 @@ measured state is checked for contact, the command stream for velocity, accelera
 jerk against the node's declared limits (divided differences at the stamps).
 """
 
-from ik_node import Chain, HalfSpace, share_path, Sphere
-from ik_node.motion.watcher import CommandWatcher
-from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
+from demo_rig import (assert_never_in_contact, assert_within_limits, DEMO_START, DEMO_URDF,
+                      FLOOR, start)
+from ik_node import Sphere
 from ik_node.spatial.pose import pose_error
 import numpy as np
 import pytest
-from ros_harness import ros_rig, stamp_ns, status_values
+from ros_harness import status_values
 
 rclpy = pytest.importorskip('rclpy')
 
 from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
 from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 
-DEMO_URDF = share_path()
-DEMO_START = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
 # A goal whose straight joint path from the start passes through BALL (the tool at the
 # path's middle), clear of it at both ends: found once by sampling, every IK answer of it
 # then needs a planned path (checked below, not assumed).
@@ -35,47 +33,6 @@ BALL = Sphere(center=(-0.28, -0.205, 0.74), radius=0.08, name='ball')
 # another IK branch reaches it.
 Q_ELBOW = np.array([-0.006, -2.076, 0.594, -2.186, -1.187, -0.599])
 ELBOW_BALL = Sphere(center=(0.206, -0.001, 0.461), radius=0.07, name='elbow_ball')
-FLOOR = HalfSpace(name='floor')
-PERIOD = 0.01
-
-
-@pytest.fixture(scope='module')
-def demo() -> Chain:
-    return Chain.from_urdf(DEMO_URDF, 'base_link', 'tool0')
-
-
-@pytest.fixture
-def rig(demo, tmp_path):
-    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
-    with ros_rig(tmp_path, demo) as rig:
-        yield rig
-
-
-def start(procs, probe, demo, *node_params: str) -> None:
-    procs.start('sim_arm', f'urdf_file:={DEMO_URDF}',
-                f'initial_positions:={DEMO_START.tolist()}', 'follow:=instant')
-    procs.start('ik_node', f'urdf_file:={DEMO_URDF}', *node_params)
-    status = probe.answer_to(lambda: probe.publish_pose(demo.fk(DEMO_START)))
-    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
-    assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
-
-
-def assert_within_limits(demo, probe, since: int) -> None:
-    """Check the commands since index ``since`` against the velocity, acceleration, jerk limits."""
-    w = CommandWatcher.for_limits(demo, limits_from_values(demo, defaults(IK_NODE_PARAMETERS)),
-                                  PERIOD, require_all=False)
-    msgs = sorted((m for _, m in probe.commands[since:]), key=lambda m: stamp_ns(m.header.stamp))
-    assert len(msgs) > 20
-    for m in msgs:
-        ns = stamp_ns(m.header.stamp)
-        w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
-    w.finish()
-    assert w.total_violations == 0, (w.summary(), [str(v) for v in w.violations[:5]])
-
-
-def assert_never_in_contact(demo, probe, world, since: int) -> None:
-    touching = [q for _, q in probe.arm[since:] if demo.collisions(q, world)]
-    assert not touching, demo.collisions(touching[0], world)
 
 
 def sphere_marker(sphere: Sphere) -> Marker:

@@ -20,16 +20,17 @@ import subprocess
 import sys
 import time
 
+from demo_rig import (assert_never_in_contact, assert_within_limits, controls, DEMO_START,
+                      FLOOR, jog_publishers, PERIOD, PUBLISH_PERIOD, start, stream_until, tool,
+                      twist_msg)
 from ik_node import Box, Chain
 from ik_node.motion.keyboard import KeyboardTeleop
 from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 import numpy as np
 import pytest
-from ros_harness import (fresh_domain, Probe, Procs, ros_rig, stamp_ns, STARTUP_TIMEOUT,
+from ros_harness import (fresh_domain, Probe, Procs, stamp_ns, STARTUP_TIMEOUT,
                          status_values)
-from test_goal_motion_ros import (assert_never_in_contact, assert_within_limits, DEMO_START,
-                                  DEMO_URDF, FLOOR, PERIOD, start)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -37,49 +38,6 @@ from geometry_msgs.msg import TwistStamped  # noqa: E402, I100
 from rclpy.qos import QoSProfile  # noqa: E402
 from sensor_msgs.msg import JointState, Joy  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory  # noqa: E402
-
-PUBLISH_PERIOD = 0.02       # [s] jog messages at 50 Hz, as a gamepad or SpaceMouse sends
-
-
-@pytest.fixture(scope='module')
-def demo() -> Chain:
-    return Chain.from_urdf(DEMO_URDF, 'base_link', 'tool0')
-
-
-@pytest.fixture
-def rig(demo, tmp_path):
-    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
-    with ros_rig(tmp_path, demo) as rig:
-        yield rig
-
-
-def twist_msg(probe, v6, frame: str = 'base_link') -> TwistStamped:
-    msg = TwistStamped()
-    msg.header.frame_id = frame
-    msg.header.stamp = probe.node.get_clock().now().to_msg()
-    lin, ang = msg.twist.linear, msg.twist.angular
-    lin.x, lin.y, lin.z, ang.x, ang.y, ang.z = (float(v) for v in v6)
-    return msg
-
-
-def jog_publishers(probe):
-    node = probe.node
-    return (node.create_publisher(TwistStamped, 'jog_twist', 10),
-            node.create_publisher(JointState, 'jog_joints', 10),
-            node.create_publisher(Joy, 'joy', 10))
-
-
-def tool(demo: Chain, q) -> np.ndarray:
-    return demo.fk(q)[:3, 3]
-
-
-def controls(probe, since: int) -> list[str]:
-    return [status_values(s).get('control', '') for s in probe.statuses[since:]]
-
-
-def stream_until(probe, publish, done, timeout: float = 20.0) -> None:
-    """Publish every PUBLISH_PERIOD until ``done()``; fail after ``timeout`` [s]."""
-    assert probe.spin_until(done, timeout, publish, PUBLISH_PERIOD), 'not done in time'
 
 
 def assert_trajectories_within_limits(demo: Chain, received: list) -> None:

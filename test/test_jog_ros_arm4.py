@@ -11,13 +11,13 @@ is left out without bending the line, and the tilt the arm holds does not drift.
 import math
 
 from conftest import URDF_DIR
+from demo_rig import jog_publishers, stream_until, twist_msg
 from ik_node import Chain
 from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 import numpy as np
 import pytest
 from ros_harness import ros_rig, stamp_ns
-from test_jog_ros import jog_publishers, stream_until, twist_msg
 
 rclpy = pytest.importorskip('rclpy')
 

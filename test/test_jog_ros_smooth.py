@@ -12,30 +12,17 @@ gets a command stream that brakes to rest within the limits, not one that stops 
 and ik_status says why.
 """
 
-from ik_node import Chain
+from demo_rig import (assert_within_limits, controls, DEMO_START, DEMO_URDF, jog_publishers,
+                      start, stream_until, tool, twist_msg)
 import numpy as np
 import pytest
-from ros_harness import ros_rig, status_values
-from test_goal_motion_ros import assert_within_limits, DEMO_START, DEMO_URDF, start
-from test_jog_ros import controls, jog_publishers, stream_until, tool, twist_msg
+from ros_harness import status_values
 
 rclpy = pytest.importorskip('rclpy')
 
 from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
-
-
-@pytest.fixture(scope='module')
-def demo() -> Chain:
-    return Chain.from_urdf(DEMO_URDF, 'base_link', 'tool0')
-
-
-@pytest.fixture
-def rig(demo, tmp_path):
-    """Yield (procs, probe) in a fresh domain (ros_harness.ros_rig)."""
-    with ros_rig(tmp_path, demo) as rig:
-        yield rig
 
 
 def test_an_arm_that_lags_pauses_the_jog_smoothly_and_ik_status_says_so(rig, demo):

@@ -10,8 +10,6 @@ rclpy is not installed.
 
 from contextlib import ExitStack
 import math
-import subprocess
-import sys
 
 from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
@@ -19,8 +17,8 @@ from ik_node.spatial.pose import orientation_error, pose_error
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
-from ros_harness import (fresh_domain, pose_msg, Probe, Q0, ros_rig, stamp_ns, stamp_text,
-                         STARTUP_TIMEOUT, status_values, URDF, V_MAX)
+from ros_harness import (assert_bad_starts_fail, fresh_domain, pose_msg, Probe, Q0, ros_rig,
+                         stamp_ns, stamp_text, STARTUP_TIMEOUT, status_values, URDF, V_MAX)
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -438,21 +436,8 @@ INVALID_START = [
 
 
 def test_invalid_start_parameters_exit_cleanly_with_the_reason(tmp_path):
-    from ik_node.ros.processes import ros_environment
-    env = ros_environment(fresh_domain(), ros_home=tmp_path)
     # All at once (each process only starts and exits): the reasons must not mix.
-    runs = []
-    for params, words in INVALID_START:
-        args = [sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
-                f'urdf_file:={URDF}', '-p', 'interactive_marker:=false']
-        for p in params:
-            args += ['-p', p]
-        runs.append((params, words, subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
-                                                     stderr=subprocess.STDOUT, text=True)))
-    for params, words, proc in runs:
-        out, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
-        assert proc.returncode == 1, (params, out)
-        assert words in out and 'Traceback' not in out, (params, out)
+    assert_bad_starts_fail(tmp_path, URDF, INVALID_START)
 
 
 def test_the_marker_says_when_a_target_is_unreachable_or_refused(chain):

@@ -11,9 +11,6 @@ avoid_collisions a hand goal into the other hand is refused and the hands stay a
 unknown tip stops the node at start with the reason.
 """
 
-import subprocess
-import sys
-
 from conftest import URDF_DIR
 from ik_node.motion.tree_arm import TreeArm
 from ik_node.motion.watcher import CommandWatcher
@@ -22,8 +19,7 @@ from ik_node.spatial.pose import pose_error
 from ik_node.tree import TreeChain
 import numpy as np
 import pytest
-from ros_harness import (fresh_domain, pose_msg, ros_rig, stamp_ns, STARTUP_TIMEOUT,
-                         status_values)
+from ros_harness import assert_bad_starts_fail, pose_msg, stamp_ns, status_values
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -105,9 +101,9 @@ def assert_smooth(arm, probe, since: int) -> None:
 
 
 @pytest.fixture
-def rig(tmp_path):
-    with ros_rig(tmp_path) as rig:
-        yield rig
+def rig_chain():
+    """Return None: a plain probe for the rig (conftest.rig); TreeProbe reads the tree."""
+    return None
 
 
 def test_a_goal_for_each_hand_is_reached_smoothly_while_the_other_holds(rig, arm):
@@ -218,17 +214,5 @@ INVALID_TREE_START = [
 
 
 def test_invalid_tree_parameters_stop_the_node_at_start_with_the_reason(tmp_path):
-    from ik_node.ros.processes import ros_environment
-    env = ros_environment(fresh_domain(), ros_home=tmp_path)
-    runs = []
-    for params, words in INVALID_TREE_START:
-        args = [sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
-                f'urdf_file:={URDF}', '-p', 'interactive_marker:=false']
-        for p in params:
-            args += ['-p', p]
-        runs.append((params, words, subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
-                                                     stderr=subprocess.STDOUT, text=True)))
-    for params, words, proc in runs:
-        out, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
-        assert proc.returncode == 1, (params, out)
-        assert words in out and 'Traceback' not in out, (params, out)
+    # All at once (each process only starts and exits): the reasons must not mix.
+    assert_bad_starts_fail(tmp_path, URDF, INVALID_TREE_START)

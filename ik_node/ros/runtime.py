@@ -2,6 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """Run a node until Ctrl-C or shutdown, and exit with a clear line when it cannot start."""
 
+import faulthandler
 import gc
 import signal
 import sys
@@ -20,6 +21,9 @@ __all__ = ['BackgroundSpinner', 'freeze_heap', 'spin_until_shutdown', 'run_node'
 
 # [s] how long a thread holding the GIL runs Python before it hands the GIL over.
 SWITCH_INTERVAL = 0.0005
+# [s] how long a node that could not start may take to shut rclpy down and exit (well under a
+# second normally; several at load 15).
+FAILED_START_EXIT = 10.0
 
 
 def freeze_heap(collect: bool = True) -> None:
@@ -111,7 +115,10 @@ def run_node(name: str, make: Callable[[], Node], args: list[str] | None = None)
         node = make()
     except (IKError, ValueError) as exc:
         get_logger(name).fatal(str(exc))
+        _exit_within(FAILED_START_EXIT)
         rclpy.try_shutdown()
+        # The DDS participant goes now, under the deadline, not at the interpreter's exit.
+        rclpy.get_default_context().destroy()
         return 1
     except KeyboardInterrupt:
         rclpy.try_shutdown()
@@ -130,6 +137,21 @@ def run_node(name: str, make: Callable[[], Node], args: list[str] | None = None)
     gc.unfreeze()
     gc.collect()
     return 0
+
+
+def _exit_within(seconds: float) -> None:
+    """
+    End the process with code 1 if it is still alive ``seconds`` from now, saying where it hung.
+
+    For a node that failed to start: rclpy's shutdown destroys the half-built node (the
+    context tracks it), then the context is destroyed, and with it the DDS participant. About
+    one such exit in twenty was seen to hang in DDS (the main thread on a futex), never to
+    return, when the participant was left to the interpreter's exit; destroying the node
+    earlier, inside its constructor, crashed once instead. Whatever hangs, the process ends
+    with code 1 by this deadline, and the stacks of its Python threads go to stderr
+    (faulthandler, from its own watchdog thread; nothing of it runs when the exit is prompt).
+    """
+    faulthandler.dump_traceback_later(seconds, exit=True)
 
 
 class BackgroundSpinner:

@@ -38,7 +38,7 @@ make progress. Every iterate is clamped into the limits.
 import math
 from typing import NamedTuple
 
-from ik_node._jit import njit
+from ik_node._jit import njit, njit_inline
 from ik_node.model import kinematics
 from ik_node.solvers.objectives import objective_gradient
 from ik_node.spatial.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
@@ -161,9 +161,14 @@ def _fill_error(e, w, d0, d1, d2, r0, r1, r2):
     return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2), math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
 
 
-@njit
+@njit_inline
 def _rows_dot(A, i, R, k, j):
-    """Return row i of A (3, 3) times row j of R[k]."""
+    """
+    Return row i of A (3, 3) times row j of R[k].
+
+    Inlined into its caller: called with literal rows, each of the nine calls would be a
+    kernel of its own to compile (numba types a constant argument as its value).
+    """
     return A[i, 0] * R[k, j, 0] + A[i, 1] * R[k, j, 1] + A[i, 2] * R[k, j, 2]
 
 

@@ -1,0 +1,92 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+The demo arm under sim_arm, for the goal-motion and jog tests that run real processes.
+
+:func:`start` brings sim_arm (instant follower) and ik_node up on the demo arm and waits until
+both answer; :func:`assert_within_limits` judges the command stream by stamp against the
+node's declared velocity, acceleration and jerk limits; :func:`assert_never_in_contact` checks
+every measured state; the jog helpers publish twists, joint jogs and gamepad messages. The
+``demo`` chain and the ``rig`` fixture are in conftest.
+"""
+
+from ik_node import HalfSpace, share_path
+from ik_node.motion.watcher import CommandWatcher
+from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
+import numpy as np
+import pytest
+from ros_harness import stamp_ns, status_values
+
+rclpy = pytest.importorskip('rclpy')
+
+from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
+from geometry_msgs.msg import TwistStamped  # noqa: E402
+from sensor_msgs.msg import JointState, Joy  # noqa: E402
+
+DEMO_URDF = share_path()
+DEMO_START = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+FLOOR = HalfSpace(name='floor')
+PERIOD = 0.01               # [s] the node's default output_rate is 100 Hz
+PUBLISH_PERIOD = 0.02       # [s] jog messages at 50 Hz, as a gamepad or SpaceMouse sends
+
+
+def start(procs, probe, demo, *node_params: str) -> None:
+    """Start sim_arm at DEMO_START and ik_node; wait until a target is served and read."""
+    procs.start('sim_arm', f'urdf_file:={DEMO_URDF}',
+                f'initial_positions:={DEMO_START.tolist()}', 'follow:=instant')
+    procs.start('ik_node', f'urdf_file:={DEMO_URDF}', *node_params)
+    status = probe.answer_to(lambda: probe.publish_pose(demo.fk(DEMO_START)))
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
+
+
+def assert_within_limits(demo, probe, since: int) -> None:
+    """Check the commands since index ``since`` against the velocity, acceleration, jerk limits."""
+    w = CommandWatcher.for_limits(demo, limits_from_values(demo, defaults(IK_NODE_PARAMETERS)),
+                                  PERIOD, require_all=False)
+    msgs = sorted((m for _, m in probe.commands[since:]), key=lambda m: stamp_ns(m.header.stamp))
+    assert len(msgs) > 20
+    for m in msgs:
+        ns = stamp_ns(m.header.stamp)
+        w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
+    w.finish()
+    assert w.total_violations == 0, (w.summary(), [str(v) for v in w.violations[:5]])
+
+
+def assert_never_in_contact(demo, probe, world, since: int) -> None:
+    """Check that no arm reading since index ``since`` touches ``world``."""
+    touching = [q for _, q in probe.arm[since:] if demo.collisions(q, world)]
+    assert not touching, demo.collisions(touching[0], world)
+
+
+def twist_msg(probe, v6, frame: str = 'base_link') -> TwistStamped:
+    """Return a TwistStamped of (vx, vy, vz, wx, wy, wz) stamped now, in ``frame``."""
+    msg = TwistStamped()
+    msg.header.frame_id = frame
+    msg.header.stamp = probe.node.get_clock().now().to_msg()
+    lin, ang = msg.twist.linear, msg.twist.angular
+    lin.x, lin.y, lin.z, ang.x, ang.y, ang.z = (float(v) for v in v6)
+    return msg
+
+
+def jog_publishers(probe):
+    """Return the probe's (jog_twist, jog_joints, joy) publishers."""
+    node = probe.node
+    return (node.create_publisher(TwistStamped, 'jog_twist', 10),
+            node.create_publisher(JointState, 'jog_joints', 10),
+            node.create_publisher(Joy, 'joy', 10))
+
+
+def tool(demo, q) -> np.ndarray:
+    """Return the tool point [m] at joints ``q``."""
+    return demo.fk(q)[:3, 3]
+
+
+def controls(probe, since: int) -> list[str]:
+    """Return the 'control' value of every status since index ``since``."""
+    return [status_values(s).get('control', '') for s in probe.statuses[since:]]
+
+
+def stream_until(probe, publish, done, timeout: float = 20.0) -> None:
+    """Publish every PUBLISH_PERIOD until ``done()``; fail after ``timeout`` [s]."""
+    assert probe.spin_until(done, timeout, publish, PUBLISH_PERIOD), 'not done in time'
