@@ -34,7 +34,7 @@ ik_node_venv "$VENV" test.sh -r "$ROOT/requirements-test.txt"
 
 cd "$ROOT"
 echo "test.sh: running pytest on 2 workers (on a fresh checkout the solver kernels compile" \
-     "first, three processes side by side: 1.5-3 minutes before the first dot)"
+     "first, two processes side by side then two more: 3-6 minutes before the first dot)"
 # The whole suite unless a test file or folder is named (test/test_cli.py, test/x.py::name).
 TARGETS=(test)
 for arg in "$@"; do

@@ -43,7 +43,7 @@ class KernelWatch:
         node.get_logger().warning(
             'the solver kernels are not compiled yet on this install: serving through them '
             'as plain Python (slower solves) while ik-compile compiles them in the background '
-            f'(pid {background.pid}, about 1.5 minutes on 2 idle cores, several on a busy '
+            f'(pid {background.pid}, about 3 minutes on 2 idle cores, several on a busy '
             f'machine; output in {_jit.COMPILE_LOG}); the next start of the node uses them. '
             'Stopping the node stops it too: what it compiled so far stays cached')
         self._timer = node.create_timer(1.0, self._poll)
