@@ -15,10 +15,9 @@ capsules (:func:`ik_node.collision.model.pack_flat`) and run :func:`tree_frames`
 the chain's forward kinematics when the model is a tree.
 """
 
-import math
-
 from ik_node._jit import njit
 from ik_node.model import kinematics
+from ik_node.spatial.rotations import rotation_about_axis
 import numpy as np
 
 __all__ = ['tree_frames', 'chain_parent', 'chain_end']
@@ -58,7 +57,7 @@ def tree_frames(model, parent, q, R_out, p_out, z_out):
         z = A @ axes[k]
         v = mult[k] * q[index[k]] + offset[k]
         if types[k] == kinematics.JOINT_REVOLUTE:
-            R_out[k] = A @ _rotation(axes[k], v)
+            R_out[k] = A @ rotation_about_axis(axes[k], v)
         else:
             R_out[k] = A
             pk = pk + z * v
@@ -68,23 +67,3 @@ def tree_frames(model, parent, q, R_out, p_out, z_out):
     last_p = p_out[m - 1] if m > 0 else np.zeros(3)
     R_out[m] = last_R @ tip_R
     p_out[m] = last_p + last_R @ tip_t
-
-
-@njit
-def _rotation(axis, v):
-    """Return the (3, 3) rotation by ``v`` [rad] about the unit ``axis`` (Rodrigues)."""
-    x, y, w = axis[0], axis[1], axis[2]
-    c = math.cos(v)
-    s = math.sin(v)
-    t = 1.0 - c
-    out = np.empty((3, 3))
-    out[0, 0] = t * x * x + c
-    out[0, 1] = t * x * y - s * w
-    out[0, 2] = t * x * w + s * y
-    out[1, 0] = t * x * y + s * w
-    out[1, 1] = t * y * y + c
-    out[1, 2] = t * y * w - s * x
-    out[2, 0] = t * x * w - s * y
-    out[2, 1] = t * y * w + s * x
-    out[2, 2] = t * w * w + c
-    return out
