@@ -59,7 +59,7 @@ import numpy as np
 
 __all__ = ['DriverParams', 'CollisionCheck', 'DriverRecords', 'Outcome', 'Answer', 'drive',
            'run_attempt_of', 'SAME_END_ATTEMPTS', 'SAME_END_RELATIVE', 'UNDERACTUATED_TRIES',
-           'FAR_PROBES', 'RESCUE_NEAR']
+           'FAR_PROBES', 'RESCUE_NEAR', 'on_a_limit', 'pushed_past_a_limit']
 
 _now = monotonic_clock()
 
@@ -200,24 +200,41 @@ def _held_by_a_limit(model, limits, q, position, length_scale):
     local minimum made by the limit). A joint on a limit with no such push (a UR elbow
     stretched straight at -2π) holds nothing.
     """
-    lower = limits.lower
-    upper = limits.upper
-    n = q.shape[0]
-    any_on = False
-    for i in range(n):
-        if q[i] <= lower[i] or q[i] >= upper[i]:
-            any_on = True
-    if not any_on:
+    if not on_a_limit(q, limits):
         return False
+    n = q.shape[0]
     J = kinematics.jacobian(model, n, q)
     T = kinematics.tip_pose(model, q)
     e = np.empty(3)
     for k in range(3):
         e[k] = position[k] - T[k, 3]
     eps = 1e-3 * math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) * length_scale
+    g = np.empty(n)
     for i in range(n):
-        g = J[0, i] * e[0] + J[1, i] * e[1] + J[2, i] * e[2]
-        if (q[i] <= lower[i] and g < -eps) or (q[i] >= upper[i] and g > eps):
+        g[i] = J[0, i] * e[0] + J[1, i] * e[1] + J[2, i] * e[2]
+    return pushed_past_a_limit(q, limits, g, eps)
+
+
+@njit
+def on_a_limit(q, limits):
+    """Return True when a joint of q (n,) sits on its lower or upper limit (Limits)."""
+    for i in range(q.shape[0]):
+        if q[i] <= limits.lower[i] or q[i] >= limits.upper[i]:
+            return True
+    return False
+
+
+@njit
+def pushed_past_a_limit(q, limits, g, eps):
+    """
+    Return True when g (n,) pushes a joint of q that sits on a limit outward by over eps.
+
+    g: a descent direction of the position error; such a push is a local minimum made by
+    that limit.
+    """
+    for i in range(q.shape[0]):
+        if ((q[i] <= limits.lower[i] and g[i] < -eps)
+                or (q[i] >= limits.upper[i] and g[i] > eps)):
             return True
     return False
 

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from ik_node._jit import monotonic_clock, njit
 from ik_node.collision import kernels as collision_kernels
 from ik_node.solvers.codes import ATTEMPT_MAIN
-from ik_node.solvers.restarts import CollisionCheck, drive
+from ik_node.solvers.restarts import CollisionCheck, drive, on_a_limit, pushed_past_a_limit
 from ik_node.solvers.target_records import Limits
 from ik_node.tree.dls import _evaluate, _work, tree_attempt
 from ik_node.tree.fabrik import fabrik_attempt, TreeFabrik
@@ -152,17 +152,12 @@ def tree_held_by_a_limit(rec, tgt, q):
     Return True when a joint of q on a limit keeps the tips from their targets' points.
 
     The descent direction of the summed squared position errors, Σ J_iᵀ e_i, pushes that
-    joint outward (as :func:`ik_node.solvers.restarts._held_by_a_limit` for one tip).
+    joint outward (as :func:`ik_node.solvers.restarts._held_by_a_limit` for one tip, with the
+    same two tests).
     """
-    lower = rec.limits.lower
-    upper = rec.limits.upper
-    n = q.shape[0]
-    any_on = False
-    for i in range(n):
-        if q[i] <= lower[i] or q[i] >= upper[i]:
-            any_on = True
-    if not any_on:
+    if not on_a_limit(q, rec.limits):
         return False
+    n = q.shape[0]
     tasks = tgt.tasks
     w = _work(tgt.tm, tasks, n)
     _evaluate(tgt.tm, tasks, tgt.params, q, w)
@@ -178,10 +173,7 @@ def tree_held_by_a_limit(rec, tgt, q):
             for j in range(n):
                 g[j] += w.J[t, c, j] * e
     eps = 1e-3 * math.sqrt(e2) * rec.params.length_scale
-    for i in range(n):
-        if (q[i] <= lower[i] and g[i] < -eps) or (q[i] >= upper[i] and g[i] > eps):
-            return True
-    return False
+    return pushed_past_a_limit(q, rec.limits, g, eps)
 
 
 @njit
