@@ -102,7 +102,7 @@ def test_pair_clearances_are_the_collision_kernels_self_then_obstacle_pairs(demo
 # --- The kernel against the guards written out with numpy -----------------------------------
 
 def reference(chain, lim, st, obstacles, q, v, J_now, condition):
-    """The guards as numpy array operations: (v, scale, code, condition, clearance)."""
+    """Return (v, scale, code, condition, clearance) of the guards as numpy operations."""
     def cond(Jm):
         s = np.linalg.svd(Jm if Jm.shape[1] >= 6 else Jm[:3], compute_uv=False)
         return float(s[0] / s[-1]) if s[-1] > 0.0 else math.inf

@@ -37,7 +37,7 @@ from typing import NamedTuple, Sequence
 
 from ik_node.errors import IKInputError
 from ik_node.motion.jog_guards import (GUARD_COLLISION, GUARD_JOINT_LIMIT, GUARD_NONE,
-                                       GUARD_SINGULARITY, GUARD_VELOCITY, guard_record,
+                                       guard_record, GUARD_SINGULARITY, GUARD_VELOCITY,
                                        guarded_velocity, pair_clearances)
 from ik_node.motion.trajectory import JointSample, KinematicLimits
 from ik_node.motion.twist_ik import joint_velocity_for_twist

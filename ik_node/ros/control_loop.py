@@ -13,15 +13,15 @@ skip them (``can_execute`` is False) and the loop's thread waits on them with a 
 its own, remade only when the group's entities change, takes their messages (raw bytes) and
 calls their callbacks itself. While the group has a timer the loop wakes for the timer only
 and takes the messages queued meanwhile, in order, right before its callback: a reading and
-a twist per period would otherwise wake it three times a period (each wake of the wait set
-costs some 30 us of CPU at a kHz); each message is still handled before the cycle that
-uses it, at most one period after it came. Without a timer it wakes for each message. The rest of the node (targets, parameters, services, the
-status timer) stays with rclpy's executor: :class:`HandOffExecutor` waits for it in the
-spinning thread and hands each ready callback to the loop, which runs it between two
-cycles. Every callback of the node thus runs in the loop's thread, one at a time, as under a
-SingleThreadedExecutor, and no state is shared between threads. Without a loop (a node
-spun by any executor, as in-process tests do) the group's entities are ordinary entities
-and their callbacks run in that executor.
+a twist per period would otherwise wake it about three times a period (each wake costs
+some 20 us of CPU); each message is still handled before the cycle that uses it, at most
+one period after it came. Without a timer it wakes for each message. The rest of the node
+(targets, parameters, services, the status timer) stays with rclpy's executor:
+:class:`HandOffExecutor` waits for it in the spinning thread and hands each ready callback
+to the loop, which runs it between two cycles. Every callback of the node thus runs in the
+loop's thread, one at a time, as under a SingleThreadedExecutor, and no state is shared
+between threads. Without a loop (a node spun by any executor, as in-process tests do) the
+group's entities are ordinary entities and their callbacks run in that executor.
 """
 
 from collections import deque
