@@ -79,6 +79,11 @@ def _combined() -> None:
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1,
                         avoid_collisions=True, obstacles=obstacles)
     checker.samples_collide(chain, chain.lower, chain.upper, 0.05, obstacles)
+    # The jog's guards (kinematics, collision distances and their own kernel).
+    from ik_node.motion.jog import Jogger
+    from ik_node.motion.trajectory import KinematicLimits
+    Jogger(chain, KinematicLimits.of(np.ones(chain.n), np.ones(chain.n), np.ones(chain.n)),
+           obstacles=obstacles).warm_up()
     # A registered method's solve calls the driver's helpers from Python (their own entries).
     from ik_node.options import SolveOptions
     from ik_node.solvers.registered import RegisteredSolve

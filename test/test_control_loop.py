@@ -127,3 +127,54 @@ def test_without_a_loop_any_executor_runs_the_cycle_entities(rig):
     assert rig.seen['cycle'] and len(rig.seen['tick']) > 5
     assert {name for seen in rig.seen.values() for name, _ in seen} == {
         threading.main_thread().name}
+
+
+def test_with_a_timer_the_loop_takes_the_cycle_messages_right_before_each_tick(rig):
+    """One wake per period: the messages queued meanwhile, in order, then the tick."""
+    events: list = []
+    rig._saw = lambda what, msg: events.append((what, msg, time.monotonic()))
+    rig.node.destroy_timer(rig.timer)
+    # A slow timer: the messages sent right after a tick wait for the next one.
+    rig.timer = rig.node.create_timer(0.3, lambda: rig._saw('tick', None), rig.group)
+    loop = ControlLoop(rig.node, rig.group, rig.errors.append)
+    executor = HandOffExecutor(loop, context=rig.ctx)
+    executor.add_node(rig.node)
+    loop.start()
+    spinner = BackgroundSpinner(executor)
+    try:
+        assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1)
+        ticks = len(events)
+        assert wait_for(lambda: len(events) > ticks)
+        sent = time.monotonic()
+        for k in range(5):
+            rig.cycle_pub.publish(String(data=str(k)))
+        assert wait_for(lambda: sum(what == 'tick' for what, _, _ in events) > ticks + 1)
+    finally:
+        spinner.stop()
+        loop.stop()
+    got = [(msg, t) for what, msg, t in events if what != 'tick']
+    assert [msg for msg, _ in got] == [serialize_message(String(data=str(k)))
+                                       for k in range(5)]
+    tick = next(t for what, _, t in events if what == 'tick' and t > got[-1][1])
+    # Taken at the next tick's wake, right before its callback, not as they came.
+    assert all(tick - t < 0.05 and t - sent > 0.1 for _, t in got), (sent, got, tick)
+    assert not rig.errors
+
+
+def test_without_a_timer_the_loop_takes_each_cycle_message_as_it_comes(rig):
+    rig.node.destroy_timer(rig.timer)
+    rig.group.revision += 1
+    loop = ControlLoop(rig.node, rig.group, rig.errors.append)
+    executor = HandOffExecutor(loop, context=rig.ctx)
+    executor.add_node(rig.node)
+    loop.start()
+    spinner = BackgroundSpinner(executor)
+    try:
+        assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1)
+        rig.cycle_pub.publish(String(data='no timer'))
+        assert wait_for(lambda: len(rig.seen['cycle']) == 1)
+    finally:
+        spinner.stop()
+        loop.stop()
+    assert rig.seen['cycle'][0][1] == serialize_message(String(data='no timer'))
+    assert not rig.errors

