@@ -22,9 +22,18 @@ to the loop, which runs it between two cycles. Every callback of the node thus r
 loop's thread, one at a time, as under a SingleThreadedExecutor, and no state is shared
 between threads. Without a loop (a node spun by any executor, as in-process tests do) the
 group's entities are ordinary entities and their callbacks run in that executor.
+
+The loop's thread takes the scheduling the group asks for (``CycleGroup.priority``, the
+node's ``realtime_priority``): SCHED_FIFO at that priority, so that busy processes on the
+machine cannot hold the commands off for tens of milliseconds (the arm, holding its last
+command through such a gap, would stop abruptly), or normal scheduling for 0; threads it
+starts begin at normal scheduling (SCHED_RESET_ON_FORK). A change is
+taken at the next wake; a refusal (no right to real-time scheduling) is logged once per
+request and the thread stays as it was.
 """
 
 from collections import deque
+import os
 import threading
 from typing import Any, Callable
 
@@ -52,6 +61,7 @@ class CycleGroup(CallbackGroup):
         super().__init__()
         self.owned = False
         self.revision = 0       # changes when an entity is added
+        self.priority = 0       # SCHED_FIFO priority asked for the loop's thread; 0: normal
 
     def add_entity(self, entity: Any) -> None:
         super().add_entity(entity)
@@ -82,6 +92,7 @@ class ControlLoop:
         self._stop = False
         self._entities: tuple = (-1, (), ())        # (revision and count, subs, timers)
         self._wait_set: Any = None
+        self._priority = 0      # the priority asked for last (taken or refused)
         self._thread = threading.Thread(target=self._run, name='ik-control', daemon=True)
 
     def start(self) -> None:
@@ -138,7 +149,26 @@ class ControlLoop:
                     return
                 self._on_error(f'control loop: {type(exc).__name__}: {exc}')
 
+    def _schedule(self) -> None:
+        """Give the loop's thread the scheduling its group asks for (module docstring)."""
+        asked = self._priority = self._group.priority
+        # Threads it starts (the goal worker, say) begin at normal scheduling.
+        policy = os.SCHED_FIFO | os.SCHED_RESET_ON_FORK if asked > 0 else os.SCHED_OTHER
+        log = self._node.get_logger()
+        try:
+            os.sched_setscheduler(0, policy, os.sched_param(asked))
+        except OSError as exc:
+            log.warning(f'realtime_priority {asked}: the control thread could not take '
+                        f'SCHED_FIFO ({exc.strerror}); it runs at normal priority (run as '
+                        'root, or allow it with an rtprio limit in '
+                        '/etc/security/limits.conf)')
+            return
+        log.info(f'control thread: SCHED_FIFO priority {asked}' if asked > 0
+                 else 'control thread: normal scheduling')
+
     def _once(self, timeout_ns: int) -> None:
+        if self._group.priority != self._priority:
+            self._schedule()
         subs, timers = self._current()
         ws = self._wait_set
         ws.clear_entities()

@@ -108,6 +108,7 @@ class IKNode(Node):
         # The command timer, joint_states and jog_twist: waited on by the control loop when
         # run_node runs one (ik_node.ros.control_loop), else by the executor.
         self.cycle_group = CycleGroup()
+        self.cycle_group.priority = values['realtime_priority']
         self._joint_state_reader = JointStateReader()
         self._outputs = Outputs(self)
         self._jog = JogInput(state, self._times, self._outputs, self._log)
@@ -238,6 +239,7 @@ class IKNode(Node):
         self._readings.timeout = new['joint_states_timeout']
         if changed & set(TOPIC_PARAMETERS):
             self._make_io(new)
+        self.cycle_group.priority = new['realtime_priority']
         if 'output_rate' in changed:
             self._make_timer()
         if 'interactive_marker' in changed:

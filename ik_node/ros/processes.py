@@ -75,6 +75,17 @@ def raised_priority_allowed() -> bool:
     return True
 
 
+def realtime_allowed() -> bool:
+    """Return True when this process may run a thread at SCHED_FIFO (root, or an rtprio limit)."""
+    try:
+        policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except (AttributeError, PermissionError):
+        return False
+    os.sched_setscheduler(0, policy, param)
+    return True
+
+
 def _niced(increment: int):
     """Return a preexec_fn that changes the child's niceness by ``increment``."""
     def apply() -> None:

@@ -1,0 +1,81 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""realtime_priority: the node's control thread at SCHED_FIFO, taken and given back live."""
+
+import os
+from pathlib import Path
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip('rclpy')
+
+from demo_rig import DEMO_START, DEMO_URDF  # noqa: E402, I100
+from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not hasattr(os, 'SCHED_FIFO'), reason='Linux scheduling')
+
+
+def fifo_threads(pid: int) -> dict:
+    """Return {thread id: priority} of the process's threads that run at SCHED_FIFO."""
+    found = {}
+    for task in Path(f'/proc/{pid}/task').iterdir():
+        tid = int(task.name)
+        try:
+            if os.sched_getscheduler(tid) & ~os.SCHED_RESET_ON_FORK == os.SCHED_FIFO:
+                found[tid] = os.sched_getparam(tid).sched_priority
+        except ProcessLookupError:
+            continue        # a thread that ended meanwhile
+    return found
+
+
+def wait_for(predicate, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def can_take_fifo() -> bool:
+    """Whether this process may put a thread at SCHED_FIFO (root, or an rtprio limit)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except PermissionError:
+        return False
+    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    return True
+
+
+def test_the_control_thread_takes_and_gives_back_sched_fifo_live(rig, demo):
+    if not can_take_fifo():
+        pytest.skip('no right to real-time scheduling on this machine')
+    procs, probe = rig
+    procs.start('sim_arm', f'urdf_file:={DEMO_URDF}', f'initial_positions:={DEMO_START.tolist()}')
+    node = procs.start('ik_node', f'urdf_file:={DEMO_URDF}', 'realtime_priority:=40')
+    status = probe.answer_to(lambda: probe.publish_pose(demo.fk(DEMO_START)))
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    # One thread, the control loop's, at the asked priority; the rest (DDS, rclpy's executor,
+    # the goal worker) stay at normal scheduling.
+    assert wait_for(lambda: list(fifo_threads(node.pid).values()) == [40]), \
+        (fifo_threads(node.pid), procs.logs())
+    assert 'control thread: SCHED_FIFO priority 40' in node.log_path.read_text()
+    (r,) = probe.set_parameters('ik_node', realtime_priority=120)
+    assert not r.successful and 'realtime_priority' in r.reason, r.reason
+    (r,) = probe.set_parameters('ik_node', realtime_priority=0)
+    assert r.successful, r.reason
+    assert wait_for(lambda: not fifo_threads(node.pid)), fifo_threads(node.pid)
+    (r,) = probe.set_parameters('ik_node', realtime_priority=55)
+    assert r.successful, r.reason
+    assert wait_for(lambda: list(fifo_threads(node.pid).values()) == [55]), \
+        fifo_threads(node.pid)
+    # The node goes on answering and moving the arm at its new priority.
+    goal = demo.fk(DEMO_START + [0.2, -0.1, 0.1, 0.0, 0.1, 0.0])
+    status = probe.answer_to(lambda: probe.publish_pose(goal))
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+
+    def tool_error() -> float:
+        return float(np.linalg.norm(demo.fk(probe.arm[-1][1])[:3, 3] - goal[:3, 3]))
+    assert probe.spin_until(lambda: tool_error() < 1e-3, 15.0), (tool_error(), procs.logs())
