@@ -69,7 +69,7 @@ def _options(values: dict[str, Any], chain: Chain) -> dict[str, Any]:
 
 
 def configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
-    """Set the following error, jump speed, singularity and emergency-stop guards of ``tracker``."""
+    """Set the following error, jump speed, singularity and emergency stop guards."""
     chain = tracker.chain
     # The arm may move at its full limits (catching up with a command that ran ahead) even
     # when the commands use a fraction of them (velocity_scale).
