@@ -90,6 +90,7 @@ def test_a_goal_only_another_ik_branch_reaches_is_reached_on_it(rig, demo):
 # its stamp) and where it would stop from there. A ball at the tool's place at fraction s of
 # the line is first touched (by the wrist) at about s - 0.27.
 SPAN = Q_BEHIND - DEMO_START
+PICKED = []
 BALL_PLACES = np.round(np.arange(0.5, 0.901, 0.005), 3)
 
 
@@ -123,28 +124,27 @@ def newest_fraction(probe) -> float:
     return fraction(max(probe.arm_stamped, key=lambda e: e[0])[1])
 
 
-def line_at_the_node(probe, limits: KinematicLimits, allowance: float
+def line_at_the_node(probe, demo, limits: KinematicLimits, allowance: float
                      ) -> tuple[LineSegment, float]:
     """
     Return the node's motion on the line from the arm's newest state, and when a marker gets there.
 
-    The arm's state on the line (where, how fast, how its speed changes) from a parabola
-    through its readings of the last 0.1 s, by their stamps (the arm and its readings run at
-    100 Hz each, unsynchronised: two in a row may show the same command or skip one); the
-    node's motion from it is the time-optimal one to the end of the line under ``limits``
-    (also after a pause that restarted it). The marker is allowed ``allowance`` [s] after now
-    to reach the node.
+    The state on the line (where, how fast, how its speed changes) from a parabola through the
+    five newest commands by their stamps: exact samples of the node's motion, which the arm
+    executes at once (its own readings, 100 Hz unsynchronised with the commands, show each
+    command up to a period late: too rough for a speed). The node's motion from it is the
+    time-optimal one to the end of the line under ``limits`` (also after a pause that
+    restarted it). The marker is allowed ``allowance`` [s] after now to reach the node.
     """
-    readings = sorted(dict(probe.arm_stamped[-40:]).items())
-    t2 = readings[-1][0]
-    recent = [(t, q) for t, q in readings if t >= t2 - 100_000_000]
-    assert len(recent) >= 4, recent
-    ts = np.array([(t - t2) * 1e-9 for t, _ in recent])
-    c2, c1, c0 = np.polyfit(ts, [fraction(q) for _, q in recent], 2)
+    stamps, q = probe.commands_by_stamp(demo, max(0, len(probe.commands) - 20))
+    newest = max(probe.arm_stamped, key=lambda e: e[0])[1]
+    assert np.max(np.abs(newest - q[-1])) < 0.05, (newest, q[-1])     # the arm follows
+    ts, ps = stamps[-5:] - stamps[-1], [fraction(row) for row in q[-5:]]
+    c2, c1, c0 = np.polyfit(ts, ps, 2)
     share = np.abs(SPAN)
     v_max, a_max = (float(np.min(lim / share)) for lim in limits[:2])
     start = (float(c0), float(np.clip(c1, 0.0, v_max)), float(np.clip(2.0 * c2, -a_max, a_max)))
-    line = LineSegment(DEMO_START, Q_BEHIND, limits, t2 * 1e-9, start)
+    line = LineSegment(DEMO_START, Q_BEHIND, limits, float(stamps[-1]), start)
     return line, probe.now_ns() * 1e-9 + allowance
 
 
@@ -167,7 +167,7 @@ def sphere_run(procs, probe, demo, pick, params: dict, progress: float, allowanc
     status = probe.answer_to(lambda: probe.publish_pose(demo.fk(Q_BEHIND)))
     assert status_values(status)['motion'] == 'direct', status_values(status)
     assert probe.spin_until(lambda: newest_fraction(probe) > progress, 20.0, period=0.002)
-    s, contact = pick(*line_at_the_node(probe, limits, allowance), contacts)
+    s, contact = pick(*line_at_the_node(probe, demo, limits, allowance), contacts)
     ball = ball_at(demo, s)
     world = [FLOOR, ball]
     assert not demo.collisions(max(probe.arm_stamped, key=lambda e: e[0])[1], world)
@@ -185,7 +185,7 @@ def sphere_run(procs, probe, demo, pick, params: dict, progress: float, allowanc
                  if status_values(s).get('motion') in ('planned', 'refused'))
     import os
     if os.environ.get('GAPDIAG'):
-        print('\nSTOP', s, contact, stops[0].message, status_values(stops[0]))
+        print('\nSTOP', s, contact, PICKED, stops[0].message, status_values(stops[0]))
         print('AGAIN', again.message, status_values(again).get('reason'))
     return world, contact, n_cmd, n_arm, stops[0], again
 
@@ -266,6 +266,7 @@ def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told
         within = fraction(line.stopping(t).end)
         emergency = fraction(line.stopping(t, 4.0).end)
         fits = [(s, c) for s, c in contacts if emergency + 0.02 < c < within - 0.03]
+        PICKED[:] = [fraction(line.at(t).q), emergency, within]
         assert fits, (fraction(line.at(t).q), emergency, within)
         return max(fits, key=lambda e: e[1])
 

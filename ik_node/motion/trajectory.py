@@ -378,7 +378,9 @@ class _Cut(Segment):
     def at(self, t: float) -> JointSample:
         if t >= self.t_end:
             return JointSample.rest(self.end)
-        return self._segment.at(t)
+        # Relative to t0, which the queue may move (Motion.delay): the inner segment's clock
+        # stays where it was made.
+        return self._segment.at(self._segment.t0 + (t - self.t0))
 
     def slowed(self, t: float, limits: KinematicLimits) -> Segment:
         return self
