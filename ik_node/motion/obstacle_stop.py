@@ -35,9 +35,12 @@ import numpy as np
 __all__ = ['ObstacleStop', 'plan_stop', 'travel', 'WITHIN_LIMITS', 'EMERGENCY', 'UNAVOIDABLE']
 
 WITHIN_LIMITS, EMERGENCY, UNAVOIDABLE = 'within limits', 'emergency', 'unavoidable'
-# Bisection steps for the gentlest clear emergency scale and for the last clear time.
-_SCALE_STEPS = 6
-_TIME_STEPS = 14
+# Bisection steps for the gentlest emergency scale and the last clear time (judged on the
+# stop's travel, no collision check) and for the last clear time by collision checks (when
+# the stop leaves the path: a curve).
+_SCALE_STEPS = 10
+_TIME_STEPS = 20
+_CHECKED_STEPS = 12
 # The first contact on the path left is located this finely [rad or m] (for the report).
 _CONTACT_STEP = 0.005
 
@@ -120,15 +123,48 @@ def _clear(chain: Chain, stop: Segment, now: float, obstacles: Sequence,
     return not path_free(chain, stop.samples(now, BLEND_SPACING, t_to), obstacles)
 
 
-def _last_clear_time(chain: Chain, stop: Segment, now: float, obstacles: Sequence) -> float:
+def _stop_travel(stop: Segment, now: float, t_to: float | None = None) -> float:
+    """Return the largest joint's travel of ``stop`` from ``now`` to ``t_to`` (None: its end)."""
+    end = stop.end if t_to is None else stop.at(t_to).q
+    return float(np.max(np.abs(end - stop.at(now).q)))    # a stop never turns back
+
+
+def _gentlest(commander: MotionCommander, now: float, top: float, short_of: float
+              ) -> tuple[Segment, float] | None:
+    """
+    Return (the stop, its scale) of the lowest scale in [1, ``top``] whose travel is ``short_of``.
+
+    None if even ``top``'s is not. On its travel alone (the stop keeps to the path, where the
+    first contact is ``short_of`` ahead or a little more): the caller checks the one found.
+    """
+    best = commander.stopping(now, top)
+    if best is None or _stop_travel(best, now) >= short_of:
+        return None
+    lo, hi = 1.0, top
+    for _ in range(_SCALE_STEPS):
+        mid = 0.5 * (lo + hi)
+        stop = commander.stopping(now, mid)
+        assert stop is not None
+        if _stop_travel(stop, now) < short_of:
+            hi, best = mid, stop
+        else:
+            lo = mid
+    return best, hi
+
+
+def _last_clear_time(chain: Chain, stop: Segment, now: float, obstacles: Sequence,
+                     short_of: float) -> float:
     """Return the latest time [s] up to which ``stop``'s path from ``now`` is clear."""
     lo, hi = now, stop.t_end
-    for _ in range(_TIME_STEPS):
+    for _ in range(_TIME_STEPS):       # on its travel, the first contact ``short_of`` ahead
         mid = 0.5 * (lo + hi)
-        if _clear(chain, stop, now, obstacles, mid):
-            lo = mid
-        else:
-            hi = mid
+        lo, hi = (mid, hi) if _stop_travel(stop, now, mid) < short_of else (lo, mid)
+    if _clear(chain, stop, now, obstacles, lo):
+        return lo
+    lo, hi = now, lo
+    for _ in range(_CHECKED_STEPS):    # it left the path: by collision checks
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _clear(chain, stop, now, obstacles, mid) else (lo, mid)
     return lo
 
 
@@ -147,27 +183,27 @@ def plan_stop(commander: MotionCommander, obstacles: Sequence, now: float,
     first = commander.stopping(now) if contact else None
     if first is None:
         return None
-    braking = travel(first.samples(now, BLEND_SPACING))
-    head = (contact, _contact_travel(chain, ahead, obstacles), braking)
+    braking = _stop_travel(first, now)
+    contact_travel = _contact_travel(chain, ahead, obstacles)
+    head = (contact, contact_travel, braking)
     unit = 'rad or m' if np.any(chain.prismatic) else 'rad'
     if _clear(chain, first, now, obstacles):
         return first, ObstacleStop(WITHIN_LIMITS, *head, braking, 1.0, unit=unit)
-    top = commander.stopping(now, emergency_scale) if emergency_scale > 1.0 else first
-    assert top is not None
-    if top is not first and _clear(chain, top, now, obstacles):
-        lo, hi, best = 1.0, emergency_scale, top
-        for _ in range(_SCALE_STEPS):
-            mid = 0.5 * (lo + hi)
-            stop = commander.stopping(now, mid)
-            assert stop is not None
-            if _clear(chain, stop, now, obstacles):
-                hi, best = mid, stop
-            else:
-                lo = mid
-        return best, ObstacleStop(EMERGENCY, *head, travel(best.samples(now, BLEND_SPACING)),
-                                  hi, unit=unit)
-    t_cut = _last_clear_time(chain, top, now, obstacles)
-    step = float(np.max(np.abs(top.at(t_cut).v))) if t_cut < top.t_end else 0.0
-    return cut_at(top, t_cut), ObstacleStop(
-        UNAVOIDABLE, *head, travel(top.samples(now, BLEND_SPACING, t_cut)),
-        max(emergency_scale, 1.0), step, unit)
+    # The first contact lies between contact_travel - _CONTACT_STEP and contact_travel.
+    short_of = contact_travel - _CONTACT_STEP
+    top = max(emergency_scale, 1.0)
+    if top > 1.0:
+        gentlest = _gentlest(commander, now, top, short_of)
+        if gentlest is not None and _clear(chain, gentlest[0], now, obstacles):
+            stop, scale = gentlest
+            return stop, ObstacleStop(EMERGENCY, *head, _stop_travel(stop, now), scale,
+                                      unit=unit)
+    hardest = commander.stopping(now, top)
+    assert hardest is not None
+    if top > 1.0 and _clear(chain, hardest, now, obstacles):    # off the path, around it
+        return hardest, ObstacleStop(EMERGENCY, *head, _stop_travel(hardest, now), top,
+                                     unit=unit)
+    t_cut = _last_clear_time(chain, hardest, now, obstacles, short_of)
+    step = float(np.max(np.abs(hardest.at(t_cut).v))) if t_cut < hardest.t_end else 0.0
+    return cut_at(hardest, t_cut), ObstacleStop(
+        UNAVOIDABLE, *head, _stop_travel(hardest, now, t_cut), top, step, unit)
