@@ -90,7 +90,6 @@ def test_a_goal_only_another_ik_branch_reaches_is_reached_on_it(rig, demo):
 # its stamp) and where it would stop from there. A ball at the tool's place at fraction s of
 # the line is first touched (by the wrist) at about s - 0.27.
 SPAN = Q_BEHIND - DEMO_START
-PICKED = []
 BALL_PLACES = np.round(np.arange(0.5, 0.901, 0.005), 3)
 
 
@@ -121,7 +120,8 @@ def first_contacts(demo) -> list[tuple[float, float]]:
 
 
 def newest_fraction(probe) -> float:
-    return fraction(max(probe.arm_stamped, key=lambda e: e[0])[1])
+    """Return where on the line the newest of the last few readings (by stamp) is."""
+    return fraction(max(probe.arm_stamped[-5:], key=lambda e: e[0])[1])
 
 
 def line_at_the_node(probe, demo, limits: KinematicLimits, allowance: float
@@ -183,10 +183,6 @@ def sphere_run(procs, probe, demo, pick, params: dict, progress: float, allowanc
     assert len(stops) == 1, [s.message for s in stops]
     again = next(s for s in probe.statuses[n_status:]
                  if status_values(s).get('motion') in ('planned', 'refused'))
-    import os
-    if os.environ.get('GAPDIAG'):
-        print('\nSTOP', s, contact, PICKED, stops[0].message, status_values(stops[0]))
-        print('AGAIN', again.message, status_values(again).get('reason'))
     return world, contact, n_cmd, n_arm, stops[0], again
 
 
@@ -245,13 +241,10 @@ def test_a_sphere_appearing_on_the_path_stops_the_arm_and_the_node_plans_again(r
     assert_stopped_on_the_line_short_of(demo, probe, n_cmd, world, contact)
     assert_reached_or_refused(demo, probe, procs, again)
     assert_never_in_contact(demo, probe, world, n_arm)
-    w = assert_within_limits(demo, probe, n_cmd, **SLOW)
-    import os
-    if os.environ.get('GAPDIAG'):
-        print('RATIOS', w.max_acceleration_ratio, w.max_jerk_ratio)
+    assert_within_limits(demo, probe, n_cmd, **SLOW)
 
 
-GENTLE = {'acceleration_scale': 0.05, 'emergency_stop_scale': 4.0}
+GENTLE = {'acceleration_scale': 0.1, 'emergency_stop_scale': 4.0}
 
 
 def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told_as_such(
@@ -266,7 +259,6 @@ def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told
         within = fraction(line.stopping(t).end)
         emergency = fraction(line.stopping(t, 4.0).end)
         fits = [(s, c) for s, c in contacts if emergency + 0.02 < c < within - 0.03]
-        PICKED[:] = [fraction(line.at(t).q), emergency, within]
         assert fits, (fraction(line.at(t).q), emergency, within)
         return max(fits, key=lambda e: e[1])
 
@@ -284,9 +276,6 @@ def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told
     assert_never_in_contact(demo, probe, world, n_arm)
     # Over the limits (it had to be), by no more than the scale told.
     w = assert_within_limits(demo, probe, n_cmd, scale=scale, **GENTLE)
-    import os
-    if os.environ.get('GAPDIAG'):
-        print('RATIOS', w.max_acceleration_ratio * scale, w.max_jerk_ratio * scale)
     assert w.max_acceleration_ratio * scale > 1.05, w.summary()
 
 
