@@ -244,7 +244,7 @@ def test_a_sphere_appearing_on_the_path_stops_the_arm_and_the_node_plans_again(r
     assert_within_limits(demo, probe, n_cmd, **SLOW)
 
 
-GENTLE = {'acceleration_scale': 0.1, 'emergency_stop_scale': 4.0}
+GENTLE = {'acceleration_scale': 0.2, 'emergency_stop_scale': 4.0}
 
 
 def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told_as_such(
@@ -263,7 +263,7 @@ def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told
         return max(fits, key=lambda e: e[1])
 
     world, contact, n_cmd, n_arm, stop, again = sphere_run(
-        procs, probe, demo, inside_the_braking_distance, GENTLE, 0.2, 0.0)
+        procs, probe, demo, inside_the_braking_distance, GENTLE, 0.28, 0.0)
     values = status_values(stop)
     assert stop.level == DiagnosticStatus.ERROR and values['stop'] == 'emergency', stop.message
     scale = float(values['stop_scale'])
