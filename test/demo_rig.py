@@ -11,6 +11,7 @@ every measured state; the jog helpers publish twists, joint jogs and gamepad mes
 """
 
 from ik_node import HalfSpace, share_path
+from ik_node.motion.limits import JointLimits
 from ik_node.motion.watcher import CommandWatcher
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS, limits_from_values
 import numpy as np
@@ -40,10 +41,19 @@ def start(procs, probe, demo, *node_params: str) -> None:
     assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
 
 
-def assert_within_limits(demo, probe, since: int) -> None:
-    """Check the commands since index ``since`` against the velocity, acceleration, jerk limits."""
-    w = CommandWatcher.for_limits(demo, limits_from_values(demo, defaults(IK_NODE_PARAMETERS)),
-                                  PERIOD, require_all=False)
+def assert_within_limits(demo, probe, since: int, scale: float = 1.0,
+                         **params) -> CommandWatcher:
+    """
+    Check the commands since index ``since`` against the velocity, acceleration, jerk limits.
+
+    params: the node's parameters other than their defaults (velocity_scale=0.25, ...);
+    scale: the acceleration and jerk allowed over those limits (an emergency stop's).
+    Returns the watcher (its max_*_ratio are over the limits times ``scale``).
+    """
+    limits = limits_from_values(demo, {**defaults(IK_NODE_PARAMETERS), **params})
+    limits = JointLimits(limits.names, limits.velocity, limits.acceleration * scale,
+                         limits.jerk * scale)
+    w = CommandWatcher.for_limits(demo, limits, PERIOD, require_all=False)
     msgs = sorted((m for _, m in probe.commands[since:]), key=lambda m: stamp_ns(m.header.stamp))
     assert len(msgs) > 20
     for m in msgs:
@@ -51,6 +61,7 @@ def assert_within_limits(demo, probe, since: int) -> None:
         w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
     w.finish()
     assert w.total_violations == 0, (w.summary(), [str(v) for v in w.violations[:5]])
+    return w
 
 
 def assert_never_in_contact(demo, probe, world, since: int) -> None:

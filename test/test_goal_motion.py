@@ -12,6 +12,7 @@ and jerk by divided differences at the stamps.
 
 from conftest import URDF_DIR
 import ik_node
+from ik_node.motion.obstacle_stop import EMERGENCY, UNAVOIDABLE
 from ik_node.motion.planner import _overlap as overlap, path_free
 from ik_node.motion.tracker import IKTracker
 from ik_node.motion.watcher import CommandWatcher
@@ -186,34 +187,44 @@ def test_a_goal_mid_motion_that_needs_a_path_brakes_and_is_planned_at_rest():
     assert t.arrived(now, 1e-3, 1e-2)
 
 
-def test_an_obstacle_closer_than_the_arm_can_brake_holds_it_and_the_goal_is_planned_again():
+@pytest.mark.parametrize('scale, kind', [(2.0, UNAVOIDABLE), (8.0, EMERGENCY)])
+def test_an_obstacle_closer_than_the_arm_can_brake_is_met_by_the_rule_and_planned_around(
+        scale, kind):
+    """Inside the braking distance: a stop up to ``scale`` x the limits, else held short."""
     demo = ik_node.Chain.from_urdf(ik_node.share_path(), 'base_link', 'tool0')
     q = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
     t = tracker(demo, [FLOOR])
+    t.set_emergency_stop_scale(scale)
     t.start_at(q, 0.0)
     goal = q + np.array([0.6, 0.0, 0.0, 0.0, 0.0, 0.0])
     assert t.solve(demo.fk(goal), 0.0).motion == 'direct'
     # A ball on the arc the tool sweeps (the wrist touches it from a base turn of 0.3 rad),
-    # appearing at 0.22 rad: the arm cannot brake before it.
+    # appearing at 0.22 rad: the arm cannot brake before it within its limits (0.29 rad),
+    # at 2x them neither, at 4.8x it can.
     ball = ik_node.Sphere(center=demo.fk(q + [0.45, 0, 0, 0, 0, 0])[:3, 3], radius=0.03,
                           name='ball')
     world = [FLOOR, ball]
-    now, stalls = 0.0, []
+    n = demo.n
+    w = CommandWatcher.for_chain(demo, np.full(n, V), PERIOD, a_max=np.full(n, A * scale),
+                                 j_max=np.full(n, J * scale), require_all=False)
+    now = 0.0
     while t.command[0] < q[0] + 0.22:
-        now += PERIOD
-        report = t.step(now)
-        t.update_feedback(t.names, report.q, now=now, stamp=now)
+        now = run(t, now, PERIOD, [FLOOR], w)
     assert not demo.collisions(t.command, world)
     t.set_collision_guard(world, now)
-    answers = []
-    for _ in range(int(30.0 / PERIOD)):
-        now += PERIOD
-        report = t.step(now)
-        t.update_feedback(t.names, report.q, now=now, stamp=now)
-        assert not demo.collisions(report.q, world), (now, report.q)
-        stalls += [t.stall] if t.stall else []
-        answers += t.take_events()
-    assert stalls and 'ball' in stalls[0] and 'planning again' in stalls[0], stalls
+    (stop,) = t.take_stops()
+    assert stop.kind == kind and 'ball' in stop.contact and stop.level == 'ERROR'
+    assert stop.stop_travel < stop.contact_travel < stop.braking_travel
+    now = run(t, now, 30.0, world, w)
+    answers = t.take_events()
     assert len(answers) == 1 and answers[0].motion in ('planned', 'refused'), answers
+    assert stop.text() in answers[0].reason
     if answers[0].motion == 'planned':
         assert t.arrived(now, 1e-3, 1e-2)
+    if kind == EMERGENCY:
+        assert 1.0 < stop.scale <= scale and w.total_violations == 0, w.summary()
+    else:
+        # Within ``scale`` x the limits but for the one step the record tells.
+        assert stop.scale == scale and stop.velocity_step > 0.1
+        stamps = [v.stamp_ns for v in w.violations]
+        assert stamps and max(stamps) - min(stamps) <= 3 * PERIOD * 1e9, w.summary()

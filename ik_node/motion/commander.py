@@ -168,6 +168,20 @@ class MotionCommander:
             self.revision += 1
         return self._motion.goal
 
+    def stopping(self, now: float, scale: float = 1.0) -> Segment | None:
+        """
+        Return the quickest stop from ``now`` under ``scale`` x the acceleration and jerk limits.
+
+        Not taken (see :meth:`take_stop`); None at rest.
+        """
+        return None if self._motion is None else self._motion.stopping(now, scale)
+
+    def take_stop(self, stop: Segment, now: float) -> None:
+        """Command ``stop`` (from :meth:`stopping`, maybe cut short) from ``now``."""
+        assert self._motion is not None
+        self._motion.replace([stop], now)
+        self.revision += 1
+
     def slow(self, now: float, scale: float) -> None:
         """Command the motion at ``scale`` (0, 1] of the velocity limits from ``now``."""
         scale = float(min(max(scale, 1e-3), 1.0))

@@ -22,6 +22,7 @@ from ik_node.motion.goal_search import GoalPlan, PENDING, REFUSED, SUPERSEDED
 from ik_node.motion.goal_worker import GoalJob, GoalWorker
 from ik_node.motion.guards import SingularityGuard
 from ik_node.motion.joint_space import joint_distance
+from ik_node.motion.obstacle_stop import ObstacleStop, plan_stop
 from ik_node.motion.outcome import FeedbackProblem, SolveOutcome, StepReport
 from ik_node.motion.planner import path_free
 from ik_node.motion.reading_clock import DeliveryDelay
@@ -32,11 +33,15 @@ from ik_node.result import IKResult, STATUS_BLOCKED
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['IKTracker', 'GAP_PERIODS', 'default_acceleration', 'default_jerk']
+__all__ = ['IKTracker', 'GAP_PERIODS', 'EMERGENCY_STOP_SCALE', 'default_acceleration',
+           'default_jerk']
 
 # A step this many command periods after the one before (no command went out meanwhile: the
 # arm stood at the last one) starts the motion again from rest there.
 GAP_PERIODS = 5.0
+# The most a stop for an obstacle that appeared inside the braking distance may exceed the
+# acceleration and jerk limits by (ik_node.motion.obstacle_stop), unless set otherwise.
+EMERGENCY_STOP_SCALE = 2.0
 
 
 def default_acceleration(velocity: ArrayLike) -> np.ndarray:
@@ -128,6 +133,11 @@ class IKTracker:
         # Answers the tracker gave on its own (a re-plan after the world changed), for the
         # caller to report: drained by :meth:`take_events`.
         self._events: list[SolveOutcome] = []
+        # Stops for a new obstacle, for the caller to report (:meth:`take_stops`), and the
+        # last one's account, told again with the answer of the re-plan after it.
+        self._emergency_scale = EMERGENCY_STOP_SCALE
+        self._stops: list[ObstacleStop] = []
+        self._stop_note = ''
 
     def set_singularity_thresholds(self, slow: float, stop: float,
                                    min_scale: float = 0.0) -> None:
@@ -161,7 +171,10 @@ class IKTracker:
         and each commanded state is checked too. Given ``now`` (the world changed: a new
         obstacle), the motion left is checked at once: when it may touch the new world, the
         arm brakes on its path within its limits, and at rest plans again to its target (or
-        refuses it: :meth:`take_events`). The solver gets the same obstacles.
+        refuses it: :meth:`take_events`). The stop is within the limits when that avoids
+        contact, else by the rule of :mod:`ik_node.motion.obstacle_stop`
+        (:meth:`set_emergency_stop_scale`); :meth:`take_stops` tells how it stopped. The
+        solver gets the same obstacles.
         """
         self._obstacles = None if obstacles is None else tuple(obstacles)
         if self._obstacles is None:
@@ -172,10 +185,32 @@ class IKTracker:
         self._search_again(now)
         if now is None or not self._cmd.moving:
             return
-        ahead = self._cmd.remaining_path(now)
-        if path_free(self.chain, ahead, self._obstacles):
-            self._cmd.stop(now)
-            self._replan = self._target is not None
+        planned = plan_stop(self._cmd, self._obstacles, now, self._emergency_scale)
+        if planned is None:
+            return
+        stop, record = planned
+        self._cmd.take_stop(stop, now)
+        self._stops.append(record)
+        self._lag_paused = None
+        self._replan = self._target is not None
+        self._stop_note = record.text() if self._replan else ''
+
+    def set_emergency_stop_scale(self, scale: float) -> None:
+        """
+        Set the most (>= 1) a stop for a new obstacle may exceed the acceleration and jerk limits.
+
+        Used only when no stop within the limits avoids contact (the obstacle appeared inside
+        the braking distance): see :mod:`ik_node.motion.obstacle_stop`. 1: never exceeded.
+        """
+        scale = float(scale)
+        if not (math.isfinite(scale) and scale >= 1.0):
+            raise ValueError(f'emergency stop scale must be a finite number >= 1, got {scale}')
+        self._emergency_scale = scale
+
+    def take_stops(self) -> list[ObstacleStop]:
+        """Return (and forget) the stops for new obstacles since the last call."""
+        stops, self._stops = self._stops, []
+        return stops
 
     def set_arm_speed(self, velocity: ArrayLike | None) -> None:
         """
@@ -693,6 +728,10 @@ class IKTracker:
             return None
         job, plan, elapsed = done
         outcome = self._outcome(plan, job.target, job.source, elapsed, job.tag)
+        if self._stop_note and not job.moving:
+            # The re-plan after a stop for a new obstacle: its answer tells that stop too.
+            note, self._stop_note = self._stop_note, ''
+            outcome = replace(outcome, reason='; '.join(filter(None, (note, outcome.reason))))
         moving = self._cmd.moving
         rest = self._rest_point(now) if moving else self._cmd.sample(now).q
         if job.moving and plan.kind == REFUSED and plan.answers > 0:

@@ -32,7 +32,7 @@ from ruckig import (ControlInterface, InputParameter, Result, Ruckig, RuckigErro
                     Synchronization, Trajectory)
 
 __all__ = ['KinematicLimits', 'JointSample', 'Segment', 'LineSegment', 'BlendSegment',
-           'Motion', 'TrajectoryError']
+           'Motion', 'TrajectoryError', 'cut_at']
 
 # Profiles shorter than this [s] count as done (Ruckig's own resolution is about 1e-12).
 _EPS_TIME = 1e-9
@@ -122,8 +122,13 @@ class Segment:
         """Return the same path from time ``t`` under (lower velocity) ``limits``."""
         raise NotImplementedError
 
-    def stopping(self, t: float) -> 'Segment':
-        """Return the quickest stop from the state at ``t``, as a segment from ``t``."""
+    def stopping(self, t: float, scale: float = 1.0) -> 'Segment':
+        """
+        Return the quickest stop from the state at ``t``, as a segment from ``t``.
+
+        scale (>= 1): the factor on the acceleration and jerk limits the stop may use (an
+        emergency stop, :mod:`ik_node.motion.obstacle_stop`); 1 keeps the limits.
+        """
         raise NotImplementedError
 
     @property
@@ -131,24 +136,26 @@ class Segment:
         """Return the time [s] the segment comes to rest."""
         return self.t0 + self.duration
 
-    def samples(self, t_from: float, spacing: float) -> np.ndarray:
+    def samples(self, t_from: float, spacing: float, t_to: float | None = None
+                ) -> np.ndarray:
         """
-        Return (m, n) positions from ``t_from`` to the end, at most ``spacing`` apart.
+        Return (m, n) positions from ``t_from`` to ``t_to`` (None: the end), ``spacing`` apart.
 
         spacing [rad or m]: the largest joint change between two samples (for a collision
         check of the path between them). The first row is the state at ``t_from``, the last
-        the end.
+        the state at ``t_to``.
         """
-        t_from = min(max(t_from, self.t0), self.t_end)
-        span = self.t_end - t_from
+        t_end = self.t_end if t_to is None else min(max(t_to, self.t0), self.t_end)
+        t_from = min(max(t_from, self.t0), t_end)
+        span = t_end - t_from
         if span <= _EPS_TIME:
             return self.at(t_from).q[None, :]
         # Bound the joint travel by the peak speed, sampled finely enough to find it.
-        probe = np.linspace(t_from, self.t_end, 33)
+        probe = np.linspace(t_from, t_end, 33)
         qs = np.array([self.at(t).q for t in probe])
         travel = np.max(np.sum(np.abs(np.diff(qs, axis=0)), axis=0))
         count = max(2, int(math.ceil(2.0 * travel / spacing)) + 1)
-        times = np.linspace(t_from, self.t_end, count)
+        times = np.linspace(t_from, t_end, count)
         return np.array([self.at(t).q for t in times])
 
 
@@ -198,45 +205,58 @@ class LineSegment(Segment):
         """Return the rest of the line from ``t`` under ``limits`` (the line is kept)."""
         return LineSegment(self.q0, self.end, limits, t, self._p(t))
 
-    def stopping(self, t: float) -> Segment:
-        """Return the quickest stop on the line from the state at ``t``."""
-        p, dp, ddp = self._p(t)
-        if self._profile is None or (dp == 0.0 and ddp == 0.0):
-            return _Rest(self.q0 + p * self.dq, t)
-        inp = InputParameter(1)
-        inp.control_interface = ControlInterface.Velocity
-        inp.current_position, inp.current_velocity, inp.current_acceleration = [p], [dp], [ddp]
-        inp.target_velocity, inp.target_acceleration = [0.0], [0.0]
-        inp.max_velocity, inp.max_acceleration, inp.max_jerk = ([self._p_lim[0]],
-                                                                [self._p_lim[1]],
-                                                                [self._p_lim[2]])
-        stop = _solve(inp, 1)
-        p_stop = stop.at_time(stop.duration)[0][0]
-        if p_stop > 1.0 + _EPS_P:
-            return self.slowed(t, self.limits)    # the line's own end is the nearer stop
-        return _LineStop(self, stop, t)
+    def stopping(self, t: float, scale: float = 1.0) -> Segment:
+        """Return the quickest stop on the line from the state at ``t`` (see Segment)."""
+        if self._profile is None:
+            return _Rest(self.end, t)
+        return _stop_on_line(self, t, self._p(t), scale)
+
+
+def _stop_on_line(line: LineSegment, t: float, state: tuple[float, float, float],
+                  scale: float) -> Segment:
+    """Return the quickest stop on ``line`` from the profile ``state`` (p, p', p'') at ``t``."""
+    p, dp, ddp = state
+    if dp == 0.0 and ddp == 0.0:
+        return _Rest(line.q0 + p * line.dq, t)
+    inp = InputParameter(1)
+    inp.control_interface = ControlInterface.Velocity
+    inp.current_position, inp.current_velocity, inp.current_acceleration = [p], [dp], [ddp]
+    inp.target_velocity, inp.target_acceleration = [0.0], [0.0]
+    v, a, j = line._p_lim
+    inp.max_velocity, inp.max_acceleration, inp.max_jerk = [v], [a * scale], [j * scale]
+    stop = _solve(inp, 1)
+    p_stop = stop.at_time(stop.duration)[0][0]
+    if p_stop > 1.0 + _EPS_P:
+        return line.slowed(t, line.limits)    # the line's own end is the nearer stop
+    return _LineStop(line, stop, t, scale)
 
 
 class _LineStop(Segment):
     """A stop on a line: the line's geometry with a velocity-interface profile to rest."""
 
-    def __init__(self, line: LineSegment, profile: Trajectory, t0: float):
+    def __init__(self, line: LineSegment, profile: Trajectory, t0: float, scale: float):
         self._line, self._profile, self.t0 = line, profile, float(t0)
+        self.scale = float(scale)
         self.duration = float(profile.duration)
         p = profile.at_time(self.duration)[0][0]
         self.end = line.q0 + p * line.dq
 
+    def _p(self, t: float) -> tuple[float, float, float]:
+        p, dp, ddp = self._profile.at_time(min(max(t - self.t0, 0.0), self.duration))
+        return p[0], dp[0], ddp[0]
+
     def at(self, t: float) -> JointSample:
-        p, dp, ddp = (x[0] for x in self._profile.at_time(min(max(t - self.t0, 0.0),
-                                                              self.duration)))
+        p, dp, ddp = self._p(t)
         line = self._line
         return JointSample(line.q0 + p * line.dq, dp * line.dq, ddp * line.dq)
 
     def slowed(self, t: float, limits: KinematicLimits) -> Segment:
         return self             # already stopping as fast as it may
 
-    def stopping(self, t: float) -> Segment:
-        return self
+    def stopping(self, t: float, scale: float = 1.0) -> Segment:
+        if scale <= self.scale:
+            return self
+        return _stop_on_line(self._line, t, self._p(t), scale)
 
 
 class _Rest(Segment):
@@ -252,7 +272,7 @@ class _Rest(Segment):
     def slowed(self, t: float, limits: KinematicLimits) -> Segment:
         return self
 
-    def stopping(self, t: float) -> Segment:
+    def stopping(self, t: float, scale: float = 1.0) -> Segment:
         return self
 
 
@@ -296,29 +316,35 @@ class BlendSegment(Segment):
         """Return a blend to the same end from the state at ``t`` under ``limits``."""
         return BlendSegment(self.at(t), self.end, limits, t)
 
-    def stopping(self, t: float) -> Segment:
-        """Return every joint's quickest stop from the state at ``t``."""
-        s = self.at(t)
-        if s.at_rest:
-            return _Rest(s.q, t)
-        n = s.q.shape[0]
-        inp = InputParameter(n)
-        inp.control_interface = ControlInterface.Velocity
-        inp.synchronization = Synchronization.No
-        inp.current_position, inp.current_velocity = s.q.tolist(), s.v.tolist()
-        inp.current_acceleration = s.a.tolist()
-        inp.target_velocity, inp.target_acceleration = [0.0] * n, [0.0] * n
-        inp.max_velocity = self.limits.velocity.tolist()
-        inp.max_acceleration = self.limits.acceleration.tolist()
-        inp.max_jerk = self.limits.jerk.tolist()
-        return _Stop(_solve(inp, n), t)
+    def stopping(self, t: float, scale: float = 1.0) -> Segment:
+        """Return every joint's quickest stop from the state at ``t`` (see Segment)."""
+        return _joint_stop(self.at(t), self.limits, t, scale)
+
+
+def _joint_stop(s: JointSample, limits: KinematicLimits, t: float, scale: float) -> Segment:
+    """Return every joint's quickest stop from the state ``s`` at ``t``."""
+    if s.at_rest:
+        return _Rest(s.q, t)
+    n = s.q.shape[0]
+    inp = InputParameter(n)
+    inp.control_interface = ControlInterface.Velocity
+    inp.synchronization = Synchronization.No
+    inp.current_position, inp.current_velocity = s.q.tolist(), s.v.tolist()
+    inp.current_acceleration = s.a.tolist()
+    inp.target_velocity, inp.target_acceleration = [0.0] * n, [0.0] * n
+    inp.max_velocity = limits.velocity.tolist()
+    inp.max_acceleration = (limits.acceleration * scale).tolist()
+    inp.max_jerk = (limits.jerk * scale).tolist()
+    return _Stop(_solve(inp, n), t, limits, scale)
 
 
 class _Stop(Segment):
     """Each joint's quickest stop (velocity interface) from a moving state."""
 
-    def __init__(self, profile: Trajectory, t0: float):
+    def __init__(self, profile: Trajectory, t0: float, limits: KinematicLimits,
+                 scale: float):
         self._profile, self.t0 = profile, float(t0)
+        self.limits, self.scale = limits, float(scale)
         self.duration = float(profile.duration)
         self.end = np.array(profile.at_time(self.duration)[0])
 
@@ -329,8 +355,43 @@ class _Stop(Segment):
     def slowed(self, t: float, limits: KinematicLimits) -> Segment:
         return self
 
-    def stopping(self, t: float) -> Segment:
+    def stopping(self, t: float, scale: float = 1.0) -> Segment:
+        if scale <= self.scale:
+            return self
+        return _joint_stop(self.at(t), self.limits, t, scale)
+
+
+class _Cut(Segment):
+    """
+    A segment followed up to ``t_cut``, then held there at once (a velocity step).
+
+    Only for a stop that no bounded deceleration keeps out of contact
+    (:mod:`ik_node.motion.obstacle_stop`): the commands follow the stop while it is clear and
+    hold at its last clear state.
+    """
+
+    def __init__(self, segment: Segment, t_cut: float):
+        self._segment, self.t0 = segment, segment.t0
+        self.duration = max(float(t_cut) - segment.t0, 0.0)
+        self.end = segment.at(self.t_end).q
+
+    def at(self, t: float) -> JointSample:
+        if t >= self.t_end:
+            return JointSample.rest(self.end)
+        # Relative to t0, which the queue may move (Motion.delay): the inner segment's clock
+        # stays where it was made.
+        return self._segment.at(self._segment.t0 + (t - self.t0))
+
+    def slowed(self, t: float, limits: KinematicLimits) -> Segment:
         return self
+
+    def stopping(self, t: float, scale: float = 1.0) -> Segment:
+        return self
+
+
+def cut_at(segment: Segment, t_cut: float) -> Segment:
+    """Return ``segment`` followed until ``t_cut`` [s], then held there (see :class:`_Cut`)."""
+    return _Cut(segment, t_cut)
 
 
 class Motion:
@@ -430,3 +491,8 @@ class Motion:
         if self._segments:
             self._segments = [self._segments[0].stopping(now)]
         return self.goal
+
+    def stopping(self, now: float, scale: float = 1.0) -> Segment | None:
+        """Return the stop from ``now`` (see :meth:`Segment.stopping`), not taken; None at rest."""
+        self.state(now)
+        return self._segments[0].stopping(now, scale) if self._segments else None

@@ -159,6 +159,7 @@ class CommandOutput:
         state.last_command.update(zip(names, (float(v) for v in report.q)))
         self._outputs.command(names, report.q, now_ns, state.forward_index,
                               self._trajectory(now))
+        self._tell_stops()
         # A goal searched in the background, or planned again: answered with this first
         # command toward it.
         self._tell_events(now, report, stamp)
@@ -166,6 +167,18 @@ class CommandOutput:
             self._log.error('stall', tracker.stall)
             self.status('ERROR', tracker.stall, {'reached': False, 'stalled': True})
         return report, stamp
+
+    def _tell_stops(self) -> None:
+        """Tell each stop for a new obstacle (ik_node.motion.obstacle_stop): status and log."""
+        tracker = self._state.tracker
+        assert tracker is not None
+        for stop in tracker.take_stops():
+            text = f'stopping: {stop.text()}'
+            if stop.level == 'WARN':
+                self._log.warn('obstacle stop', text)
+            else:
+                self._log.error('obstacle stop', text)
+            self.status(stop.level, text, {'reached': False, **stop.values()})
 
     def _trajectory(self, now: float) -> list | None:
         """

@@ -346,6 +346,11 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               'position and reports ERROR.', _positive_at_most(100.0)),
     ParamSpec('max_following_error_linear', 0.05,
               'The same for prismatic joints [m].', _positive_at_most(100.0)),
+    ParamSpec('emergency_stop_scale', 2.0,
+              'An obstacle that appears inside the braking distance: the most the stop may '
+              'exceed the acceleration and jerk limits by, when no stop within them avoids '
+              'contact (1: never; beyond it the arm holds short of contact, a velocity step, '
+              'reported as ERROR).', _in_range(1.0, 100.0)),
     ParamSpec('singularity_slowdown', 17.0,
               'Jacobian condition number from which steps toward a singularity are slowed '
               '(MoveIt Servo: 17).', _in_range(1.0, 1e6)),

@@ -69,7 +69,7 @@ def _options(values: dict[str, Any], chain: Chain) -> dict[str, Any]:
 
 
 def configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
-    """Set the following-error limits, jump speed and singularity thresholds of ``tracker``."""
+    """Set the following error, jump speed, singularity and emergency stop guards."""
     chain = tracker.chain
     # The arm may move at its full limits (catching up with a command that ran ahead) even
     # when the commands use a fraction of them (velocity_scale).
@@ -81,6 +81,7 @@ def configure_guards(tracker: IKTracker, values: dict[str, Any]) -> None:
     tracker.set_singularity_thresholds(values['singularity_slowdown'],
                                        values['singularity_stop'],
                                        values['singularity_min_speed'])
+    tracker.set_emergency_stop_scale(values['emergency_stop_scale'])
 
 
 def forward_order(chain: Chain, values: dict[str, Any]) -> np.ndarray:
