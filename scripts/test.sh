@@ -29,8 +29,8 @@ source "$ROOT/scripts/venv.sh"
 # install; pytest's own ik-compile (test/conftest.py) then waits for this one and finds the
 # cache compiled.
 ik_node_venv "$VENV" test.sh
-versions() { "$VENV/bin/python" -m pip list --disable-pip-version-check 2>/dev/null \
-                 | grep -iE '^(numpy|numba|llvmlite) '; }
+versions() { "$VENV/bin/python" -c 'from importlib.metadata import version as v
+print(v("numpy"), v("numba"), v("llvmlite"))'; }
 BEFORE="$(versions)"
 echo "test.sh: compiling the solver kernels in the background (ik-compile)"
 "$VENV/bin/python" -m ik_node.compile --quiet >"$SCRATCH/compile.log" 2>&1 &
@@ -46,6 +46,7 @@ export IK_NODE_REQUIRE_BROWSER=1
 echo "test.sh: installing -r requirements-test.txt into $VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     -r "$ROOT/requirements-test.txt" 2> >(grep -v "^WARNING: Location" >&2)
+echo "test.sh: waiting for ik-compile"
 if ! wait "$COMPILE"; then
     cat "$SCRATCH/compile.log" >&2
     echo "test.sh: compiling the kernels failed (ik-compile, output above)" >&2
