@@ -3,13 +3,17 @@
 """
 ``ik-compile``: compile the package's kernels into numba's disk cache, once per install.
 
-Without it each solver method compiles on its first call (up to a minute). It runs two groups
-of kernels side by side, one process each (the restart driver with every built-in method,
-objectives and the batch kernel; point chains and the collision checks), then, one after the
-other, what combines them (collision-aware solves, the planner's check) and the tree solves
-(which run the same driver on the tips' stacked records), then marks the cache compiled
-(:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh install runs it in the
-background; ``colcon build`` or ``pip install`` followed by ``ik-compile`` avoids that.
+Without it each solver method compiles on its first call (up to a minute). It compiles in two
+processes side by side, each running a lane of groups one after the other (:data:`LANES`):
+the collision checks and the solver's objectives first, which every solve kernel calls, then
+the restart driver with every built-in method and the batch kernel; beside them the point
+chains, then, once the collision group is cached, the tree solves, and last the driver's
+helpers that a registered method's solve calls from Python. A group that calls another
+group's kernels starts only when that group is done (:data:`AFTER`), so it loads them from
+the cache instead of compiling them a second time at the same moment. Then it marks the
+cache compiled (:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh
+install runs it in the background; ``colcon build`` or ``pip install`` followed by
+``ik-compile`` avoids that.
 
 Exit status: 0 when compiled (or already compiled), 1 when a group failed.
 """
@@ -20,12 +24,38 @@ import sys
 import time
 from typing import Optional, Sequence
 
-__all__ = ['main', 'GROUPS']
+__all__ = ['main', 'GROUPS', 'LANES', 'AFTER']
 
 
 def _demo_arm():
     from ik_node import Chain, share_path
     return Chain.from_urdf(share_path(), 'base_link', 'tool0')
+
+
+def _collision() -> None:
+    """Compile the collision checks, the objectives (with the clearance) and the jog guards."""
+    import ik_node
+    from ik_node.collision import checker
+    from ik_node.collision.clearance import CollisionClearance
+    import numpy as np
+    chain = _demo_arm()
+    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    chain.collisions(chain.mid, obstacles)
+    chain.min_distance(chain.mid, obstacles)
+    chain.path_collides(chain.lower, chain.upper, obstacles=obstacles)
+    checker.samples_collide(chain, chain.lower, chain.upper, 0.05, obstacles)
+    # The solve kernels' objectives, with the types the solver passes them (one packed
+    # record type for every set of objectives).
+    q = np.array(chain.mid)
+    for objective in (ik_node.JointLimitAvoidance(1.0),
+                      CollisionClearance(obstacles, margin=0.05)):
+        objective.cost(chain, q)
+        objective.gradient(chain, q)
+    # The jog's guards (kinematics, collision distances and their own kernel).
+    from ik_node.motion.jog import Jogger
+    from ik_node.motion.trajectory import KinematicLimits
+    Jogger(chain, KinematicLimits.of(np.ones(chain.n), np.ones(chain.n), np.ones(chain.n)),
+           obstacles=obstacles).warm_up()
 
 
 def _jacobian() -> None:
@@ -45,32 +75,8 @@ def _jacobian() -> None:
     objectives[0].gradient(chain, q)
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1)
     ik_node.solve_batch(chain, np.stack([target[:3, 3], target[:3, 3]]), max_attempts=1)
-
-
-def _points() -> None:
-    """Compile FABRIK and CCD on point chains, and the collision checks."""
-    import ik_node
-    import numpy as np
-    chain = _demo_arm()
-    zigzag = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.1, 0.0, 0.6], [0.0, 0.0, 0.9]])
-    ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
-    ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2, constraints=[
-        None, ik_node.BallJoint(0.5), ik_node.HingeJoint((1.0, 0.0, 0.0), -1.0, 1.0)])
-    ik_node.ccd(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
-    ik_node.fabrik_tree(zigzag, [-1, 0, 1, 2], {3: [0.3, 0.2, 0.5]}, max_iterations=2)
-    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
-    chain.collisions(chain.mid, obstacles)
-    chain.min_distance(chain.mid, obstacles)
-    chain.path_collides(chain.lower, chain.upper, obstacles=obstacles)
-
-
-def _combined() -> None:
-    """Compile what uses both groups' kernels: collision-aware solves and the planner's check."""
-    import ik_node
-    from ik_node.collision import checker
-    import numpy as np
-    chain = _demo_arm()
-    target = chain.fk(chain.mid)
+    # Collision-aware solves run the same kernels (the collision check is a value of the
+    # records, not a type).
     obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
     for method in ('dls', 'pinv', 'jt'):
         ik_node.solve(chain, target, q0=chain.mid, method=method, max_iterations=2,
@@ -78,15 +84,38 @@ def _combined() -> None:
     ik_node.solve(chain, target, q0=chain.mid, max_iterations=2, max_joint_change=0.5)
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1,
                         avoid_collisions=True, obstacles=obstacles)
-    checker.samples_collide(chain, chain.lower, chain.upper, 0.05, obstacles)
-    # The jog's guards (kinematics, collision distances and their own kernel).
-    from ik_node.motion.jog import Jogger
-    from ik_node.motion.trajectory import KinematicLimits
-    Jogger(chain, KinematicLimits.of(np.ones(chain.n), np.ones(chain.n), np.ones(chain.n)),
-           obstacles=obstacles).warm_up()
-    # A registered method's solve calls the driver's helpers from Python (their own entries).
+
+
+def _points() -> None:
+    """Compile FABRIK and CCD on point chains and point trees, and on arms (no collision)."""
+    import ik_node
+    from ik_node.options import SolveOptions
+    from ik_node.solvers.arm_fabrik import arm_attempt
+    from ik_node.solvers.attempts import BUILDERS
+    from ik_node.solvers.target_records import Target
+    import numpy as np
+    zigzag = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.3], [0.1, 0.0, 0.6], [0.0, 0.0, 0.9]])
+    ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
+    ik_node.fabrik(zigzag, [0.3, 0.2, 0.5], max_iterations=2, constraints=[
+        None, ik_node.BallJoint(0.5), ik_node.HingeJoint((1.0, 0.0, 0.0), -1.0, 1.0)])
+    ik_node.ccd(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
+    ik_node.fabrik_tree(zigzag, [-1, 0, 1, 2], {3: [0.3, 0.2, 0.5]}, max_iterations=2)
+    # The arm methods' attempt, with the types the driver passes it (the jacobian group's
+    # driver then loads it): it calls no collision kernel, so it compiles here while the
+    # collision group runs.
+    chain = _demo_arm()
+    arm = BUILDERS['fabrik'](chain, SolveOptions(), True).arm
+    T = chain.fk(chain.mid)
+    arm_attempt(chain.model, chain.limits, Target(np.array(T[:3, 3]), np.array(T[:3, :3]), True),
+                arm, chain.mid.copy())
+
+
+def _registered() -> None:
+    """Compile the driver's helpers that a registered method's solve calls from Python."""
     from ik_node.options import SolveOptions
     from ik_node.solvers.registered import RegisteredSolve
+    chain = _demo_arm()
+    target = chain.fk(chain.mid)
 
     def prepare(chain, target, opts):
         return lambda start, budget: (start, 0)
@@ -120,14 +149,36 @@ def _tree() -> None:
     tree.path_collides(tree.lower, tree.upper, obstacles=obstacles)
 
 
-# Groups that share no solver kernel (only small helpers such as forward kinematics), so
-# that neither compiles the other's; then what combines them (after both, alone).
-GROUPS = {'jacobian': _jacobian, 'points': _points}
-COMBINED = {'combined': _combined, 'tree': _tree}
+GROUPS = {'collision': _collision, 'jacobian': _jacobian, 'points': _points,
+          'registered': _registered, 'tree': _tree}
+# Two processes side by side, each compiling its lane's groups in turn: the driver with every
+# method (the longest group) in one, the rest balanced against it in the other.
+LANES = (('collision', 'jacobian'), ('points', 'tree', 'registered'))
+# group -> the group whose kernels it calls (with what that one needed): it starts once that
+# group is in the cache. The groups share only small helpers (forward kinematics, ...)
+# otherwise; a registered method's helpers call the Jacobian attempt's kernels.
+AFTER = {'jacobian': 'collision', 'tree': 'collision', 'registered': 'jacobian'}
+
+
+def _run_lane(lane: Sequence[str], done: dict, failed: list) -> None:
+    """Compile the groups of ``lane`` in turn, each after the group it needs (AFTER)."""
+    import subprocess
+    for name in lane:
+        needed = AFTER.get(name)
+        if needed is not None:
+            done[needed].wait()
+            if needed in failed:
+                failed.append(name)
+                done[name].set()
+                continue
+        run = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--group', name])
+        if run.returncode != 0:
+            failed.append(name)
+        done[name].set()
 
 
 def _compile_all(quiet: bool) -> int:
-    import subprocess
+    import threading
     from ik_node import _jit
     lock_path = _jit.COMPILE_LOG.with_name('ik_node_compile.lock')
     lock_path.parent.mkdir(exist_ok=True)
@@ -141,13 +192,14 @@ def _compile_all(quiet: bool) -> int:
                 print('ik-compile: the kernels are compiled already')
             return 0
         t0 = time.monotonic()
-        groups = {name: subprocess.Popen([sys.executable, '-m', 'ik_node.compile',
-                                          '--group', name]) for name in GROUPS}
-        failed = [name for name, g in groups.items() if g.wait() != 0]
-        if not failed:
-            for name in COMBINED:
-                done = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--group', name])
-                failed += [name] if done.returncode != 0 else []
+        done = {name: threading.Event() for name in GROUPS}
+        failed: list = []
+        lanes = [threading.Thread(target=_run_lane, args=(lane, done, failed))
+                 for lane in LANES]
+        for lane in lanes:
+            lane.start()
+        for lane in lanes:
+            lane.join()
         if failed:
             print(f'ik-compile: compiling {", ".join(failed)} failed', file=sys.stderr)
             return 1
@@ -160,7 +212,7 @@ def _compile_all(quiet: bool) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command; return its exit status."""
     p = argparse.ArgumentParser(prog='ik-compile', description=__doc__.split('\n')[1])
-    p.add_argument('--group', choices=sorted(GROUPS) + sorted(COMBINED),
+    p.add_argument('--group', choices=sorted(GROUPS),
                    help='compile one group only (no mark)')
     p.add_argument('--quiet', action='store_true', help='print nothing when it worked')
     args = p.parse_args(argv)
@@ -171,7 +223,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   'nothing to compile')
         return 0
     if args.group:
-        {**GROUPS, **COMBINED}[args.group]()
+        GROUPS[args.group]()
         return 0
     return _compile_all(args.quiet)
 

@@ -18,8 +18,23 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 17 + 1) * 12 ))}"
 unset ROS_LOCALHOST_ONLY
 SCRATCH="$(mktemp -d)"
-trap 'rm -rf "$SCRATCH"' EXIT
+COMPILE=''
+trap '[ -z "$COMPILE" ] || kill "$COMPILE" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 export ROS_HOME="${ROS_HOME:-$SCRATCH/ros_home}"
+
+# shellcheck source=scripts/venv.sh
+source "$ROOT/scripts/venv.sh"
+# ik_node and what it needs first, so that its kernels compile (ik-compile, two processes,
+# 2-4 minutes on a fresh checkout) while the browser, the ROS wheels and the test tools
+# install; pytest's own ik-compile (test/conftest.py) then waits for this one and finds the
+# cache compiled.
+ik_node_venv "$VENV" test.sh
+versions() { "$VENV/bin/python" -c 'from importlib.metadata import version as v
+print(v("numpy"), v("numba"), v("llvmlite"))'; }
+BEFORE="$(versions)"
+echo "test.sh: compiling the solver kernels in the background (ik-compile)"
+"$VENV/bin/python" -m ik_node.compile --quiet >"$SCRATCH/compile.log" 2>&1 &
+COMPILE=$!
 
 # The browser tests drive Debian's chromium headless (nothing downloads a browser).
 if ! command -v chromium >/dev/null; then
@@ -28,13 +43,24 @@ if ! command -v chromium >/dev/null; then
 fi
 export IK_NODE_REQUIRE_BROWSER=1
 
-# shellcheck source=scripts/venv.sh
-source "$ROOT/scripts/venv.sh"
-ik_node_venv "$VENV" test.sh -r "$ROOT/requirements-test.txt"
+echo "test.sh: installing -r requirements-test.txt into $VENV"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r "$ROOT/requirements-test.txt" 2> >(grep -v "^WARNING: Location" >&2)
+echo "test.sh: waiting for ik-compile"
+if ! wait "$COMPILE"; then
+    cat "$SCRATCH/compile.log" >&2
+    echo "test.sh: compiling the kernels failed (ik-compile, output above)" >&2
+    exit 1
+fi
+if [ "$(versions)" != "$BEFORE" ]; then
+    # The test tools changed numpy or numba under the compiled kernels: drop the cache
+    # (its sources stamp with it), pytest's ik-compile compiles again.
+    echo "test.sh: numpy/numba changed after the compile; the kernels compile again"
+    rm -f "$ROOT/ik_node/__pycache__/ik_node_jit_sources.sha256"
+fi
 
 cd "$ROOT"
-echo "test.sh: running pytest on 2 workers (on a fresh checkout the solver kernels compile" \
-     "first, two processes side by side then two more: 3-6 minutes before the first dot)"
+echo "test.sh: running pytest on 2 workers"
 # The whole suite unless a test file or folder is named (test/test_cli.py, test/x.py::name).
 TARGETS=(test)
 for arg in "$@"; do

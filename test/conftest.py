@@ -115,9 +115,11 @@ def pytest_sessionstart(session):
     """
     Compile the kernels once per session, before any test worker starts.
 
-    ``python -m ik_node.compile`` (ik-compile) compiles the two kernel groups side by side,
+    ``python -m ik_node.compile`` (ik-compile) compiles the kernel groups in two processes,
     writes numba's disk cache and marks it compiled; the workers and the node processes of the
     ROS tests load it. Runs in the xdist controller, or in the only process without xdist.
+    scripts/test.sh starts ik-compile before it installs the test tools: this one then waits
+    for it (ik-compile's lock) and finds the cache compiled.
     """
     if hasattr(session.config, 'workerinput'):
         return
