@@ -30,8 +30,8 @@ from typing import Iterator, Optional
 from conftest import domain_lock_fds, URDF_DIR
 from ik_node import Chain
 from ik_node.motion.watcher import CommandWatcher, StampedLog
-from ik_node.ros.processes import (raised_priority_allowed, ros_environment, start_node,
-                                   stop_processes)
+from ik_node.ros.processes import (raised_priority_allowed, realtime_allowed, ros_environment,
+                                   start_node, stop_processes)
 from ik_node.spatial.pose import pose_error, quat_xyzw_from_matrix
 import numpy as np
 import pytest
@@ -59,8 +59,13 @@ STARTUP_TIMEOUT = 60.0
 # Given to every ik_node the tests start (later -p values override them). A loaded test
 # machine must not turn a reachable target into a timed-out or unconverged solve: the
 # node's own 5 ms, one-attempt budget is the benchmarks' business. The marker server is not
-# installed here.
-NODE_TEST_PARAMS = {'timeout': 0.5, 'max_attempts': 20, 'interactive_marker': False}
+# installed here. The control thread runs at SCHED_FIFO where the machine allows it, as on a
+# robot's computer (realtime_priority): a node not scheduled for over 50 ms beside busy test
+# workers leaves a gap in its commands, and an arm holding its last command through it stops
+# abruptly, which the command watcher rightly reports but which says nothing of the node's
+# own logic (the sphere tests beside two busy processes: 12 of 16 green without, 6 of 6 with).
+NODE_TEST_PARAMS = {'timeout': 0.5, 'max_attempts': 20, 'interactive_marker': False,
+                    'realtime_priority': 50 if realtime_allowed() else 0}
 
 _domains = itertools.count()
 
