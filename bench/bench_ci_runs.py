@@ -6,7 +6,8 @@ The suite as CI runs it, several times in a row: wall time, pytest time, green o
 Each run clones the checkout's HEAD into a new folder (a clean checkout: no venv, no numba
 cache) and runs its ``.ci/run`` there, optionally beside a process that keeps one core busy
 (``--hog``: ``python3 -c 'while 1: pass'``, what the suite's time target is stated against).
-The clone and its venv are removed after each run unless ``--keep``. Per run it records the
+The clone (in the system's temporary folder) and its venv are removed after each run unless
+``--keep``. Per run it records the
 wall time of ``.ci/run`` (venv, install, compile, pytest), pytest's own time and summary line,
 the exit status and the load average before; with ``--stop-on-failure`` the first red run
 ends the series. A failed run's output is kept in the scratch folder.
@@ -25,6 +26,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from common import new_result_path, note_load, OUT, publish, scratch_dir
@@ -35,8 +37,11 @@ SUMMARY = re.compile(r'^=+ (.*(?:passed|failed|error).*) in ([0-9.]+)s', re.MULT
 
 def one_run(k: int, scratch: Path, keep: bool) -> dict:
     """Clone HEAD into scratch/run_k, run its .ci/run; return the run's record."""
-    clone = scratch / f'run_{k}'
+    # Outside the checkout: its tests (the linters) would read a clone's files.
+    clone = Path(tempfile.mkdtemp(prefix=f'ik_node_ci_run_{k}_'))
     subprocess.run(['git', 'clone', '--quiet', str(ROOT), str(clone)], check=True)
+    commit = subprocess.run(['git', '-C', str(clone), 'rev-parse', '--short', 'HEAD'],
+                            capture_output=True, text=True, check=True).stdout.strip()
     load = os.getloadavg()[0]
     env = {key: value for key, value in os.environ.items()
            if key not in ('ROS_DOMAIN_ID', 'IK_NODE_TEST_VENV', 'VIRTUAL_ENV', 'PYTHONPATH')}
@@ -52,7 +57,7 @@ def one_run(k: int, scratch: Path, keep: bool) -> dict:
     log.write_text(output)
     if not keep:
         shutil.rmtree(clone, ignore_errors=True)
-    return {'run': k, 'rc': done.returncode, 'wall': wall, 'pytest': pytest_s,
+    return {'run': k, 'commit': commit, 'rc': done.returncode, 'wall': wall, 'pytest': pytest_s,
             'summary': summary, 'load': load, 'log': log}
 
 
@@ -68,12 +73,12 @@ def report(runs: list, args: argparse.Namespace, commit: str) -> str:
              f' max {max(walls):.0f} s']
     if tests:
         lines.append(f'- pytest: median {statistics.median(tests):.0f} s, max {max(tests):.0f} s')
-    lines += ['', '| run | result | wall [s] | pytest [s] | load before | pytest summary |',
-              '|---|---|---|---|---|---|']
+    lines += ['', '| run | commit | result | wall [s] | pytest [s] | load before | '
+              'pytest summary |', '|---|---|---|---|---|---|---|']
     for r in runs:
         result = 'green' if r['rc'] == 0 else f'**red** (exit {r["rc"]})'
         pytest_s = f'{r["pytest"]:.0f}' if r['pytest'] is not None else '-'
-        lines.append(f'| {r["run"]} | {result} | {r["wall"]:.0f} | {pytest_s} | '
+        lines.append(f'| {r["run"]} | {r["commit"]} | {result} | {r["wall"]:.0f} | {pytest_s} | '
                      f'{r["load"]:.1f} | {r["summary"]} |')
     return '\n'.join(lines) + '\n'
 

@@ -19,7 +19,9 @@ export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 17 + 1) * 12 ))}"
 unset ROS_LOCALHOST_ONLY
 SCRATCH="$(mktemp -d)"
 COMPILE=''
-trap '[ -z "$COMPILE" ] || kill "$COMPILE" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+# On the way out: stop a compile still running (an install failed meanwhile), remove the
+# scratch folder, and keep the exit status of what ran last (pytest's).
+trap 'rc=$?; [ -z "$COMPILE" ] || kill "$COMPILE" 2>/dev/null; rm -rf "$SCRATCH"; exit $rc' EXIT
 export ROS_HOME="${ROS_HOME:-$SCRATCH/ros_home}"
 
 # shellcheck source=scripts/venv.sh
@@ -52,6 +54,7 @@ if ! wait "$COMPILE"; then
     echo "test.sh: compiling the kernels failed (ik-compile, output above)" >&2
     exit 1
 fi
+COMPILE=''      # waited for: its process id may belong to another process by now
 if [ "$(versions)" != "$BEFORE" ]; then
     # The test tools changed numpy or numba under the compiled kernels: drop the cache
     # (its sources stamp with it), pytest's ik-compile compiles again.
