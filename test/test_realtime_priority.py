@@ -57,6 +57,7 @@ def test_the_control_thread_takes_and_gives_back_sched_fifo_live(rig, demo):
     node = procs.start('ik_node', f'urdf_file:={DEMO_URDF}', 'realtime_priority:=40')
     status = probe.answer_to(lambda: probe.publish_pose(demo.fk(DEMO_START)))
     assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
     # One thread, the control loop's, at the asked priority; the rest (DDS, rclpy's executor,
     # the goal worker) stay at normal scheduling.
     assert wait_for(lambda: list(fifo_threads(node.pid).values()) == [40]), \
@@ -77,5 +78,7 @@ def test_the_control_thread_takes_and_gives_back_sched_fifo_live(rig, demo):
     assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
 
     def tool_error() -> float:
+        if not probe.arm:       # no reading of the arm heard yet
+            return float('inf')
         return float(np.linalg.norm(demo.fk(probe.arm[-1][1])[:3, 3] - goal[:3, 3]))
     assert probe.spin_until(lambda: tool_error() < 1e-3, 15.0), (tool_error(), procs.logs())
