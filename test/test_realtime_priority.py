@@ -4,7 +4,6 @@
 
 import os
 from pathlib import Path
-import time
 
 import numpy as np
 import pytest
@@ -30,15 +29,6 @@ def fifo_threads(pid: int) -> dict:
     return found
 
 
-def wait_for(predicate, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
 def can_take_fifo() -> bool:
     """Whether this process may put a thread at SCHED_FIFO (root, or an rtprio limit)."""
     try:
@@ -60,17 +50,17 @@ def test_the_control_thread_takes_and_gives_back_sched_fifo_live(rig, demo):
     assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
     # One thread, the control loop's, at the asked priority; the rest (DDS, rclpy's executor,
     # the goal worker) stay at normal scheduling.
-    assert wait_for(lambda: list(fifo_threads(node.pid).values()) == [40]), \
+    assert probe.spin_until(lambda: list(fifo_threads(node.pid).values()) == [40], 20.0), \
         (fifo_threads(node.pid), procs.logs())
     assert 'control thread: SCHED_FIFO priority 40' in node.log_path.read_text()
     (r,) = probe.set_parameters('ik_node', realtime_priority=120)
     assert not r.successful and 'realtime_priority' in r.reason, r.reason
     (r,) = probe.set_parameters('ik_node', realtime_priority=0)
     assert r.successful, r.reason
-    assert wait_for(lambda: not fifo_threads(node.pid)), fifo_threads(node.pid)
+    assert probe.spin_until(lambda: not fifo_threads(node.pid), 20.0), fifo_threads(node.pid)
     (r,) = probe.set_parameters('ik_node', realtime_priority=55)
     assert r.successful, r.reason
-    assert wait_for(lambda: list(fifo_threads(node.pid).values()) == [55]), \
+    assert probe.spin_until(lambda: list(fifo_threads(node.pid).values()) == [55], 20.0), \
         fifo_threads(node.pid)
     # The node goes on answering and moving the arm at its new priority.
     goal = demo.fk(DEMO_START + [0.2, -0.1, 0.1, 0.0, 0.1, 0.0])
