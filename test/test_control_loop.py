@@ -2,6 +2,7 @@
 # Licensed under the Apache License, Version 2.0
 """The control loop: its own wait set for the cycle's entities, every callback in its thread."""
 
+from contextlib import contextmanager
 import threading
 import time
 
@@ -64,6 +65,20 @@ class Rig:
         response.success = True
         return response
 
+    @contextmanager
+    def looping(self):
+        """Run the node under a ControlLoop and a HandOffExecutor spun in the background."""
+        loop = ControlLoop(self.node, self.group, self.errors.append)
+        executor = HandOffExecutor(loop, context=self.ctx)
+        executor.add_node(self.node)
+        loop.start()
+        spinner = BackgroundSpinner(executor)
+        try:
+            yield loop
+        finally:
+            spinner.stop()
+            loop.stop()
+
     def close(self) -> None:
         self.node.destroy_node()
         rclpy.shutdown(context=self.ctx)
@@ -77,35 +92,29 @@ def rig():
 
 
 def test_the_loop_runs_every_callback_in_its_thread_and_takes_cycle_messages_raw(rig):
-    loop = ControlLoop(rig.node, rig.group, rig.errors.append)
-    executor = HandOffExecutor(loop, context=rig.ctx)
-    executor.add_node(rig.node)
-    loop.start()
-    spinner = BackgroundSpinner(executor)
     client_node = rclpy.create_node('control_loop_client', context=rig.ctx)
     client = client_node.create_client(Trigger, 'poke')
     try:
-        assert wait_for(lambda: len(rig.seen['tick']) >= 20)
-        # (Matched first: a reliable publisher then delivers every message.)
-        assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1
-                        and rig.other_pub.get_subscription_count() == 1)
-        rig.cycle_pub.publish(String(data='to the loop'))
-        rig.other_pub.publish(String(data='raise'))      # fails, reported, the loop goes on
-        rig.other_pub.publish(String(data='to the executor'))
-        assert client.wait_for_service(timeout_sec=20.0)
-        future = client.call_async(Trigger.Request())
-        client_executor = SingleThreadedExecutor(context=rig.ctx)
-        client_executor.add_node(client_node)
-        client_executor.spin_until_future_complete(future, timeout_sec=20.0)
-        assert future.done() and future.result().success
-        assert wait_for(lambda: len(rig.seen['cycle']) == 1 and len(rig.seen['other']) == 2)
-        ticks = len(rig.seen['tick'])
-        assert wait_for(lambda: len(rig.seen['tick']) > ticks + 5)      # ticks go on
-        rig.other_pub.publish(String(data='new timer'))
-        assert wait_for(lambda: len(rig.seen['new tick']) > 5)
+        with rig.looping():
+            assert wait_for(lambda: len(rig.seen['tick']) >= 20)
+            # (Matched first: a reliable publisher then delivers every message.)
+            assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1
+                            and rig.other_pub.get_subscription_count() == 1)
+            rig.cycle_pub.publish(String(data='to the loop'))
+            rig.other_pub.publish(String(data='raise'))      # fails, reported, the loop goes on
+            rig.other_pub.publish(String(data='to the executor'))
+            assert client.wait_for_service(timeout_sec=20.0)
+            future = client.call_async(Trigger.Request())
+            client_executor = SingleThreadedExecutor(context=rig.ctx)
+            client_executor.add_node(client_node)
+            client_executor.spin_until_future_complete(future, timeout_sec=20.0)
+            assert future.done() and future.result().success
+            assert wait_for(lambda: len(rig.seen['cycle']) == 1 and len(rig.seen['other']) == 2)
+            ticks = len(rig.seen['tick'])
+            assert wait_for(lambda: len(rig.seen['tick']) > ticks + 5)      # ticks go on
+            rig.other_pub.publish(String(data='new timer'))
+            assert wait_for(lambda: len(rig.seen['new tick']) > 5)
     finally:
-        spinner.stop()
-        loop.stop()
         client_node.destroy_node()
     assert not rig.group.owned
     threads = {name for seen in rig.seen.values() for name, _ in seen}
@@ -136,12 +145,7 @@ def test_with_a_timer_the_loop_takes_the_cycle_messages_right_before_each_tick(r
     rig.node.destroy_timer(rig.timer)
     # A slow timer: the messages sent right after a tick wait for the next one.
     rig.timer = rig.node.create_timer(0.3, lambda: rig._saw('tick', None), rig.group)
-    loop = ControlLoop(rig.node, rig.group, rig.errors.append)
-    executor = HandOffExecutor(loop, context=rig.ctx)
-    executor.add_node(rig.node)
-    loop.start()
-    spinner = BackgroundSpinner(executor)
-    try:
+    with rig.looping():
         assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1)
         ticks = len(events)
         assert wait_for(lambda: len(events) > ticks)
@@ -149,9 +153,6 @@ def test_with_a_timer_the_loop_takes_the_cycle_messages_right_before_each_tick(r
         for k in range(5):
             rig.cycle_pub.publish(String(data=str(k)))
         assert wait_for(lambda: sum(what == 'tick' for what, _, _ in events) > ticks + 1)
-    finally:
-        spinner.stop()
-        loop.stop()
     got = [(msg, t) for what, msg, t in events if what != 'tick']
     assert [msg for msg, _ in got] == [serialize_message(String(data=str(k)))
                                        for k in range(5)]
@@ -164,17 +165,9 @@ def test_with_a_timer_the_loop_takes_the_cycle_messages_right_before_each_tick(r
 def test_without_a_timer_the_loop_takes_each_cycle_message_as_it_comes(rig):
     rig.node.destroy_timer(rig.timer)
     rig.group.revision += 1
-    loop = ControlLoop(rig.node, rig.group, rig.errors.append)
-    executor = HandOffExecutor(loop, context=rig.ctx)
-    executor.add_node(rig.node)
-    loop.start()
-    spinner = BackgroundSpinner(executor)
-    try:
+    with rig.looping():
         assert wait_for(lambda: rig.cycle_pub.get_subscription_count() == 1)
         rig.cycle_pub.publish(String(data='no timer'))
         assert wait_for(lambda: len(rig.seen['cycle']) == 1)
-    finally:
-        spinner.stop()
-        loop.stop()
     assert rig.seen['cycle'][0][1] == serialize_message(String(data='no timer'))
     assert not rig.errors

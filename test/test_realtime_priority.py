@@ -12,6 +12,7 @@ pytest.importorskip('rclpy')
 
 from demo_rig import DEMO_START, DEMO_URDF  # noqa: E402, I100
 from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402
+from ik_node.ros.processes import realtime_allowed  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not hasattr(os, 'SCHED_FIFO'), reason='Linux scheduling')
 
@@ -29,18 +30,8 @@ def fifo_threads(pid: int) -> dict:
     return found
 
 
-def can_take_fifo() -> bool:
-    """Whether this process may put a thread at SCHED_FIFO (root, or an rtprio limit)."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
-    except PermissionError:
-        return False
-    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
-    return True
-
-
 def test_the_control_thread_takes_and_gives_back_sched_fifo_live(rig, demo):
-    if not can_take_fifo():
+    if not realtime_allowed():
         pytest.skip('no right to real-time scheduling on this machine')
     procs, probe = rig
     procs.start('sim_arm', f'urdf_file:={DEMO_URDF}', f'initial_positions:={DEMO_START.tolist()}')
