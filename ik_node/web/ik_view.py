@@ -148,12 +148,27 @@ class IKView:
 
     # --- inputs -----------------------------------------------------------------------------
     def _gizmo_moved(self, event: viser.TransformControlsEvent) -> None:
+        self._show_target(self.gizmo.position)
         self.request(pose_of(self.gizmo.position, self.gizmo.wxyz))
 
     def _xyz_typed(self, event: viser.GuiEvent[Any]) -> None:
-        if event.client is None:
+        if event.client is None:        # our own write (_show_target)
             return
-        self.set_target(pose_of(np.array(self.target_xyz.value), self.gizmo.wxyz))
+        T = pose_of(np.array(self.target_xyz.value), self.gizmo.wxyz)
+        self.gizmo.position = T[:3, 3]
+        self.request(T)
+
+    def _show_target(self, position: np.ndarray) -> None:
+        """
+        Write ``position`` into the target field, when a target comes from elsewhere.
+
+        Written with the request, never when an answer is drawn: the field may hold a newer
+        value typed meanwhile, and an older answer's target written over it would undo it
+        (and be sent with the next coordinate typed).
+        """
+        tx, ty, tz = (float(v) for v in np.round(position, 4))
+        # viser defines the value setter apart from its getter, so mypy takes it as read-only
+        self.target_xyz.value = (tx, ty, tz)  # type: ignore[misc]
 
     def _settings_changed(self, settings: Settings) -> None:
         self.request(pose_of(self.gizmo.position, self.gizmo.wxyz))
@@ -166,12 +181,14 @@ class IKView:
             self.display.update(self.robot.display_cfg(q))
             self.reached.position = self.gizmo.position = T_tip[:3, 3]
             self.reached.wxyz = self.gizmo.wxyz = wxyz_of(T_tip)
+            self._show_target(T_tip[:3, 3])
 
     def set_target(self, T: np.ndarray) -> int:
         """Move the gizmo to T (4, 4, base frame) and solve for it; return the request number."""
         T = np.asarray(T, dtype=float)
         self.gizmo.position = T[:3, 3]
         self.gizmo.wxyz = wxyz_of(T)
+        self._show_target(T[:3, 3])
         return self.request(T)
 
     def request(self, T: np.ndarray) -> int:
@@ -287,9 +304,6 @@ class IKView:
             f'position error {r.position_error * 1e3:.3f} mm · orientation error {orient}  \n'
             + contact
             + f'solve {d.solve_time * 1e3:.2f} ms · solve-and-draw {d.latency * 1e3:.2f} ms')
-        tx, ty, tz = (float(v) for v in np.round(d.target[:3, 3], 4))
-        # viser defines the value setter apart from its getter, so mypy takes it as read-only
-        self.target_xyz.value = (tx, ty, tz)  # type: ignore[misc]
         now = time.monotonic()
         if now - self._plot_time >= PLOT_PERIOD:
             self._plot_time = now
