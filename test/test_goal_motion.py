@@ -13,7 +13,7 @@ and jerk by divided differences at the stamps.
 from conftest import URDF_DIR
 import ik_node
 from ik_node.motion.obstacle_stop import EMERGENCY, UNAVOIDABLE
-from ik_node.motion.planner import _overlap as overlap, path_free
+from ik_node.motion.planner import _overlap as overlap, path_touches
 from ik_node.motion.tracker import IKTracker
 from ik_node.motion.watcher import CommandWatcher
 import numpy as np
@@ -125,9 +125,9 @@ def test_an_obstacle_on_the_path_stops_the_arm_within_its_limits_and_it_plans_ag
     w = make_watcher(arm)
 
     def box_appears(now):
-        assert path_free(arm, t.commander.remaining_path(now), world) != ''
+        assert path_touches(arm, t.commander.remaining_path(now), world) != ''
         t.set_collision_guard(world, now)
-        assert path_free(arm, t.commander.remaining_path(now), world) == ''
+        assert path_touches(arm, t.commander.remaining_path(now), world) == ''
 
     now = run(t, 0.0, 0.4, [FLOOR], w, {0.3: box_appears})
     now = run(t, now, 30.0, world, w)

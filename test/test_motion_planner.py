@@ -7,7 +7,7 @@ import time
 from conftest import URDF_DIR
 import ik_node
 from ik_node.motion.goal_search import DIRECT, plan_goal, PLANNED, REFUSED
-from ik_node.motion.planner import escape_contact, path_free, plan_path
+from ik_node.motion.planner import escape_contact, path_touches, plan_path
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
@@ -40,7 +40,7 @@ def test_a_blocked_straight_path_is_planned_around_and_every_edge_is_free(arm, w
     assert path.found, path.reason
     assert_allclose(path.waypoints[0], Q_A)
     assert_allclose(path.waypoints[-1], Q_B)
-    assert path_free(arm, path.waypoints, world) == ''
+    assert path_touches(arm, path.waypoints, world) == ''
     for a, b in zip(path.waypoints[:-1], path.waypoints[1:]):
         assert not arm.path_collides(a, b, 0.05, world)
     # Shortcut: no waypoint can be left out (the arm stops at each one).
@@ -75,11 +75,11 @@ def test_an_arm_in_contact_backs_out_along_rising_clearance(arm):
     assert depth[-1] == 0.0 and depth[0] > 0.0
     assert max(depth[1:]) <= depth[0]
     # A path that starts in contact may leave it, never go back into it.
-    assert path_free(arm, out, world) == ''
-    assert 'would touch ball' in path_free(arm, out[[-1, 0]], world)
-    assert 'would go deeper into ball' in path_free(arm, out[[1, 0]], world)
+    assert path_touches(arm, out, world) == ''
+    assert 'would touch ball' in path_touches(arm, out[[-1, 0]], world)
+    assert 'would go deeper into ball' in path_touches(arm, out[[1, 0]], world)
     planned = plan_path(arm, Q_A, Q_B, world, timeout=1.0)
-    assert planned.found and path_free(arm, planned.waypoints, world) == ''
+    assert planned.found and path_touches(arm, planned.waypoints, world) == ''
 
 
 def test_plan_goal_takes_the_nearest_free_answer_and_plans_when_blocked(arm, world):
@@ -90,7 +90,7 @@ def test_plan_goal_takes_the_nearest_free_answer_and_plans_when_blocked(arm, wor
     assert np.linalg.norm(reached[:3, 3] - arm.fk(Q_B)[:3, 3]) < 1e-4
     around = plan_goal(arm, arm.fk(Q_B), Q_A, 'dls', {}, world, 0.05, 2.0)
     assert around.kind in (DIRECT, PLANNED), around.reason
-    assert path_free(arm, around.waypoints, world) == ''
+    assert path_touches(arm, around.waypoints, world) == ''
     assert not arm.collisions(around.result.q, world)
 
 
@@ -109,7 +109,7 @@ def test_one_query_plans_to_whichever_answer_it_reaches(arm, world):
     planned = plan_path(arm, Q_A, np.array([inside, Q_B]), world, timeout=2.0)
     assert planned.found and planned.goal == 1, planned.reason
     assert_allclose(planned.waypoints[-1], Q_B)
-    assert path_free(arm, planned.waypoints, world) == ''
+    assert path_touches(arm, planned.waypoints, world) == ''
     both = plan_path(arm, Q_A, np.array([inside, inside]), world, timeout=0.2)
     assert not both.found and 'the goal is in contact' in both.reason and both.goal == -1
 

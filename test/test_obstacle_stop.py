@@ -13,7 +13,7 @@ that one does, and one reported velocity step at the last clear state when none 
 from ik_node import HalfSpace, Sphere
 from ik_node.motion.commander import MotionCommander
 from ik_node.motion.obstacle_stop import EMERGENCY, plan_stop, UNAVOIDABLE, WITHIN_LIMITS
-from ik_node.motion.planner import path_free
+from ik_node.motion.planner import path_touches
 from ik_node.motion.trajectory import KinematicLimits
 import numpy as np
 import pytest
@@ -90,7 +90,7 @@ def test_an_obstacle_beyond_the_braking_distance_stops_the_arm_within_the_limits
 def test_an_obstacle_inside_the_braking_distance_gets_the_gentlest_clear_emergency_stop(demo):
     cmd = moving(demo)
     within = cmd.stopping(0.4)
-    assert path_free(demo, within.samples(0.4, 0.05), world(demo))     # it would touch
+    assert path_touches(demo, within.samples(0.4, 0.05), world(demo))     # it would touch
     record, qs, _ = stop_at(demo, 0.4)
     assert record.kind == EMERGENCY and record.level == 'ERROR'
     assert 1.0 < record.scale <= 2.0 and record.braking_travel > record.contact_travel

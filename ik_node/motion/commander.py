@@ -20,7 +20,7 @@ velocity, acceleration and jerk stay within the limits:
 from typing import Sequence
 
 from ik_node.model.chain import Chain
-from ik_node.motion.planner import path_free
+from ik_node.motion.planner import path_touches
 from ik_node.motion.trajectory import (BlendSegment, JointSample, KinematicLimits, LineSegment,
                                        Motion, Segment)
 import numpy as np
@@ -130,8 +130,8 @@ class MotionCommander:
         goal = np.asarray(q_goal, dtype=float)
         if state.at_rest:
             # From rest the straight line: inside the limits box, checked as one edge.
-            why = '' if obstacles is None else path_free(self.chain, np.array([state.q, goal]),
-                                                         obstacles)
+            why = '' if obstacles is None else path_touches(
+                self.chain, np.array([state.q, goal]), obstacles)
             if not why:
                 # From ``now``, not deferred to the first sample: a stream step taken in the
                 # same tick as that sample (a simulated clock standing still) would otherwise
@@ -147,7 +147,7 @@ class MotionCommander:
             names = ', '.join(n for n, o in zip(self.chain.joint_names, out) if o)
             return f'the blend from the current motion would overshoot the limits of {names}'
         if obstacles is not None:
-            why = path_free(self.chain, segment.samples(now, BLEND_SPACING), obstacles)
+            why = path_touches(self.chain, segment.samples(now, BLEND_SPACING), obstacles)
             if why:
                 return why
         self._motion.replace([segment], now)

@@ -20,7 +20,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.model.chain import Chain
-from ik_node.motion.planner import path_free, plan_path
+from ik_node.motion.planner import path_touches, plan_path
 from ik_node.motion.tree_arm import solve_on
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
                             STATUS_POSITION_ONLY)
@@ -192,7 +192,7 @@ def plan_goal(chain: Chain, target: ArrayLike, q_start: ArrayLike, method: str,
     nearest = answers.first()
     if nearest is not None:
         path = np.array([q_start, nearest.q])
-        blocked = path_free(chain, path, obstacles)
+        blocked = path_touches(chain, path, obstacles)
         if not blocked:
             t1 = time.perf_counter()
             return GoalPlan(DIRECT, path, nearest, '', '', 1, t1 - t0, 0.0)
@@ -209,7 +209,7 @@ def plan_goal(chain: Chain, target: ArrayLike, q_start: ArrayLike, method: str,
     for r in found:
         if r is nearest:
             continue
-        why = path_free(chain, np.array([q_start, r.q]), obstacles)
+        why = path_touches(chain, np.array([q_start, r.q]), obstacles)
         if not why:
             return GoalPlan(DIRECT, np.array([q_start, r.q]), r, '', blocked, len(found),
                             t1 - t0, time.perf_counter() - t1)

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, Sequence
 
 from ik_node.model.chain import Chain
 from ik_node.motion.commander import BLEND_SPACING, MotionCommander
-from ik_node.motion.planner import path_free
+from ik_node.motion.planner import path_touches
 from ik_node.motion.trajectory import cut_at, Segment
 import numpy as np
 
@@ -105,7 +105,7 @@ def travel(path: np.ndarray) -> float:
 def _contact_travel(chain: Chain, ahead: np.ndarray, obstacles: Sequence) -> float:
     """Return the travel along ``ahead`` (m, n) to its first contact (its length if none)."""
     for i in range(ahead.shape[0] - 1):
-        if not path_free(chain, ahead[i:i + 2], obstacles):
+        if not path_touches(chain, ahead[i:i + 2], obstacles):
             continue
         a, b = ahead[i], ahead[i + 1]
         steps = max(1, int(math.ceil(np.max(np.abs(b - a)) / _CONTACT_STEP)))
@@ -120,7 +120,7 @@ def _contact_travel(chain: Chain, ahead: np.ndarray, obstacles: Sequence) -> flo
 def _clear(chain: Chain, stop: Segment, now: float, obstacles: Sequence,
            t_to: float | None = None) -> bool:
     """Return True when ``stop``'s path from ``now`` (to ``t_to``, None: its end) is clear."""
-    return not path_free(chain, stop.samples(now, BLEND_SPACING, t_to), obstacles)
+    return not path_touches(chain, stop.samples(now, BLEND_SPACING, t_to), obstacles)
 
 
 def _stop_travel(stop: Segment, now: float, t_to: float | None = None) -> float:
@@ -179,7 +179,7 @@ def plan_stop(commander: MotionCommander, obstacles: Sequence, now: float,
     """
     chain = commander.chain
     ahead = commander.remaining_path(now)
-    contact = path_free(chain, ahead, obstacles)
+    contact = path_touches(chain, ahead, obstacles)
     first = commander.stopping(now) if contact else None
     if first is None:
         return None

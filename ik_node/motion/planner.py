@@ -28,7 +28,7 @@ from ik_node.model.chain import Chain
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['PlannedPath', 'plan_path', 'escape_contact', 'path_free', 'EDGE_STEP']
+__all__ = ['PlannedPath', 'plan_path', 'escape_contact', 'path_touches', 'EDGE_STEP']
 
 # Edge checks sample at most this far apart [rad or m] before the certified refinement.
 EDGE_STEP = 0.05
@@ -86,7 +86,7 @@ def _in_contact(chain: Chain, q: np.ndarray, obstacles: Sequence) -> list:
     return chain.collisions(q, obstacles)
 
 
-def path_free(chain: Chain, waypoints: ArrayLike, obstacles: Sequence = ()) -> str:
+def path_touches(chain: Chain, waypoints: ArrayLike, obstacles: Sequence = ()) -> str:
     """
     Return why the polyline ``waypoints`` (m, n) may touch something, or '' if it is free.
 
@@ -332,7 +332,7 @@ def plan_path(chain: Chain, q_start: ArrayLike, q_goal: ArrayLike, obstacles: Se
         head = escape
     elif chain.min_distance(q_start, obstacles).distance < _ESCAPE_MARGIN:
         head = _push_clear(chain, q_start, obstacles)
-        if path_free(chain, head, obstacles):
+        if path_touches(chain, head, obstacles):
             head = q_start[None, :]
     start = head[-1]
     for k in clear:
@@ -363,7 +363,7 @@ def plan_path(chain: Chain, q_start: ArrayLike, q_goal: ArrayLike, obstacles: Se
         waypoints = np.vstack([head[:clear_from],
                                _shortcut(chain, np.vstack([head[clear_from:-1], middle]),
                                          obstacles, deadline, checks)])
-        failed = path_free(chain, waypoints, obstacles)
+        failed = path_touches(chain, waypoints, obstacles)
         reached = clear[int(np.argmin(np.max(np.abs(targets - middle[-1]), axis=1)))]
         if not failed:
             return PlannedPath(waypoints, '', time.perf_counter() - t0, checks[0], reached)
@@ -377,7 +377,7 @@ def _shortcut(chain: Chain, path: np.ndarray, obstacles: Sequence, deadline: flo
     Return ``path`` with waypoints skipped where a straight edge past them is free.
 
     Greedy from the start (clear): from each kept waypoint, the farthest later one it
-    reaches by an edge :func:`path_free` passes (tried farthest first, while there is
+    reaches by an edge :func:`path_touches` finds clear (tried farthest first, while there is
     time). The arm stops at every waypoint (straight segments rest to rest), so each one
     dropped saves a stop: a push away from a near contact is made of 1 cm steps, OMPL's own
     shortcuts ran with the sampled check, and repaired edges add waypoints of their own.
@@ -391,7 +391,7 @@ def _shortcut(chain: Chain, path: np.ndarray, obstacles: Sequence, deadline: flo
             if time.perf_counter() >= deadline:
                 break
             checks[0] += 1
-            if not path_free(chain, path[[i, j]], obstacles):
+            if not path_touches(chain, path[[i, j]], obstacles):
                 nxt = j
                 break
         out.append(path[nxt])

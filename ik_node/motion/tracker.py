@@ -24,7 +24,7 @@ from ik_node.motion.guards import SingularityGuard
 from ik_node.motion.joint_space import joint_distance
 from ik_node.motion.obstacle_stop import ObstacleStop, plan_stop
 from ik_node.motion.outcome import FeedbackProblem, SolveOutcome, StepReport
-from ik_node.motion.planner import path_free
+from ik_node.motion.planner import path_touches
 from ik_node.motion.reading_clock import DeliveryDelay
 from ik_node.motion.streams import is_repeat, is_stream_step
 from ik_node.motion.trajectory import KinematicLimits
@@ -751,7 +751,7 @@ class IKTracker:
         else:
             # The arm went on while the goal was searched: it comes to rest elsewhere than
             # the search assumed. On from there if that first edge is free too.
-            why = path_free(self.chain, np.array([rest, path[0]]), obstacles or ())
+            why = path_touches(self.chain, np.array([rest, path[0]]), obstacles or ())
             if why:
                 return self._brake_to_plan(job, outcome, rest, now,
                                            f'the path from where the arm stops is blocked '
@@ -929,7 +929,7 @@ class IKTracker:
         t0 = now - self._max_dt
         self._cmd.reset(self._q_cmd, t0)
         path = np.vstack([self._q_cmd[None, :], np.array(left)])
-        why = path_free(self.chain, path, self._obstacles) if self._obstacles else ''
+        why = path_touches(self.chain, path, self._obstacles) if self._obstacles else ''
         if why:
             self._path_lost(f'the path on after a pause is no longer free ({why})')
             return
@@ -994,7 +994,7 @@ class IKTracker:
             return
         path = np.vstack([self._cmd.sample(now).q[None, :], self._lag_paused])
         self._lag_paused = None
-        why = path_free(self.chain, path, self._obstacles) if self._obstacles else ''
+        why = path_touches(self.chain, path, self._obstacles) if self._obstacles else ''
         if why:
             self._path_lost(f'the arm lagged and the path on is no longer free ({why})')
             return
