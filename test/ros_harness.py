@@ -70,6 +70,16 @@ NODE_TEST_PARAMS = {'timeout': 0.5, 'max_attempts': 20, 'interactive_marker': Fa
 _domains = itertools.count()
 
 
+def node_environment(domain: int, tmp: Path) -> dict:
+    """
+    Return the environment of node processes under test: ``domain``, ROS_HOME in ``tmp``.
+
+    A node that crashes in C code (DDS, a Python extension) prints its Python stacks
+    (faulthandler) to its log instead of ending with a bare signal.
+    """
+    return {**ros_environment(domain, ros_home=tmp), 'PYTHONFAULTHANDLER': '1'}
+
+
 def fresh_domain() -> int:
     """Return the next ROS domain of this run's block (see conftest.ros_domain_block)."""
     base, size = (int(v) for v in os.environ['IK_NODE_TEST_DOMAIN_BLOCK'].split(':'))
@@ -96,7 +106,7 @@ class Procs:
 
     def __init__(self, domain: int, tmp: Path):
         self.domain, self.tmp, self.procs = domain, tmp, []
-        self.env = ros_environment(domain, ros_home=tmp)
+        self.env = node_environment(domain, tmp)
 
     def start(self, executable: str, *params: str, name: str = '', ros_args=(), cwd=None,
               env_extra: Optional[dict] = None):
@@ -437,6 +447,7 @@ def ros_rig(tmp: Path, chain: Optional[Chain] = None) -> Iterator[tuple[Procs, P
         procs.close()
     logs = procs.logs()
     assert 'Traceback' not in logs, logs
+    assert 'Fatal Python error' not in logs, logs    # a crash (faulthandler's report)
     assert 'nanobind: leaked' not in logs, logs     # the nodes free their objects before exit
 
 
@@ -447,7 +458,7 @@ def assert_bad_starts_fail(tmp: Path, urdf: Path, cases: list[tuple[list[str], s
     Each must exit with code 1 and a FATAL line containing its reason (the reasons must not
     mix), without a traceback, within STARTUP_TIMEOUT.
     """
-    env = ros_environment(fresh_domain(), ros_home=tmp)
+    env = node_environment(fresh_domain(), tmp)
     runs = []
     for params, words in cases:
         args = [sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
@@ -463,5 +474,5 @@ def assert_bad_starts_fail(tmp: Path, urdf: Path, cases: list[tuple[list[str], s
             proc.kill()
             out, _ = proc.communicate()
             pytest.fail(f'ik_node with {params} did not exit after its FATAL line:\n{out}')
-        assert proc.returncode == 1, (params, out)
+        assert proc.returncode == 1, (params, f'exit code {proc.returncode}', out)
         assert words in out and 'Traceback' not in out, (params, out)
