@@ -55,7 +55,8 @@ STATUS_MIN_PERIOD = 0.1     # [s] and tells a new slow-down reason at most this 
 # [s] the smallest lead of a jog's JointTrajectory point over its stamp: message latency and a
 # controller's update period (100 Hz: 10 ms) must not put it in the past on arrival.
 TRAJECTORY_MIN_LEAD = 0.02
-# The values a Jogger is built from: a change rebuilds it (the jog in progress ends).
+# The values a Jogger is built from: a change rebuilds it (the jog in progress brakes). A new
+# world (obstacles) only sets the jogger's collision guard.
 _JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
                'singularity_min_speed', 'solver', 'nullspace_limit_avoidance',
                'nullspace_rest_posture', 'rest_positions', 'nullspace_manipulability',
@@ -117,7 +118,13 @@ class JogInput:
         # Objects by identity (limits hold arrays), values by their text.
         key = (tracker, tracker.limits, tracker.options.get('obstacles'),
                tuple(repr(values[name]) for name in _JOG_VALUES))
-        if self._control is None or len(key) != len(self._key) or any(
+        if (self._control is not None and key[0] is self._key[0] and key[1] is self._key[1]
+                and key[3] == self._key[3] and key[2] is not self._key[2]):
+            # Only the world changed (live obstacles): the guard judges the new one and the
+            # jog goes on, where a rebuild would brake it at every update of the topic.
+            self._control.jogger.set_obstacles(key[2])
+            self._key = key
+        elif self._control is None or any(
                 a is not b for a, b in zip(key[:3], self._key[:3])) or key[3] != self._key[3]:
             chain = tracker.chain
             settings = JogSettings(timeout=values['jog_timeout'],
