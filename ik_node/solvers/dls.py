@@ -472,7 +472,7 @@ def _step_arrays(kind, rows, n):
             np.empty(rows), first)
 
 
-@njit_guarded
+@njit_inline
 def _damping(Jw, w_inv, G, Gram, A, mode, damp, mu_E):
     """
     Return λ² = μ(E + λ₀²) + λ_s² of a step (see the module), and fill Gram with its gram.
@@ -504,7 +504,7 @@ def _damping(Jw, w_inv, G, Gram, A, mode, damp, mu_E):
     return lam2
 
 
-@njit
+@njit_inline
 def _dls_step_into(Jw, e, w_eff, Gram, A, y, lam2, dq):
     """
     DLS step of kind _PLAIN or _TALL into dq (n,), in leaf calls; return ok.
@@ -530,7 +530,7 @@ def _dls_step_into(Jw, e, w_eff, Gram, A, y, lam2, dq):
     return ok
 
 
-@njit
+@njit_inline
 def _other_step_into(mode, Jw, e, w_eff, lam2, scratch, dq):
     """Step of kind _FIRST or _PRIMARY into dq (n,); return ok. mode: as :func:`_damping`'s."""
     kind, rows, _, method = mode
