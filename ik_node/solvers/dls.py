@@ -444,26 +444,34 @@ def _attempt_mode(params, rows, n):
     return mode, under, 1.0 if not under else 0.0, stall_test
 
 
-@njit
-def _loop_arrays(m, n):
+@njit_inline
+def _loop_arrays(m, q_init, lower, upper, w_inv):
     """
-    Return run_attempt's arrays of the frames and errors, for m joints' frames and n joints.
+    Return run_attempt's arrays of the iterate, its frames and errors (m joint frames).
 
     R, p, z: the frames of the last FK (a trial step's); J, Jw (6, n): the Jacobian of the
-    current iterate and its weighted rows; e, e_new (6,): the errors of the iterate and the
-    trial; q_new, dq (n,): the trial iterate and the step.
+    iterate and its weighted rows; e, e_new (6,): the errors of the iterate and the trial;
+    q: q_init clamped into the limits; q_new, dq (n,): the trial iterate and the step;
+    w_eff: the joint weights of a step (w_inv, 0 for a frozen joint). Inlined: the caller's
+    loop then works on arrays it made, which the compiler tells apart (made by a call, it
+    ran some 10% slower).
     """
+    n = q_init.shape[0]
     return (np.empty((m + 1, 3, 3)), np.empty((m + 1, 3)), np.empty((m, 3)), np.zeros((6, n)),
-            np.zeros((6, n)), np.zeros(6), np.zeros(6), np.empty(n), np.empty(n))
+            np.zeros((6, n)), np.zeros(6), np.zeros(6),
+            np.minimum(np.maximum(q_init, lower), upper), np.empty(n), np.empty(n), w_inv.copy())
 
 
-@njit
+@njit_inline
 def _step_arrays(kind, rows, n):
     """
     Return the scratch of run_attempt's step of ``kind``: (G, Gram, A, y, PriorityScratch).
 
     G: the manipulability's gram; Gram, A: the step's gram matrix and damped system, (rows,
-    rows) for _PLAIN and (n, n) for _TALL; y (rows,): the multipliers of _PLAIN.
+    rows) for _PLAIN (damped_least_squares_wide in leaf calls) and (n, n) for _TALL; with
+    unit joint weights, Gram is J Jᵀ (JᵀJ), so the manipulability takes one factorisation
+    of it, undamped; y (rows,): the multipliers of _PLAIN. Inlined,
+    as :func:`_loop_arrays`.
     """
     k = n if kind == _TALL else rows
     first = PriorityScratch(np.empty((3, 3)), np.empty(3), np.empty((n, n)), np.empty((3, n)),
@@ -473,64 +481,93 @@ def _step_arrays(kind, rows, n):
 
 
 @njit_inline
-def _damping(Jw, w_inv, G, Gram, A, mode, damp, mu_E):
+def _first_error(model, target, q, frames, J, e, merit):
     """
-    Return λ² = μ(E + λ₀²) + λ_s² of a step (see the module), and fill Gram with its gram.
+    Fill the frames (R, p, z), J and e (6,) of q; return (perr, oerr, E) as run_attempt begins.
 
-    mode: (kind, rows, unit joint weights, method); damp: (λ₀, λ_max, w₀); mu_E: (μ, the
-    merit E).
-    Gram is J W Jᵀ for _PLAIN, JᵀJ for _TALL; with unit weights it gives the manipulability
-    w = √det(J Jᵀ) by one more factorisation, undamped (in A).
+    merit: (row weights (w_pos, w_ori), rows, the merit's orientation factor). Inlined, as
+    :func:`_loop_arrays` (called, it made the loop some 4% slower).
     """
-    kind, rows, unit_weights, method = mode
-    lam0, lam_max, w0 = damp
-    mu, E = mu_E
-    lam2 = mu * (E + lam0 * lam0)
-    if kind == _PLAIN:
-        weighted_gram_into(Jw, w_inv, Gram)
-    elif kind == _TALL:
-        column_gram_into(Jw, rows, Gram)
-    if method == METHOD_DLS and lam_max > 0.0:
-        if (kind == _PLAIN and unit_weights) or kind == _TALL:
-            shifted_into(Gram, 0.0, A)
-            wm = math.sqrt(ldl_in_place(A)[1])
-        else:
-            wm = sqrt_det_gram_into(Jw, rows, G)
-        if wm < w0:
-            # Fades with the error: near a target that itself lies close to a singularity,
-            # the steps are short anyway, and full damping would stall the solve short of a
-            # tight tolerance.
-            lam2 += (lam_max * lam_max * (1.0 - wm / w0) ** 2 * min(1.0, E / _SINGULAR_MERIT))
+    R, p, z = frames
+    w, rows, c_ori = merit
+    kinematics.tip_and_jacobian(model, q.shape[0], q, R, p, z, J)
+    d0, d1, d2, r0, r1, r2 = tip_error(p, R, R.shape[0] - 1, target.position, target.rotation,
+                                       target.pose)
+    perr, oerr = _fill_error(e, w, d0, d1, d2, r0, r1, r2)
+    return perr, oerr, _merit(e, rows, c_ori)
+
+
+@njit
+def _amend_step(model, limits, q, obj, Jw, rows, terms, dq):
+    """
+    Cap dq (n,) for pinv and jt, and add the objectives' null-space step (:func:`_add_null_step`).
+
+    terms: (cap dq, add the null-space step, its gain, the largest step length).
+    """
+    cap, null_now, gain, max_step = terms
+    if cap:
+        _cap_in_place(dq, max_step)
+    if null_now:
+        _add_null_step(model, limits, q, obj, Jw, rows, (gain, max_step), dq)
+
+
+@njit
+def _reached(perr, oerr, tols, pose):
+    """Return whether perr [m] and, for a pose, oerr [rad] are within tols (p, o)."""
+    return perr <= tols[0] and (not pose or oerr <= tols[1])
+
+
+@njit
+def _begin(perr, oerr, tols, pose, plan, progress):
+    """
+    Return (stop, secondary, null-space step now, extra) as an iteration of run_attempt begins.
+
+    plan: (objectives on, secondary iterations); progress: (extra, secondary), the secondary
+    iterations taken and whether the target was reached once. When it is reached, the attempt
+    stops unless objectives are on and secondary iterations remain: these move in the null
+    space within a band of 10x the tolerances (:func:`_verdict`); once they are spent, plain
+    primary steps bring the error back under tolerance.
+    """
+    obj_on, secondary_iter = plan
+    extra, secondary = progress
+    if _reached(perr, oerr, tols, pose):
+        if not obj_on or extra >= secondary_iter:
+            return True, secondary, False, extra
+        secondary = True
+    null_now = obj_on and extra < secondary_iter
+    return False, secondary, null_now, extra + 1 if secondary else extra
+
+
+@njit_guarded
+def _singular_damping(lam2, wm, E, damp):
+    """
+    Return λ² with the singularity term λ_s² added when the manipulability wm is below w₀.
+
+    damp: (λ₀, λ_max, w₀); E: the merit. The term fades with the error: near a target that
+    itself lies close to a singularity, the steps are short anyway, and full damping would
+    stall the solve short of a tight tolerance.
+    """
+    _, lam_max, w0 = damp
+    if wm < w0:
+        lam2 += lam_max * lam_max * (1.0 - wm / w0) ** 2 * min(1.0, E / _SINGULAR_MERIT)
     return lam2
 
 
-@njit_inline
-def _dls_step_into(Jw, e, w_eff, Gram, A, y, lam2, dq):
+@njit
+def _tall_step_into(G, Jw, e, rows, w_eff, lam2, A, dq):
     """
-    DLS step of kind _PLAIN or _TALL into dq (n,), in leaf calls; return ok.
+    DLS step of kind _TALL into dq (n,): damped_least_squares' tall form in leaf calls; ok.
 
-    _PLAIN (Gram (rows, rows) = J W Jᵀ, y (rows,)): damped_least_squares_wide written out;
-    _TALL (Gram (n, n) = JᵀJ, fewer than y's rows): damped_least_squares' tall form, dq
-    holding Jᵀe, then Δq.
+    G (n, n): JᵀJ of the rows of Jw; A (n, n): the damped system; dq holds Jᵀe, then Δq.
     """
-    rows = y.shape[0]
-    if Gram.shape[0] < rows:
-        tall_system_into(Gram, Jw, e, rows, w_eff, lam2, A, dq)
-        ok = ldl_in_place(A)[0]
-        if ok:
-            ldl_substitute_in_place(A, dq)
-        return ok
-    shifted_into(Gram, lam2, A)
+    tall_system_into(G, Jw, e, rows, w_eff, lam2, A, dq)
     ok = ldl_in_place(A)[0]
     if ok:
-        for i in range(rows):
-            y[i] = e[i]
-        ldl_substitute_in_place(A, y)
-        step_from_multipliers(Jw, y, w_eff, dq)
+        ldl_substitute_in_place(A, dq)
     return ok
 
 
-@njit_inline
+@njit
 def _other_step_into(mode, Jw, e, w_eff, lam2, scratch, dq):
     """Step of kind _FIRST or _PRIMARY into dq (n,); return ok. mode: as :func:`_damping`'s."""
     kind, rows, _, method = mode
@@ -560,8 +597,8 @@ def _clamped_sum_into(q, dq, lower, upper, q_new):
 
 @njit
 def _copy_into(a, b):
-    """Copy a into b (same length)."""
-    for i in range(a.shape[0]):
+    """Copy the first len(b) entries of a into b."""
+    for i in range(b.shape[0]):
         b[i] = a[i]
 
 
@@ -610,50 +647,71 @@ def _reject(mu, null_scale, extra, secondary_iter, at_goal):
 
 
 @njit
+def _after_step(gain, stall, mu, null_scale, stall_test):
+    """
+    Return (stall, μ, null-space scale) after a step taken with relative progress ``gain``.
+
+    stall counts steps in a row whose gain is below stall_test's ratio (see _STALL_POSE);
+    μ shrinks and the null-space step grows back toward its full length.
+    """
+    stall = stall + 1 if gain < stall_test[0] else 0
+    return stall, max(mu * 0.3, _MU_MIN), min(null_scale * 1.5, 1.0)
+
+
+@njit
 def run_attempt(model, limits, target, params, obj, q_init):
     """
     Run one solve attempt from ``q_init`` (n,); return (q, iterations, perr, oerr, converged).
 
     model: ChainModel; limits: Limits; target: Target; params: DlsParams; obj: the packed
     objectives (:func:`ik_node.solvers.objectives.pack_objectives`), used when
-    params.objectives_on. Records are read before the loop, which passes arrays one by one.
+    params.objectives_on.
     """
     n, m, lower, upper = q_init.shape[0], model.origin_R.shape[0], limits.lower, limits.upper
-    tp, tR, pose = target.position, target.rotation, target.pose
-    method, w_inv, max_iter = params.method, params.w_inv, params.max_iter
-    w, tols = (params.w_pos, params.w_ori), (params.tol_p, params.tol_o)
-    obj_on, secondary_iter, k_null = params.objectives_on, params.secondary_iter, params.k_null
-    damp, max_step = (params.lam0, params.lam_max, params.w0), params.max_step
-    rows = 6 if pose else 3
+    tp, tR, pose, method, w_inv = target.position, target.rotation, target.pose, params.method, \
+        params.w_inv
+    w, tols, damp = (params.w_pos, params.w_ori), (params.tol_p, params.tol_o), \
+        (params.lam0, params.lam_max, params.w0)
+    plan, rows = (params.objectives_on, params.secondary_iter), 6 if pose else 3
     mode, under, c_ori, stall_test = _attempt_mode(params, rows, n)
-    kind = mode[0]
-    R, p, z, J, Jw, e, e_new, q_new, dq = _loop_arrays(m, n)
+    kind, unit_weights = mode[0], mode[2]
+    R, p, z, J, Jw, e, e_new, q, q_new, dq, w_eff = _loop_arrays(m, q_init, lower, upper, w_inv)
     G, Gram, A, y, first_scratch = _step_arrays(kind, rows, n)
-    w_eff = w_inv.copy()
-    q = np.minimum(np.maximum(q_init, lower), upper)
-    kinematics.tip_and_jacobian(model, n, q, R, p, z, J)
-    perr, oerr = _fill_error(e, w, *tip_error(p, R, m, tp, tR, pose))
-    E = _merit(e, rows, c_ori)
+    perr, oerr, E = _first_error(model, target, q, (R, p, z), J, e, (w, rows, c_ori))
     mu, null_scale, stall, it, extra, secondary = 1.0, 1.0, 0, 0, 0, False
-    while it < max_iter:
-        if perr <= tols[0] and (not pose or oerr <= tols[1]):
-            if not obj_on or extra >= secondary_iter:
-                break
-            secondary = True
-        # Secondary steps follow the objectives (_verdict); then plain steps meet tolerances.
-        null_now = obj_on and extra < secondary_iter
-        if secondary:
-            extra += 1
+    while it < params.max_iter:
+        stop, secondary, null_now, extra = _begin(perr, oerr, tols, pose, plan, (extra, secondary))
+        if stop:
+            break
         it += 1
         _weighted_rows(J, rows, w[0], w[1], Jw)
-        lam2 = _damping(Jw, w_inv, G, Gram, A, mode, damp, (mu, E))
+        lam2 = mu * (E + damp[0] * damp[0])
+        if kind == _PLAIN:
+            weighted_gram_into(Jw, w_inv, Gram)
+        elif kind == _TALL:
+            column_gram_into(Jw, rows, Gram)
+        if method == METHOD_DLS and damp[1] > 0.0:
+            if (kind == _PLAIN and unit_weights) or kind == _TALL:
+                shifted_into(Gram, 0.0, A)
+                wm = math.sqrt(ldl_in_place(A)[1])
+            else:
+                wm = sqrt_det_gram_into(Jw, rows, G)
+            lam2 = _singular_damping(lam2, wm, E, damp)
         _copy_into(w_inv, w_eff)
         # The step; joints on a limit it pushes further out are frozen, and DLS solves again.
         for solve in range(2):
-            if kind == _PLAIN or kind == _TALL:
-                if solve == 1 and kind == _PLAIN:
+            if kind == _PLAIN:
+                if solve == 1:
                     weighted_gram_into(Jw, w_eff, Gram)
-                ok = _dls_step_into(Jw, e, w_eff, Gram, A, y, lam2, dq)
+                shifted_into(Gram, lam2, A)
+                ok = ldl_in_place(A)[0]
+                if ok:
+                    for i in range(rows):
+                        y[i] = e[i]
+                    ldl_substitute_in_place(A, y)
+                    step_from_multipliers(Jw, y, w_eff, dq)
+            elif kind == _TALL:
+                ok = _tall_step_into(Gram, Jw, e, rows, w_eff, lam2, A, dq)
             else:
                 ok = _other_step_into(mode, Jw, e, w_eff, lam2, first_scratch, dq)
             if (not ok or solve == 1 or method != METHOD_DLS
@@ -662,31 +720,28 @@ def run_attempt(model, limits, target, params, obj, q_init):
         if not ok:
             mu = min(mu * 10.0, _MU_MAX)
             continue
-        if method != METHOD_DLS:
-            _cap_in_place(dq, max_step)
-        if null_now:
-            _add_null_step(model, limits, q, obj, Jw, rows, (k_null * null_scale, max_step), dq)
+        if method != METHOD_DLS or null_now:
+            _amend_step(model, limits, q, obj, Jw, rows, (method != METHOD_DLS, null_now,
+                        params.k_null * null_scale, params.max_step), dq)
         _clamped_sum_into(q, dq, lower, upper, q_new)
         kinematics.forward_kinematics(model, q_new, R, p, z)
-        perr_new, oerr_new = _fill_error(e_new, w, *tip_error(p, R, m, tp, tR, pose))
+        d0, d1, d2, r0, r1, r2 = tip_error(p, R, m, tp, tR, pose)
+        perr_new, oerr_new = _fill_error(e_new, w, d0, d1, d2, r0, r1, r2)
         E_new = _merit(e_new, rows, c_ori)
-        at_goal = secondary and null_now
         taken, orienting = _verdict(E, E_new, (perr, oerr), (perr_new, oerr_new),
-                                    (under, at_goal, pose), tols)
+                                    (under, secondary and null_now, pose), tols)
         if method == METHOD_DLS and not taken:
-            mu, null_scale, extra, stop = _reject(mu, null_scale, extra, secondary_iter, at_goal)
+            mu, null_scale, extra, stop = _reject(mu, null_scale, extra, plan[1],
+                                                  secondary and null_now)
             if stop:
                 break
             continue
         gain = _gain(E, E_new, oerr, oerr_new, orienting)
-        # Take the step: the frames are q_new's.
-        kinematics.jacobian_from_frames(model, n, p, z, J)
+        kinematics.jacobian_from_frames(model, n, p, z, J)  # the frames are q_new's
         _copy_into(q_new, q)
         _copy_into(e_new, e)
         perr, oerr, E = perr_new, oerr_new, E_new
-        stall = stall + 1 if gain < stall_test[0] else 0
+        stall, mu, null_scale = _after_step(gain, stall, mu, null_scale, stall_test)
         if stall >= stall_test[1] and not secondary:
             break
-        mu, null_scale = max(mu * 0.3, _MU_MIN), min(null_scale * 1.5, 1.0)
-    converged = perr <= tols[0] and (not pose or oerr <= tols[1])
-    return q, it, perr, oerr, converged
+    return q, it, perr, oerr, _reached(perr, oerr, tols, pose)
