@@ -408,6 +408,15 @@ def _cap(dq, max_norm):
     return dq
 
 
+# run_attempt's loop calls leaf kernels (that call no other kernel) and helpers of numbers.
+# On the benchmark arms, a helper that took the loop's arrays and called kernels itself made
+# plain DLS 10-30% slower (called, or inlined by numba), and so did arrays that the loop got
+# back from a call instead of making them in run_attempt (hence the inlined _loop_arrays,
+# _step_arrays and _first_error); kernels off the plain DLS path (_tall_step_into,
+# _other_step_into, _amend_step) call others. Every array of the loop is made before it and
+# never rebound: an array made or rebound in the loop costs reference count updates at each
+# step (see ik_node.model.kinematics).
+
 # How run_attempt takes its primary step (_step_kind).
 _PLAIN = 0      # DLS, rows <= n: the damped system J W Jᵀ + λ²I (rows, rows)
 _TALL = 1       # DLS, rows > n (a 3-joint leg given a pose): JᵀJ + λ²W⁻¹ (n, n)
@@ -470,8 +479,7 @@ def _step_arrays(kind, rows, n):
     G: the manipulability's gram; Gram, A: the step's gram matrix and damped system, (rows,
     rows) for _PLAIN (damped_least_squares_wide in leaf calls) and (n, n) for _TALL; with
     unit joint weights, Gram is J Jᵀ (JᵀJ), so the manipulability takes one factorisation
-    of it, undamped; y (rows,): the multipliers of _PLAIN. Inlined,
-    as :func:`_loop_arrays`.
+    of it, undamped; y (rows,): the multipliers of _PLAIN. Inlined, as :func:`_loop_arrays`.
     """
     k = n if kind == _TALL else rows
     first = PriorityScratch(np.empty((3, 3)), np.empty(3), np.empty((n, n)), np.empty((3, n)),
@@ -486,7 +494,7 @@ def _first_error(model, target, q, frames, J, e, merit):
     Fill the frames (R, p, z), J and e (6,) of q; return (perr, oerr, E) as run_attempt begins.
 
     merit: (row weights (w_pos, w_ori), rows, the merit's orientation factor). Inlined, as
-    :func:`_loop_arrays` (called, it made the loop some 4% slower).
+    :func:`_loop_arrays` (called, it made the attempt a few % slower).
     """
     R, p, z = frames
     w, rows, c_ori = merit
@@ -569,7 +577,7 @@ def _tall_step_into(G, Jw, e, rows, w_eff, lam2, A, dq):
 
 @njit
 def _other_step_into(mode, Jw, e, w_eff, lam2, scratch, dq):
-    """Step of kind _FIRST or _PRIMARY into dq (n,); return ok. mode: as :func:`_damping`'s."""
+    """Step of kind _FIRST or _PRIMARY into dq (n,); return ok. mode: see _attempt_mode."""
     kind, rows, _, method = mode
     status = _priority_step_into(Jw, e, w_eff, lam2, scratch, dq) if kind == _FIRST else -1
     if status < 0:
