@@ -38,7 +38,7 @@ make progress. Every iterate is clamped into the limits.
 import math
 from typing import NamedTuple
 
-from ik_node._jit import njit, njit_inline
+from ik_node._jit import njit, njit_guarded, njit_inline
 from ik_node.model import kinematics
 from ik_node.solvers.objectives import objective_gradient
 from ik_node.spatial.linalg import (cholesky_factor, cholesky_solve_in_place, cholesky_substitute,
@@ -408,6 +408,264 @@ def _cap(dq, max_norm):
     return dq
 
 
+# run_attempt's loop calls leaf kernels (that call no other kernel) and helpers of numbers.
+# On the benchmark arms, a helper that took the loop's arrays and called kernels itself made
+# plain DLS 10-30% slower (called, or inlined by numba), and so did arrays that the loop got
+# back from a call instead of making them in run_attempt (hence the inlined _loop_arrays,
+# _step_arrays and _first_error); kernels off the plain DLS path (_tall_step_into,
+# _other_step_into, _amend_step) call others. Every array of the loop is made before it and
+# never rebound: an array made or rebound in the loop costs reference count updates at each
+# step (see ik_node.model.kinematics).
+
+# How run_attempt takes its primary step (_step_kind).
+_PLAIN = 0      # DLS, rows <= n: the damped system J W Jᵀ + λ²I (rows, rows)
+_TALL = 1       # DLS, rows > n (a 3-joint leg given a pose): JᵀJ + λ²W⁻¹ (n, n)
+_FIRST = 2      # DLS with position first (n < 6, at least the three joints of the point)
+_PRIMARY = 3    # pinv, jt, or position first on fewer than three joints (_primary_step)
+
+
+@njit
+def _step_kind(method, under, rows, n):
+    """Return the step's kind (_PLAIN, _TALL, _FIRST or _PRIMARY) of :func:`run_attempt`."""
+    if method != METHOD_DLS:
+        return _PRIMARY
+    if under:
+        return _FIRST if n >= 3 else _PRIMARY
+    return _PLAIN if rows <= n else _TALL
+
+
+@njit
+def _attempt_mode(params, rows, n):
+    """
+    Return (mode, position first, the merit's orientation factor, stall test) of run_attempt.
+
+    mode: (step kind, rows, unit joint weights, method); stall test: (ratio, count), see
+    _STALL_POSE. The merit is that of LM's step test. An arm with n < 6 cannot in general meet
+    a pose: position comes first, so the merit is the position error alone (with an
+    orientation term, a step toward the point that turned the tip away was refused, and
+    attempts stalled micrometres short of it); once the point is held, steps are judged by
+    the orientation (:func:`_verdict`).
+    """
+    method = params.method
+    under = rows == 6 and n < 6 and params.priority
+    mode = (_step_kind(method, under, rows, n), rows, np.all(params.w_inv == 1.0), method)
+    stall_test = _STALL_POSE if method == METHOD_DLS and rows == 6 else _STALL_POINT
+    return mode, under, 1.0 if not under else 0.0, stall_test
+
+
+@njit_inline
+def _loop_arrays(m, q_init, lower, upper, w_inv):
+    """
+    Return run_attempt's arrays of the iterate, its frames and errors (m joint frames).
+
+    R, p, z: the frames of the last FK (a trial step's); J, Jw (6, n): the Jacobian of the
+    iterate and its weighted rows; e, e_new (6,): the errors of the iterate and the trial;
+    q: q_init clamped into the limits; q_new, dq (n,): the trial iterate and the step;
+    w_eff: the joint weights of a step (w_inv, 0 for a frozen joint). Inlined: the caller's
+    loop then works on arrays it made, which the compiler tells apart (made by a call, it
+    ran some 10% slower).
+    """
+    n = q_init.shape[0]
+    return (np.empty((m + 1, 3, 3)), np.empty((m + 1, 3)), np.empty((m, 3)), np.zeros((6, n)),
+            np.zeros((6, n)), np.zeros(6), np.zeros(6),
+            np.minimum(np.maximum(q_init, lower), upper), np.empty(n), np.empty(n), w_inv.copy())
+
+
+@njit_inline
+def _step_arrays(kind, rows, n):
+    """
+    Return the scratch of run_attempt's step of ``kind``: (G, Gram, A, y, PriorityScratch).
+
+    G: the manipulability's gram; Gram, A: the step's gram matrix and damped system, (rows,
+    rows) for _PLAIN (damped_least_squares_wide in leaf calls) and (n, n) for _TALL; with
+    unit joint weights, Gram is J Jᵀ (JᵀJ), so the manipulability takes one factorisation
+    of it, undamped; y (rows,): the multipliers of _PLAIN. Inlined, as :func:`_loop_arrays`.
+    """
+    k = n if kind == _TALL else rows
+    first = PriorityScratch(np.empty((3, 3)), np.empty(3), np.empty((n, n)), np.empty((3, n)),
+                            np.empty(n))
+    return (np.empty((min(rows, n), min(rows, n))), np.empty((k, k)), np.empty((k, k)),
+            np.empty(rows), first)
+
+
+@njit_inline
+def _first_error(model, target, q, frames, J, e, merit):
+    """
+    Fill the frames (R, p, z), J and e (6,) of q; return (perr, oerr, E) as run_attempt begins.
+
+    merit: (row weights (w_pos, w_ori), rows, the merit's orientation factor). Inlined, as
+    :func:`_loop_arrays` (called, it made the attempt a few % slower).
+    """
+    R, p, z = frames
+    w, rows, c_ori = merit
+    kinematics.tip_and_jacobian(model, q.shape[0], q, R, p, z, J)
+    d0, d1, d2, r0, r1, r2 = tip_error(p, R, R.shape[0] - 1, target.position, target.rotation,
+                                       target.pose)
+    perr, oerr = _fill_error(e, w, d0, d1, d2, r0, r1, r2)
+    return perr, oerr, _merit(e, rows, c_ori)
+
+
+@njit
+def _amend_step(model, limits, q, obj, Jw, rows, terms, dq):
+    """
+    Cap dq (n,) for pinv and jt, and add the objectives' null-space step (:func:`_add_null_step`).
+
+    terms: (cap dq, add the null-space step, its gain, the largest step length).
+    """
+    cap, null_now, gain, max_step = terms
+    if cap:
+        _cap_in_place(dq, max_step)
+    if null_now:
+        _add_null_step(model, limits, q, obj, Jw, rows, (gain, max_step), dq)
+
+
+@njit
+def _reached(perr, oerr, tols, pose):
+    """Return whether perr [m] and, for a pose, oerr [rad] are within tols (p, o)."""
+    return perr <= tols[0] and (not pose or oerr <= tols[1])
+
+
+@njit
+def _begin(perr, oerr, tols, pose, plan, progress):
+    """
+    Return (stop, secondary, null-space step now, extra) as an iteration of run_attempt begins.
+
+    plan: (objectives on, secondary iterations); progress: (extra, secondary), the secondary
+    iterations taken and whether the target was reached once. When it is reached, the attempt
+    stops unless objectives are on and secondary iterations remain: these move in the null
+    space within a band of 10x the tolerances (:func:`_verdict`); once they are spent, plain
+    primary steps bring the error back under tolerance.
+    """
+    obj_on, secondary_iter = plan
+    extra, secondary = progress
+    if _reached(perr, oerr, tols, pose):
+        if not obj_on or extra >= secondary_iter:
+            return True, secondary, False, extra
+        secondary = True
+    null_now = obj_on and extra < secondary_iter
+    return False, secondary, null_now, extra + 1 if secondary else extra
+
+
+@njit_guarded
+def _singular_damping(lam2, wm, E, damp):
+    """
+    Return λ² with the singularity term λ_s² added when the manipulability wm is below w₀.
+
+    damp: (λ₀, λ_max, w₀); E: the merit. The term fades with the error: near a target that
+    itself lies close to a singularity, the steps are short anyway, and full damping would
+    stall the solve short of a tight tolerance.
+    """
+    _, lam_max, w0 = damp
+    if wm < w0:
+        lam2 += lam_max * lam_max * (1.0 - wm / w0) ** 2 * min(1.0, E / _SINGULAR_MERIT)
+    return lam2
+
+
+@njit
+def _tall_step_into(G, Jw, e, rows, w_eff, lam2, A, dq):
+    """
+    DLS step of kind _TALL into dq (n,): damped_least_squares' tall form in leaf calls; ok.
+
+    G (n, n): JᵀJ of the rows of Jw; A (n, n): the damped system; dq holds Jᵀe, then Δq.
+    """
+    tall_system_into(G, Jw, e, rows, w_eff, lam2, A, dq)
+    ok = ldl_in_place(A)[0]
+    if ok:
+        ldl_substitute_in_place(A, dq)
+    return ok
+
+
+@njit
+def _other_step_into(mode, Jw, e, w_eff, lam2, scratch, dq):
+    """Step of kind _FIRST or _PRIMARY into dq (n,); return ok. mode: see _attempt_mode."""
+    kind, rows, _, method = mode
+    status = _priority_step_into(Jw, e, w_eff, lam2, scratch, dq) if kind == _FIRST else -1
+    if status < 0:
+        return _primary_step_into(method, Jw, rows, e, w_eff, lam2, dq)
+    return status == 1
+
+
+@njit
+def _freeze_pushed(q, dq, lower, upper, w_eff):
+    """Set w_eff to 0 for joints on a limit that dq pushes further out; return if any was."""
+    frozen = False
+    for i in range(q.shape[0]):
+        if (q[i] <= lower[i] and dq[i] < 0.0) or (q[i] >= upper[i] and dq[i] > 0.0):
+            w_eff[i] = 0.0
+            frozen = True
+    return frozen
+
+
+@njit
+def _clamped_sum_into(q, dq, lower, upper, q_new):
+    """Fill q_new with q + dq clamped into [lower, upper]."""
+    for i in range(q.shape[0]):
+        q_new[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
+
+
+@njit
+def _copy_into(a, b):
+    """Copy the first len(b) entries of a into b."""
+    for i in range(b.shape[0]):
+        b[i] = a[i]
+
+
+@njit_guarded
+def _gain(E, E_new, oerr, oerr_new, orienting):
+    """Return the relative progress of an accepted step: of the orientation when orienting."""
+    if orienting:
+        return (oerr - oerr_new) / max(oerr, 1e-12)
+    return (E - E_new) / max(E, 1e-300)
+
+
+@njit
+def _verdict(E, E_new, errs, errs_new, goal, tols):
+    """
+    Return (the trial step is taken, it is judged by the orientation) for a step of run_attempt.
+
+    errs, errs_new: (position, orientation) errors before and after the step; goal: (position
+    first (n < 6), a secondary step at the goal, pose). With n < 6, once the point is held, a
+    step that keeps it and turns the tip closer to the wanted orientation is progress even if
+    the merit does not drop; a secondary step is taken while it stays within 10x the
+    tolerances.
+    """
+    under, at_goal, pose = goal
+    orienting = under and errs_new[0] <= 0.5 * tols[0]
+    better = E_new < E or (orienting and errs_new[1] < errs[1])
+    keeps_goal = (at_goal and errs_new[0] <= 10.0 * tols[0]
+                  and (not pose or errs_new[1] <= 10.0 * tols[1]))
+    return better or keeps_goal, orienting
+
+
+@njit
+def _reject(mu, null_scale, extra, secondary_iter, at_goal):
+    """
+    Return (μ, null-space scale, secondary steps, stop) after a rejected LM step.
+
+    The current Jacobian stays and the null-space step is shortened, since its second-order
+    drift may be what spoilt the step; damping grows unless only the null-space step moved
+    (at_goal: secondary iterations at the goal), whose iterations end once the scale falls
+    below 1e-3. stop: μ reached its cap.
+    """
+    null_scale *= 0.5
+    if at_goal:
+        return mu, null_scale, secondary_iter if null_scale < 1e-3 else extra, False
+    mu = min(mu * 10.0, _MU_MAX)
+    return mu, null_scale, extra, mu >= _MU_MAX
+
+
+@njit
+def _after_step(gain, stall, mu, null_scale, stall_test):
+    """
+    Return (stall, μ, null-space scale) after a step taken with relative progress ``gain``.
+
+    stall counts steps in a row whose gain is below stall_test's ratio (see _STALL_POSE);
+    μ shrinks and the null-space step grows back toward its full length.
+    """
+    stall = stall + 1 if gain < stall_test[0] else 0
+    return stall, max(mu * 0.3, _MU_MIN), min(null_scale * 1.5, 1.0)
+
+
 @njit
 def run_attempt(model, limits, target, params, obj, q_init):
     """
@@ -417,209 +675,81 @@ def run_attempt(model, limits, target, params, obj, q_init):
     objectives (:func:`ik_node.solvers.objectives.pack_objectives`), used when
     params.objectives_on.
     """
-    n = q_init.shape[0]
-    lower = limits.lower
-    upper = limits.upper
-    tp = target.position
-    tR = target.rotation
-    pose = target.pose
-    method = params.method
-    w_pos = params.w_pos
-    w_ori = params.w_ori
-    w_inv = params.w_inv
-    tol_p = params.tol_p
-    tol_o = params.tol_o
-    max_iter = params.max_iter
-    lam0 = params.lam0
-    lam_max = params.lam_max
-    w0 = params.w0
-    obj_on = params.objectives_on
-    k_null = params.k_null
-    max_step = params.max_step
-    secondary_iter = params.secondary_iter
-    priority = params.priority
-    m = model.origin_R.shape[0]
-    rows = 6 if pose else 3
-    # Every array of the loop is made here and never rebound: an array variable rebound or
-    # made in the loop costs reference count updates at each step (see ik_node.model.kinematics).
-    # R, p, z: the frames of the last FK (a trial step's); J, e: those of q, the current
-    # iterate, updated when a step is taken (a rejected step leaves them as they were).
-    R = np.empty((m + 1, 3, 3))
-    p = np.empty((m + 1, 3))
-    z = np.empty((m, 3))
-    J = np.zeros((6, n))
-    Jw = np.zeros((6, n))
-    e = np.zeros(6)
-    e_new = np.zeros(6)
-    w_eff = w_inv.copy()
-
-    q = np.minimum(np.maximum(q_init, lower), upper)
-    q_new = np.empty(n)
-    dq = np.empty(n)
-    # Scratch of the manipulability and of the DLS step (rows <= n).
-    G = np.empty((min(rows, n), min(rows, n)))
-    Gw = np.empty((rows, rows))
-    A_s = np.empty((rows, rows))
-    # Scratch of the tall form: JᵀJ and the damped system (n, n).
-    Gt = np.empty((n, n))
-    At = np.empty((n, n))
-    y_s = np.empty(rows)
-    # Scratch of the position-first step (n < 6): Gt holds N_p there.
-    S3 = np.empty((3, 3))
-    y3 = np.empty(3)
-    first_scratch = PriorityScratch(S3, y3, Gt, np.empty((3, n)), np.empty(n))
-    kinematics.tip_and_jacobian(model, n, q, R, p, z, J)
-    d0, d1, d2, r0, r1, r2 = tip_error(p, R, m, tp, tR, pose)
-    perr, oerr = _fill_error(e, (w_pos, w_ori), d0, d1, d2, r0, r1, r2)
-    # Merit of LM's step test. An arm with n < 6 cannot in general meet a pose: position
-    # comes first, so the merit is the position error alone (with an orientation term, a
-    # step toward the point that turned the tip away was refused, and attempts stalled
-    # micrometres short of it); once the point is held, steps are judged by the
-    # orientation ('orienting' below).
-    under = pose and n < 6 and priority
-    # The common step, taken without _primary_step's slices and returned arrays (the loop
-    # is a leaf of inlined helpers, see ik_node.model.kinematics).
-    plain = method == METHOD_DLS and not under and rows <= n
-    # The same for more task rows than joints (a 3-joint leg given a pose).
-    tall = method == METHOD_DLS and not under and rows > n
-    # And position first (n < 6, at least the three joints the position rows need).
-    first = method == METHOD_DLS and under and n >= 3
-    unit_weights = True
-    for i in range(n):
-        unit_weights = unit_weights and w_inv[i] == 1.0
-    c_ori = 1.0 if not under else 0.0
-    stall_ratio, stall_count = _STALL_POSE if method == METHOD_DLS and pose else _STALL_POINT
-    E = _merit(e, rows, c_ori)
-    mu = 1.0
-    null_scale = 1.0
-    stall = 0
-    it = 0
-    extra = 0
-    secondary = False
-    while it < max_iter:
-        reached = perr <= tol_p and (not pose or oerr <= tol_o)
-        if reached:
-            if not obj_on or extra >= secondary_iter:
-                break
-            secondary = True
-        # Secondary iterations move in the null space within a band of 10x the tolerances;
-        # once they are spent, plain primary steps bring the error back under tolerance.
-        null_now = obj_on and extra < secondary_iter
-        if secondary:
-            extra += 1
+    n, m, lower, upper = q_init.shape[0], model.origin_R.shape[0], limits.lower, limits.upper
+    tp, tR, pose, method, w_inv = target.position, target.rotation, target.pose, params.method, \
+        params.w_inv
+    w, tols, damp = (params.w_pos, params.w_ori), (params.tol_p, params.tol_o), \
+        (params.lam0, params.lam_max, params.w0)
+    plan, rows = (params.objectives_on, params.secondary_iter), 6 if pose else 3
+    mode, under, c_ori, stall_test = _attempt_mode(params, rows, n)
+    kind, unit_weights = mode[0], mode[2]
+    R, p, z, J, Jw, e, e_new, q, q_new, dq, w_eff = _loop_arrays(m, q_init, lower, upper, w_inv)
+    G, Gram, A, y, first_scratch = _step_arrays(kind, rows, n)
+    perr, oerr, E = _first_error(model, target, q, (R, p, z), J, e, (w, rows, c_ori))
+    mu, null_scale, stall, it, extra, secondary = 1.0, 1.0, 0, 0, 0, False
+    while it < params.max_iter:
+        stop, secondary, null_now, extra = _begin(perr, oerr, tols, pose, plan, (extra, secondary))
+        if stop:
+            break
         it += 1
-        _weighted_rows(J, rows, w_pos, w_ori, Jw)
-        lam2 = mu * (E + lam0 * lam0)
-        if plain:
-            weighted_gram_into(Jw, w_inv, Gw)
-        elif tall:
-            column_gram_into(Jw, rows, Gt)
-        if method == METHOD_DLS and lam_max > 0.0:
-            if plain and unit_weights:
-                # J Jᵀ is the step's gram matrix: factor it once more, undamped.
-                shifted_into(Gw, 0.0, A_s)
-                wm = math.sqrt(ldl_in_place(A_s)[1])
-            elif tall:
-                shifted_into(Gt, 0.0, At)
-                wm = math.sqrt(ldl_in_place(At)[1])
+        _weighted_rows(J, rows, w[0], w[1], Jw)
+        lam2 = mu * (E + damp[0] * damp[0])
+        if kind == _PLAIN:
+            weighted_gram_into(Jw, w_inv, Gram)
+        elif kind == _TALL:
+            column_gram_into(Jw, rows, Gram)
+        if method == METHOD_DLS and damp[1] > 0.0:
+            if (kind == _PLAIN and unit_weights) or kind == _TALL:
+                shifted_into(Gram, 0.0, A)
+                wm = math.sqrt(ldl_in_place(A)[1])
             else:
                 wm = sqrt_det_gram_into(Jw, rows, G)
-            if wm < w0:
-                # Fades with the error: near a target that itself lies close to a
-                # singularity, the steps are short anyway, and full damping would stall
-                # the solve short of a tight tolerance.
-                lam2 += (lam_max * lam_max * (1.0 - wm / w0) ** 2
-                         * min(1.0, E / _SINGULAR_MERIT))
-        for i in range(n):
-            w_eff[i] = w_inv[i]
-        # The step; then joints on a limit that it pushes further out are frozen, and DLS
-        # solves again without them.
+            lam2 = _singular_damping(lam2, wm, E, damp)
+        _copy_into(w_inv, w_eff)
+        # The step; joints on a limit it pushes further out are frozen, and DLS solves again.
         for solve in range(2):
-            if plain:
-                # damped_least_squares_wide, written out in leaf calls (see
-                # ik_node.model.kinematics): Gw holds J W Jᵀ.
+            if kind == _PLAIN:
                 if solve == 1:
-                    weighted_gram_into(Jw, w_eff, Gw)
-                shifted_into(Gw, lam2, A_s)
-                ok = ldl_in_place(A_s)[0]
+                    weighted_gram_into(Jw, w_eff, Gram)
+                shifted_into(Gram, lam2, A)
+                ok = ldl_in_place(A)[0]
                 if ok:
                     for i in range(rows):
-                        y_s[i] = e[i]
-                    ldl_substitute_in_place(A_s, y_s)
-                    step_from_multipliers(Jw, y_s, w_eff, dq)
-            elif tall:
-                # damped_least_squares' tall form, in leaf calls; dq holds Jᵀe, then Δq.
-                tall_system_into(Gt, Jw, e, rows, w_eff, lam2, At, dq)
-                ok = ldl_in_place(At)[0]
-                if ok:
-                    ldl_substitute_in_place(At, dq)
+                        y[i] = e[i]
+                    ldl_substitute_in_place(A, y)
+                    step_from_multipliers(Jw, y, w_eff, dq)
+            elif kind == _TALL:
+                ok = _tall_step_into(Gram, Jw, e, rows, w_eff, lam2, A, dq)
             else:
-                status = _priority_step_into(Jw, e, w_eff, lam2, first_scratch, dq) \
-                    if first else -1
-                ok = status == 1
-                if status < 0:
-                    ok = _primary_step_into(method, Jw, rows, e, w_eff, lam2, dq)
-            if not ok or solve == 1 or method != METHOD_DLS:
-                break
-            frozen = False
-            for i in range(n):
-                if (q[i] <= lower[i] and dq[i] < 0.0) or (q[i] >= upper[i] and dq[i] > 0.0):
-                    w_eff[i] = 0.0
-                    frozen = True
-            if not frozen:
+                ok = _other_step_into(mode, Jw, e, w_eff, lam2, first_scratch, dq)
+            if (not ok or solve == 1 or method != METHOD_DLS
+                    or not _freeze_pushed(q, dq, lower, upper, w_eff)):
                 break
         if not ok:
             mu = min(mu * 10.0, _MU_MAX)
             continue
-        if method != METHOD_DLS:
-            _cap_in_place(dq, max_step)
-        if null_now:
-            _add_null_step(model, limits, q, obj, Jw, rows, (k_null * null_scale, max_step),
-                           dq)
-        # Into the spare buffer (no array made per step): q + dq clamped into the limits.
-        for i in range(n):
-            q_new[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
+        if method != METHOD_DLS or null_now:
+            _amend_step(model, limits, q, obj, Jw, rows, (method != METHOD_DLS, null_now,
+                        params.k_null * null_scale, params.max_step), dq)
+        _clamped_sum_into(q, dq, lower, upper, q_new)
         kinematics.forward_kinematics(model, q_new, R, p, z)
         d0, d1, d2, r0, r1, r2 = tip_error(p, R, m, tp, tR, pose)
-        perr_new, oerr_new = _fill_error(e_new, (w_pos, w_ori), d0, d1, d2, r0, r1, r2)
+        perr_new, oerr_new = _fill_error(e_new, w, d0, d1, d2, r0, r1, r2)
         E_new = _merit(e_new, rows, c_ori)
-        # With n < 6, once the point is held, a step that keeps it and turns the tip
-        # closer to the wanted orientation is progress even if the merit does not drop.
-        orienting = under and perr_new <= 0.5 * tol_p
-        better = E_new < E or (orienting and oerr_new < oerr)
-        keeps_goal = (secondary and null_now and perr_new <= 10.0 * tol_p
-                      and (not pose or oerr_new <= 10.0 * tol_o))
-        if method == METHOD_DLS and not better and not keeps_goal:
-            # Rejected LM step: keep the current Jacobian and shorten the null-space step,
-            # whose second-order drift may be what spoilt the step; damp harder unless only
-            # the null-space step moved (secondary iterations at the goal).
-            null_scale *= 0.5
-            if secondary and null_now:
-                if null_scale < 1e-3:
-                    extra = secondary_iter
-                continue
-            mu = min(mu * 10.0, _MU_MAX)
-            if mu >= _MU_MAX:
+        taken, orienting = _verdict(E, E_new, (perr, oerr), (perr_new, oerr_new),
+                                    (under, secondary and null_now, pose), tols)
+        if method == METHOD_DLS and not taken:
+            mu, null_scale, extra, stop = _reject(mu, null_scale, extra, plan[1],
+                                                  secondary and null_now)
+            if stop:
                 break
             continue
-        if orienting:
-            gain = (oerr - oerr_new) / max(oerr, 1e-12)
-        else:
-            gain = (E - E_new) / max(E, 1e-300)
-        # Take the step: the frames are q_new's.
-        kinematics.jacobian_from_frames(model, n, p, z, J)
-        for i in range(n):
-            q[i] = q_new[i]
-        for i in range(6):
-            e[i] = e_new[i]
+        gain = _gain(E, E_new, oerr, oerr_new, orienting)
+        kinematics.jacobian_from_frames(model, n, p, z, J)  # the frames are q_new's
+        _copy_into(q_new, q)
+        _copy_into(e_new, e)
         perr, oerr, E = perr_new, oerr_new, E_new
-        if gain < stall_ratio:
-            stall += 1
-            if stall >= stall_count and not secondary:
-                break
-        else:
-            stall = 0
-        mu = max(mu * 0.3, _MU_MIN)
-        null_scale = min(null_scale * 1.5, 1.0)
-    converged = perr <= tol_p and (not pose or oerr <= tol_o)
-    return q, it, perr, oerr, converged
+        stall, mu, null_scale = _after_step(gain, stall, mu, null_scale, stall_test)
+        if stall >= stall_test[1] and not secondary:
+            break
+    return q, it, perr, oerr, _reached(perr, oerr, tols, pose)
