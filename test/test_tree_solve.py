@@ -259,7 +259,9 @@ def test_joint_limit_avoidance_moves_the_joints_inward_keeping_every_task(tree, 
 def test_the_budget_bounds_a_solve_that_cannot_succeed(tree, rng):
     import time
     q0 = inner_q(tree, rng)
-    opts = TreeSolveOptions(timeout=0.005, max_attempts=10_000)
+    # 50 ms: room for many attempts of well under a millisecond even when a busy machine
+    # holds the process off for a few ms (with 5 ms, one attempt was all at load 6-8).
+    opts = TreeSolveOptions(timeout=0.05, max_attempts=10_000)
     far = {'left_hand': np.array([3.0, 2.0, 1.0]), 'right_hand': np.array([3.0, -2.0, 1.0])}
     solve_tree(tree, far, q0, opts)
     t0 = time.perf_counter()
@@ -267,7 +269,7 @@ def test_the_budget_bounds_a_solve_that_cannot_succeed(tree, rng):
     elapsed = time.perf_counter() - t0
     assert not r.success and 1 < r.attempts < 10_000
     # The budget, one attempt's iterations past it at most, and the Python around it.
-    assert elapsed < 0.005 + 0.05
+    assert elapsed < 0.05 + 0.05
 
 
 def test_a_kept_solver_answers_as_solve_tree(tree, rng):
