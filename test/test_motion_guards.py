@@ -2,7 +2,6 @@
 # Licensed under the Apache License, Version 2.0
 """ik_node.motion.guards, feedback and streams: the tracker's decisions, without ROS."""
 
-from collections import deque
 import math
 from pathlib import Path
 
@@ -12,12 +11,23 @@ from ik_node.motion import feedback, guards
 from ik_node.motion.joint_space import joint_distance, wrap_angle
 from ik_node.motion.outcome import FeedbackProblem
 from ik_node.motion.streams import is_repeat, is_stream_step, STREAM_ANGLE, STREAM_DISTANCE
+from ik_node.motion.timed_ring import TimedRing
 from ik_node.spatial.rotations import rotation_about_axis
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
 
 CONTINUOUS = np.array([False, True])
+
+
+def ring(pairs=()) -> TimedRing:
+    """Return a TimedRing (the tracker's capacity) holding the (time, q) pairs."""
+    out = TimedRing(256)
+    for t, q in pairs:
+        out.append(t, q)
+    return out
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -48,20 +58,20 @@ def test_condition_number_is_infinite_at_a_stretched_arm():
 
 def test_an_arm_stood_still_only_with_a_full_latency_of_quiet_readings():
     t0 = 10.0
-    quiet = deque((t0 + 0.01 * k, np.zeros(2)) for k in range(30))
+    quiet = ring((t0 + 0.01 * k, np.zeros(2)) for k in range(30))
     assert guards.stood_still(quiet, t0 + 0.29)
     assert not guards.stood_still(quiet, t0 + 0.1)       # too little history to tell
-    moving = deque((t0 + 0.01 * k, np.full(2, 0.01 * k)) for k in range(30))
+    moving = ring((t0 + 0.01 * k, np.full(2, 0.01 * k)) for k in range(30))
     assert not guards.stood_still(moving, t0 + 0.29)
 
 
 def test_following_lag_is_the_distance_to_the_nearest_command_in_force():
-    history = deque([(0.0, np.array([0.0, 0.0])), (0.1, np.array([0.5, 0.0])),
-                     (0.2, np.array([1.0, 0.0])), (0.5, np.array([9.0, 9.0]))])
+    history = ring([(0.0, np.array([0.0, 0.0])), (0.1, np.array([0.5, 0.0])),
+                    (0.2, np.array([1.0, 0.0])), (0.5, np.array([9.0, 9.0]))])
     # Commands after the reading do not count; the nearest of the ARM_LATENCY before does.
     assert_allclose(guards.following_lag(history, CONTINUOUS, np.array([0.45, 0.0]), 0.25),
                     [0.05, 0.0])
-    assert_allclose(guards.following_lag(deque(), CONTINUOUS, np.ones(2), 0.25), [0.0, 0.0])
+    assert_allclose(guards.following_lag(ring(), CONTINUOUS, np.ones(2), 0.25), [0.0, 0.0])
 
 
 def test_stall_text_names_the_joints_over_their_limit():
@@ -93,15 +103,15 @@ def test_a_reading_without_every_chain_joint_or_with_one_twice_is_refused():
 
 
 def test_a_jump_is_farther_than_the_arm_can_move_between_two_readings():
-    readings = deque([(1.0, np.zeros(2))])
+    readings = ring([(1.0, np.zeros(2))])
     speed = np.array([1.0, 1.0])
     # 3 steps at 1 rad/s over 10 ms: 0.03 rad
     assert not feedback.jumped(readings, CONTINUOUS, speed, 0.01, np.array([0.029, 0.0]), 1.01)
     assert feedback.jumped(readings, CONTINUOUS, speed, 0.01, np.array([0.031, 0.0]), 1.01)
     # the continuous joint across pi is no jump
-    assert not feedback.jumped(deque([(1.0, np.array([0.0, math.pi - 0.001]))]), CONTINUOUS,
+    assert not feedback.jumped(ring([(1.0, np.array([0.0, math.pi - 0.001]))]), CONTINUOUS,
                                speed, 0.01, np.array([0.0, -math.pi + 0.001]), 1.01)
-    assert not feedback.jumped(deque(), CONTINUOUS, speed, 0.01, np.ones(2), 1.0)
+    assert not feedback.jumped(ring(), CONTINUOUS, speed, 0.01, np.ones(2), 1.0)
 
 
 def test_away_from_command_allows_the_larger_of_resync_steps_and_lag():

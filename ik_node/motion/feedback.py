@@ -10,11 +10,11 @@ arm is elsewhere: it was restarted, moved by hand, or never where it was assumed
 command restarts there (:class:`ik_node.motion.tracker.IKTracker`).
 """
 
-from collections import deque
 from typing import Sequence
 
 from ik_node.motion.joint_space import joint_distance
 from ik_node.motion.outcome import FeedbackProblem
+from ik_node.motion.timed_ring import TimedRing
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -57,7 +57,7 @@ def chain_index(names: tuple[str, ...], chain_names: Sequence[str]
     return np.array([lookup[j] for j in chain_names], dtype=int)
 
 
-def jumped(readings: deque[tuple[float, np.ndarray]], continuous: np.ndarray,
+def jumped(readings: TimedRing, continuous: np.ndarray,
            speed: np.ndarray, min_dt: float, q: np.ndarray, t: float) -> bool:
     """
     Return True if ``q`` taken at ``t`` is farther from the reading before than motion.

@@ -9,7 +9,6 @@ messages to arrays, calls :meth:`IKTracker.solve` and :meth:`IKTracker.step`, an
 results back. Times are seconds of a monotonic clock supplied by the caller.
 """
 
-from collections import deque
 from dataclasses import replace
 import math
 import time
@@ -27,6 +26,7 @@ from ik_node.motion.outcome import FeedbackProblem, SolveOutcome, StepReport
 from ik_node.motion.planner import path_touches
 from ik_node.motion.reading_clock import DeliveryDelay
 from ik_node.motion.streams import is_repeat, is_stream_step
+from ik_node.motion.timed_ring import TimedRing
 from ik_node.motion.trajectory import KinematicLimits
 from ik_node.motion.tree_arm import check_arm_target, solve_on, target_error
 from ik_node.result import IKResult, STATUS_BLOCKED
@@ -91,13 +91,13 @@ class IKTracker:
         self._q_meas: np.ndarray | None = None
         self._t_meas = -np.inf
         # Commands as stepped: (time [s], q); readings are judged against the one in force.
-        self._history: deque[tuple[float, np.ndarray]] = deque(maxlen=512)
+        self._history = TimedRing(512)
         self._lag = np.zeros(chain.n)   # |command in force - reading| of the last reading
         # Where the command started, when it first moved, and whether the arm moved since.
         self._start_q: np.ndarray | None = None
         self._first_step: float | None = None
         self._arm_moved = False
-        self._readings: deque[tuple[float, np.ndarray]] = deque(maxlen=256)
+        self._readings = TimedRing(256)
         self._delivery = DeliveryDelay()
         self._resync_pending = True     # the next recent reading (re)starts the command
         self._goal: np.ndarray | None = None
@@ -344,7 +344,7 @@ class IKTracker:
         # busy spell or at start-up) is neither fresh feedback nor a place to start from.
         self._q_meas = q
         self._t_meas = t_reading
-        self._readings.append((t_reading, q))
+        self._readings.append(t_reading, q)
         # Judged by how much older than usual it came: a steady delivery delay (a busy
         # machine, clocks a little apart) must not keep the command from starting or a
         # stalled arm from being seen; a reading from a backlog is older than usual.
@@ -380,7 +380,7 @@ class IKTracker:
         if other.names == self.names and other._q_meas is not None:
             self._q_meas = other._q_meas.copy()
             self._t_meas = other._t_meas
-            self._readings = deque(other._readings, maxlen=other._readings.maxlen)
+            self._readings = other._readings.copy()
             self._delivery = other._delivery
             self._resync_pending = other._resync_pending
 
@@ -887,7 +887,7 @@ class IKTracker:
                             reached=not self.moving, v=np.array(v), a=np.array(a))
         if self._first_step is None and not np.array_equal(report.q, command):
             self._first_step = now
-        self._history.append((now, report.q.copy()))
+        self._history.append(now, report.q)
         return report
 
     def follow_external(self, q: ArrayLike, now: float) -> np.ndarray:
@@ -913,7 +913,7 @@ class IKTracker:
         if self._first_step is None and (previous is None
                                          or not np.array_equal(self._q_cmd, previous)):
             self._first_step = now
-        self._history.append((now, self._q_cmd.copy()))
+        self._history.append(now, self._q_cmd)
         return self._q_cmd.copy()
 
     def _restart_after_gap(self, now: float) -> None:
