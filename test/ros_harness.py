@@ -22,6 +22,7 @@ from contextlib import contextmanager
 import itertools
 import os
 from pathlib import Path
+import signal
 import subprocess
 import sys
 import time
@@ -471,8 +472,14 @@ def assert_bad_starts_fail(tmp: Path, urdf: Path, cases: list[tuple[list[str], s
         try:
             out, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-            pytest.fail(f'ik_node with {params} did not exit after its FATAL line:\n{out}')
+            # SIGABRT: faulthandler (node_environment) prints where each thread hangs.
+            proc.send_signal(signal.SIGABRT)
+            try:
+                out, _ = proc.communicate(timeout=10.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+            pytest.fail(f'ik_node with {params} did not exit within {STARTUP_TIMEOUT} s; its '
+                        f'output, then its threads at SIGABRT:\n{out}')
         assert proc.returncode == 1, (params, f'exit code {proc.returncode}', out)
         assert words in out and 'Traceback' not in out, (params, out)

@@ -393,3 +393,29 @@ def test_an_older_reading_does_not_age_the_feedback_unless_the_clock_went_back()
     # A simulation restarted (use_sim_time): the clock and the stamps start over.
     tracker.update_feedback(names, q + 0.01, now=0.2, stamp=0.19)
     assert_allclose(tracker.measured(0.2), q + 0.01)
+
+
+WARMED = """
+import sys
+import numpy as np
+from ik_node import Chain
+from ik_node.motion import window_checks
+from ik_node.motion.tracker import IKTracker
+arm = Chain.from_urdf(sys.argv[1], 'base_link', 'tool0')
+IKTracker(arm, 'dls', {}, np.full(arm.n, 3.0), 0.01, 0.5).warm_up()
+print(len(window_checks.ring_stood_still.signatures),
+      len(window_checks.ring_following_lag.signatures))
+"""
+
+
+def test_warm_up_loads_the_feedback_checks_kernels_before_the_first_reading():
+    # Loaded on the first reading instead, they held that control cycle for 8 ms each (more
+    # on a busy machine: a pause in the command stream). A fresh process: nothing loaded yet.
+    import subprocess
+    import sys
+    from ik_node import _jit
+    if not _jit.JIT_ENABLED:
+        pytest.skip(f'numba is off: {_jit.JIT_UNAVAILABLE}')
+    out = subprocess.run([sys.executable, '-c', WARMED, str(URDF_DEMO)], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ['1', '1']
