@@ -58,11 +58,7 @@ def _collision() -> None:
            obstacles=obstacles).warm_up()
     # The tracker's lag and stall checks over its rings.
     from ik_node.motion import guards
-    from ik_node.motion.timed_ring import TimedRing
-    ring = TimedRing(4)
-    ring.append(0.0, chain.mid)
-    guards.stood_still(ring, 1.0)
-    guards.following_lag(ring, chain.continuous, chain.mid, 1.0)
+    guards.load_checks(chain)
 
 
 def _jacobian() -> None:

@@ -25,7 +25,7 @@ import numpy as np
 
 __all__ = ['ARM_LATENCY', 'STALL_READING_AGE', 'STALL_MOTION', 'STALL_START_GRACE',
            'LAG_PAUSE', 'LAG_RESUME', 'SingularityGuard', 'step_blocked', 'stood_still',
-           'following_lag', 'stall_text']
+           'following_lag', 'load_checks', 'stall_text']
 
 # A reading is compared with the commands of this long before it [s]: an arm that matches
 # any of them is following, if late.
@@ -123,6 +123,20 @@ def following_lag(history: TimedRing, continuous: np.ndarray, q: np.ndarray,
     return window_checks.ring_following_lag(history.times, history.rows, history.head,
                                             history.count, continuous,
                                             np.asarray(q, dtype=float), t, ARM_LATENCY)
+
+
+def load_checks(chain: Chain) -> None:
+    """
+    Load the compiled kernels of :func:`stood_still` and :func:`following_lag` now.
+
+    For start-up (the tracker's warm-up, ik-compile): loaded on the first reading instead,
+    they held that control cycle for 8 ms each (more on a busy machine).
+    """
+    q = np.array(chain.mid, dtype=float)
+    ring = TimedRing(2)
+    ring.append(0.0, q)
+    stood_still(ring, 1.0)
+    following_lag(ring, chain.continuous, q, 1.0)
 
 
 def stall_text(names: Sequence[str], lag: np.ndarray, limit: np.ndarray,

@@ -548,12 +548,7 @@ class IKTracker:
         """Solve once for a pose at mid-range so compiled kernels are ready; state unchanged."""
         q = self.chain.mid
         solve_on(self.chain, self.chain.fk(q), q0=q, method=self.method, **self.options)
-        # The feedback checks' kernels too: loaded on the first reading instead, they held a
-        # control cycle for tens of milliseconds (a pause in the command stream).
-        ring = TimedRing(2)
-        ring.append(0.0, q)
-        guards.stood_still(ring, 1.0)
-        guards.following_lag(ring, self.chain.continuous, np.array(q, dtype=float), 1.0)
+        guards.load_checks(self.chain)      # the feedback checks' kernels too
 
     def seed(self, now: float) -> tuple[np.ndarray | None, str]:
         """Return (seed, source): the measured arm first, then the last goal, then the command."""
