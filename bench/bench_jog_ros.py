@@ -38,8 +38,10 @@ same rate, with the node's velocity limits):
 - **CPU/cycle**: the node process's CPU time (all its threads, ``/proc/<pid>/task/*/schedstat``)
   in each 0.5 s window of the stream, divided by the commands it stamped in that window
   (everything the node does per cycle: the twist and joint_states callbacks, the step, the
-  publishing); median and p95 of the windows. For the plain IK: the CPU time of its step in
-  this process.
+  publishing); median and p95 of the windows. **control thread**: the same for the node's
+  control thread alone (``control_loop.THREAD_NAME``: the cycle's waits, callbacks, step and
+  publish calls, without the middleware's threads and rclpy's executor). For the plain IK:
+  the CPU time of its step in this process.
 
 The machine load (``uptime``) before and after the run is written beside the figures. Raw
 results: a JSON file in bench/out, node logs in bench/out/scratch (see bench/common.py); the
@@ -81,15 +83,23 @@ LIMIT_NAMES = ['velocity_scale', 'output_rate', 'joint_limits_file', 'accelerati
 
 # --- The node's CPU time ---------------------------------------------------------------------
 
-def process_cpu_ns(pid: int) -> int:
-    """Return the CPU time [ns] the process ``pid`` used so far, all its threads."""
-    total = 0
+def process_cpu_ns(pid: int) -> tuple[int, int]:
+    """
+    Return the CPU time [ns] the process ``pid`` used so far: (all threads, control thread).
+
+    The control thread is the one named ``control_loop.THREAD_NAME`` (0 if there is none).
+    """
+    from ik_node.ros.control_loop import THREAD_NAME
+    total = control = 0
     for task in Path(f'/proc/{pid}/task').iterdir():
         try:
-            total += int((task / 'schedstat').read_text().split()[0])
+            ns = int((task / 'schedstat').read_text().split()[0])
+            name = (task / 'comm').read_text().strip()
         except (OSError, ValueError, IndexError):
-            pass        # a thread that ended meanwhile
-    return total
+            continue        # a thread that ended meanwhile
+        total += ns
+        control += ns if name == THREAD_NAME else 0
+    return total, control
 
 
 # --- The stream --------------------------------------------------------------------------------
@@ -138,7 +148,7 @@ def stream(probe: JogProbe, twists: np.ndarray, rate: float, pid: int) -> dict:
                 sent_k.append(k)
             k_done = k
         if elapsed >= next_cpu and k <= last + 1:
-            cpu.append((time.time_ns(), process_cpu_ns(pid)))
+            cpu.append((time.time_ns(), *process_cpu_ns(pid)))
             next_cpu += CPU_WINDOW
         wait = t0 + (k_done + 1) * period - time.monotonic()
         probe.executor.spin_once(timeout_sec=max(0.0, wait))
@@ -224,14 +234,21 @@ def slowed_at(statuses: list, stamps_ns: np.ndarray) -> np.ndarray:
 
 
 def cpu_per_cycle(cpu: list, stamps_ns: np.ndarray) -> dict:
-    """Return the node's CPU time per command [ms] over the windows of ``cpu``."""
-    per = []
-    for (w0, c0), (w1, c1) in zip(cpu[:-1], cpu[1:]):
+    """
+    Return the node's CPU time per command [ms] over the windows of ``cpu``.
+
+    Medians and p95 of the windows: all the node's threads, and its control thread alone.
+    """
+    per, control = [], []
+    for (w0, c0, k0), (w1, c1, k1) in zip(cpu[:-1], cpu[1:]):
         n = int(np.sum((stamps_ns > w0) & (stamps_ns <= w1)))
         if n:
             per.append(1e-6 * (c1 - c0) / n)
+            control.append(1e-6 * (k1 - k0) / n)
     return {'cpu_ms_median': _pct(np.array(per), 50), 'cpu_ms_p95': _pct(np.array(per), 95),
-            'cpu_windows': per}
+            'control_cpu_ms_median': _pct(np.array(control), 50),
+            'control_cpu_ms_p95': _pct(np.array(control), 95),
+            'cpu_windows': per, 'control_cpu_windows': control}
 
 
 def plain_run(chain, velocity: np.ndarray, q0: np.ndarray, sent_t: np.ndarray,
@@ -322,7 +339,8 @@ def run_one(name: str, rate: float, args, domain: int, logs: Path, chain, ref, c
 
 HEADER = ('| scenario | Hz | controller | v err lin med/p95 [mm/s] | v err ang med/p95 '
           '[mrad/s] | slowed | max v / a / j ratio | a ratio, gaps held | interval med/max [ms] '
-          '| contacts (exact) | stop [s] / [mm] | CPU/cycle med/p95 [ms] | twists sent / due |')
+          '| contacts (exact) | stop [s] / [mm] | CPU/cycle med/p95 [ms] | control thread med/p95 '
+          '[ms] | twists sent / due |')
 
 
 def _f(value, fmt: str) -> str:
@@ -343,6 +361,8 @@ def table_row(r: dict) -> str:
             f"{r['commands_in_contact']} of {r['distinct_commands']} | "
             f"{r['stop_time']:.3f} / {1e3 * r['stop_travel']:.1f} | "
             f"{_f(r['cpu_ms_median'], '.3f')} / {_f(r['cpu_ms_p95'], '.3f')} | "
+            f"{_f(r.get('control_cpu_ms_median'), '.3f')} / "
+            f"{_f(r.get('control_cpu_ms_p95'), '.3f')} | "
             f"{r['twists_sent']} / {r['twists_due']} |")
 
 
@@ -369,8 +389,10 @@ def report(rows: list, args, load_before: str, load_after: str, errors: list) ->
         '- stop: from the last twist to the first command of the rest (the 0.1 s timeout '
         'included), time and tool travel.',
         "- CPU/cycle: the node process's CPU time (all threads) per command, median and p95 "
-        f'of {CPU_WINDOW:g} s windows; plain: its step in the bench process.', '']
-    lines = [HEADER, '|' + '---|' * 13] + [table_row(r) for r in rows]
+        f'of {CPU_WINDOW:g} s windows; plain: its step in the bench process. control thread: '
+        'the same for the node\'s control thread alone (the cycle, without the DDS threads '
+        'and the executor); plain: n/a.', '']
+    lines = [HEADER, '|' + '---|' * 14] + [table_row(r) for r in rows]
     return '\n'.join(notes + lines + [''] + errors)
 
 

@@ -33,6 +33,7 @@ request and the thread stays as it was.
 """
 
 from collections import deque
+import ctypes
 import os
 import threading
 from typing import Any, Callable
@@ -44,7 +45,20 @@ from rclpy.guard_condition import GuardCondition
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
-__all__ = ['CycleGroup', 'ControlLoop', 'HandOffExecutor']
+__all__ = ['CycleGroup', 'ControlLoop', 'HandOffExecutor', 'THREAD_NAME']
+
+# prctl's option that names the calling thread (Linux); top -H and /proc/<pid>/task/*/comm show it.
+_PR_SET_NAME = 15
+THREAD_NAME = 'ik-control'
+
+
+def _name_os_thread(name: str) -> None:
+    """Give the calling thread ``name`` (15 bytes at most) where the system shows threads."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NAME, name.encode()[:15], 0, 0, 0)
+    except (OSError, AttributeError):
+        pass        # not Linux: the name is cosmetic
+
 
 # [s] the loop wakes at least this often to notice a stop or a shutdown.
 _IDLE_WAKE = 0.1
@@ -93,7 +107,7 @@ class ControlLoop:
         self._entities: tuple = (-1, (), ())        # (revision and count, subs, timers)
         self._wait_set: Any = None
         self._priority = 0      # the priority asked for last (taken or refused)
-        self._thread = threading.Thread(target=self._run, name='ik-control', daemon=True)
+        self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
 
     def start(self) -> None:
         """Take the group's entities from the executors and start the loop's thread."""
@@ -140,6 +154,7 @@ class ControlLoop:
         return self._entities[1], self._entities[2]
 
     def _run(self) -> None:
+        _name_os_thread(THREAD_NAME)
         timeout_ns = int(_IDLE_WAKE * 1e9)
         while not self._stop and self._context.ok():
             try:
