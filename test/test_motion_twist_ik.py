@@ -4,7 +4,7 @@
 
 from conftest import ROBOTS, URDF_DIR
 import ik_node
-from ik_node.motion.twist_ik import condition_number, joint_velocity_for_twist
+from ik_node.motion.twist_ik import condition_number, joint_velocity_for_twist, twist_velocity
 from ik_node.solvers.objectives import JointLimitAvoidance, objective_gradient, pack_objectives
 import numpy as np
 import pytest
@@ -68,3 +68,21 @@ def test_at_a_singularity_the_velocity_stays_bounded():
     for twist in np.eye(6) * 0.1:
         v = joint_velocity_for_twist(J, twist, eps, eps).v
         assert np.all(np.isfinite(v)) and np.linalg.norm(v) < 0.1 / eps * 10
+
+
+def test_the_kernel_has_one_specialisation_whatever_the_inputs_are(rng):
+    # Read-only arrays, lists, no gradient or one: each other array type would be a kernel
+    # compiled again (ik-compile's time) and loaded again in the node's control cycle.
+    c = chain('panda')
+    J = c.jacobian(c.random_q(rng))
+    J_ro, x_ro, g_ro = J.copy(), rng.normal(size=6) * 0.1, rng.normal(size=c.n)
+    for a in (J_ro, x_ro, g_ro):
+        a.flags.writeable = False
+    for args in ((J, x_ro.copy()), (J_ro, x_ro), (J.tolist(), x_ro.tolist())):
+        for gradient in (None, g_ro, g_ro.tolist()):
+            sol = joint_velocity_for_twist(*args, 0.05, 0.05, gradient, 0.5)
+            assert np.all(np.isfinite(sol.v))
+    signatures = getattr(twist_velocity, 'signatures', None)
+    if signatures is None:
+        pytest.skip('compiled kernels disabled (IK_NODE_DISABLE_JIT)')
+    assert len(signatures) == 1, signatures

@@ -93,5 +93,7 @@ def outside_limits(names: Sequence[str], lower: np.ndarray, upper: np.ndarray, q
     """Describe the joints of ``q`` (n,) farther outside [lower, upper] than ``tolerance``."""
     clipped = np.clip(q, lower, upper)
     far = np.abs(clipped - q) > np.asarray(tolerance, dtype=float) + 1e-12
+    if not far.any():
+        return ''       # (the common case, at every reading: no text to build)
     return ', '.join(f'{name} at {v:.4g} outside [{lo:.4g}, {hi:.4g}]'
                      for name, v, lo, hi, f in zip(names, q, lower, upper, far) if f)

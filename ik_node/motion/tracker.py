@@ -108,6 +108,7 @@ class IKTracker:
         # Why the last resync came: 'came back' (after a gap) or 'jumped' (between readings).
         self.resync_reason = 'came back'
         self._following_error = np.full(chain.n, np.inf)
+        self._guarding = False      # some following-error limit is finite (checked per cycle)
         self._arm_speed: np.ndarray | None = None      # None: the command's velocity
         self._obstacles: tuple | None = None
         self._singularity: SingularityGuard | None = None
@@ -246,6 +247,7 @@ class IKTracker:
         if limit.shape != (self.chain.n,) or np.any(np.isnan(limit)) or np.any(limit <= 0.0):
             raise ValueError(f'following error limits must be {self.chain.n} numbers > 0')
         self._following_error = limit
+        self._guarding = bool(np.any(np.isfinite(limit)))
 
     def _kinematic_limits(self, v: np.ndarray, acceleration: ArrayLike | None,
                           jerk: ArrayLike | None) -> KinematicLimits:
@@ -975,14 +977,14 @@ class IKTracker:
         command or a limit. The guards of another command source (the jog) read it.
         """
         limit = self._following_error
-        if self._q_meas is None or self._q_cmd is None or not np.any(np.isfinite(limit)):
+        if self._q_meas is None or self._q_cmd is None or not self._guarding:
             return np.zeros(self.chain.n)
         return self._lead() / limit
 
     def _lag_guard(self, now: float) -> None:
         """Stop on the path while the arm lags beyond the limit; go on once it caught up."""
         limit = self._following_error
-        if self._q_meas is None or not np.any(np.isfinite(limit)):
+        if self._q_meas is None or not self._guarding:
             return
         lead = self._lead()
         if self._lag_paused is None:
@@ -1011,7 +1013,7 @@ class IKTracker:
         is dropped.
         """
         limit = self._following_error
-        if self._q_meas is None or not np.any(np.isfinite(limit)):
+        if self._q_meas is None or not self._guarding:
             return None
         over = self._lag >= limit * (1.0 - 1e-9)
         if not np.any(over):

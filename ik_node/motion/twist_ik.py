@@ -22,15 +22,18 @@ take; a six-joint arm away from singularities gets the exact ``J⁻¹ ẋ``. Nea
 the damping bounds the joint velocities (the caller still clamps them to the limits).
 """
 
+import math
 from typing import NamedTuple
 
+from ik_node._jit import njit
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['TwistSolution', 'joint_velocity_for_twist', 'condition_number']
+__all__ = ['TwistSolution', 'joint_velocity_for_twist', 'twist_velocity', 'condition_number']
 
 # Singular values below this fraction of the largest count as zero in the projectors.
 _RANK_TOL = 1e-9
+_NO_GRADIENT = np.empty(0)
 
 
 class TwistSolution(NamedTuple):
@@ -46,13 +49,45 @@ class TwistSolution(NamedTuple):
     condition: float = float('nan')
 
 
-def _dls(A: np.ndarray, b: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+@njit
+def _dls(A, b, eps):
     """Return (x, V_r): the damped solution of A x = b and the (r, n) rows spanning A's range."""
     U, S, Vt = np.linalg.svd(A, full_matrices=False)
-    gain = np.where(S >= eps, 1.0 / np.maximum(S, eps), S / (eps * eps))
+    gain = np.empty(S.shape[0])
+    for i in range(S.shape[0]):
+        gain[i] = 1.0 / S[i] if S[i] >= eps else S[i] / (eps * eps)
     x = Vt.T @ (gain * (U.T @ b))
-    keep = S > _RANK_TOL * max(float(S[0]) if S.size else 0.0, 1e-300)
+    keep = S > _RANK_TOL * max(S[0] if S.shape[0] else 0.0, 1e-300)
     return x, Vt[keep]
+
+
+@njit
+def twist_velocity(J, x, damping_linear, damping_angular, gradient, gain):
+    """
+    Return (v (n,), J v (6,), condition): the kernel of :func:`joint_velocity_for_twist`.
+
+    J (6, n), x (6,), gradient (n,) or empty (none), all float64 and writable; condition as
+    :attr:`TwistSolution.condition` (nan unless the exact path computed it).
+    """
+    n = J.shape[1]
+    use_gradient = gradient.shape[0] > 0 and gain > 0.0
+    if n >= 6 and not use_gradient:
+        # Both levels are exact when sigma_6(J) >= both eps (a row block's and the null-space
+        # block's smallest singular values are no smaller than J's): then the three levels
+        # add up to the minimum-norm J+ x, one SVD instead of two.
+        U, S, Vt = np.linalg.svd(J, full_matrices=False)
+        if S[5] >= max(damping_linear, damping_angular):
+            v = Vt.T @ ((U.T @ x) / S)
+            return v, J @ v, S[0] / S[S.shape[0] - 1]
+    Jp, Jw = J[:3], J[3:]
+    v1, rows_p = _dls(Jp, x[:3], damping_linear)
+    N1 = np.eye(n) - rows_p.T @ rows_p
+    v2, rows_w = _dls(Jw @ N1, x[3:] - Jw @ v1, damping_angular)
+    v = v1 + v2
+    if use_gradient:
+        N2 = N1 - rows_w.T @ rows_w
+        v = v - gain * (N2 @ gradient)
+    return v, J @ v, math.nan
 
 
 def joint_velocity_for_twist(J: ArrayLike, twist: ArrayLike, damping_linear: float,
@@ -65,30 +100,16 @@ def joint_velocity_for_twist(J: ArrayLike, twist: ArrayLike, damping_linear: flo
     linear [m/s] and angular [rad/s] velocity in the base frame. damping_linear [m],
     damping_angular [1]: ε of the two levels (> 0), the singular value below which each
     is damped. gradient: (n,) ∇h of the
-    secondary objectives, descended at ``gain`` [1/s] in the null space left.
+    secondary objectives, descended at ``gain`` [1/s] in the null space left. One compiled
+    call (:func:`twist_velocity`); the arrays are copied, writable and contiguous, so that it
+    has one specialisation.
     """
-    J = np.asarray(J, dtype=float)
-    x = np.asarray(twist, dtype=float)
-    n = J.shape[1]
-    use_gradient = gradient is not None and gain > 0.0
-    if n >= 6 and not use_gradient:
-        # Both levels are exact when sigma_6(J) >= both eps (a row block's and the null-space
-        # block's smallest singular values are no smaller than J's): then the three levels
-        # add up to the minimum-norm J+ x, one SVD instead of two.
-        U, S, Vt = np.linalg.svd(J, full_matrices=False)
-        if S[5] >= max(damping_linear, damping_angular):
-            v = Vt.T @ ((U.T @ x) / S)
-            return TwistSolution(v, J @ v, float(S[0] / S[-1]))
-    Jp, Jw = J[:3], J[3:]
-    v1, rows_p = _dls(Jp, x[:3], damping_linear)
-    N1 = np.eye(n) - rows_p.T @ rows_p
-    A = Jw @ N1
-    v2, rows_w = _dls(A, x[3:] - Jw @ v1, damping_angular)
-    v = v1 + v2
-    if use_gradient:
-        N2 = N1 - rows_w.T @ rows_w
-        v = v - gain * (N2 @ np.asarray(gradient, dtype=float))
-    return TwistSolution(v, J @ v)
+    J = np.array(J, dtype=float, order='C')
+    grad = _NO_GRADIENT if gradient is None else np.array(gradient, dtype=float)
+    v, twist_given, condition = twist_velocity(J, np.array(twist, dtype=float),
+                                               float(damping_linear), float(damping_angular),
+                                               grad, float(gain))
+    return TwistSolution(v, twist_given, float(condition))
 
 
 def condition_number(J: ArrayLike) -> float:
