@@ -91,8 +91,8 @@ def away_from_command(continuous: np.ndarray, v_max: np.ndarray, period: float,
 def outside_limits(names: Sequence[str], lower: np.ndarray, upper: np.ndarray, q: np.ndarray,
                    tolerance: ArrayLike) -> str:
     """Describe the joints of ``q`` (n,) farther outside [lower, upper] than ``tolerance``."""
-    clipped = np.clip(q, lower, upper)
-    far = np.abs(clipped - q) > np.asarray(tolerance, dtype=float) + 1e-12
+    tol = np.asarray(tolerance, dtype=float) + 1e-12
+    far = (q < lower - tol) | (q > upper + tol)
     if not far.any():
         return ''       # (the common case, at every reading: no text to build)
     return ', '.join(f'{name} at {v:.4g} outside [{lo:.4g}, {hi:.4g}]'

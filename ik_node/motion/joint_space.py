@@ -17,4 +17,6 @@ def wrap_angle(a: ArrayLike) -> np.ndarray:
 
 def joint_distance(continuous: np.ndarray, diff: np.ndarray) -> np.ndarray:
     """Return |diff| (n,) [rad or m], wrapped into [0, pi] on the ``continuous`` joints."""
+    if not continuous.any():
+        return np.abs(diff)     # (most arms, and every cycle: no wrapping to pay for)
     return np.abs(np.where(continuous, wrap_angle(diff), diff))
