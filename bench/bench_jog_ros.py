@@ -42,12 +42,16 @@ same rate, with the node's velocity limits):
   control thread alone (``control_loop.THREAD_NAME``: the cycle's waits, callbacks, step and
   publish calls, without the middleware's threads and rclpy's executor). For the plain IK:
   the CPU time of its step in this process.
+- **the floor** (``--floor``): the sweep streamed into ``bench/jog_floor_node.py`` in place of
+  ik_node, the same control loop, subscriptions and publisher with no jog behind them; its CPU
+  per cycle is what the ROS side of a cycle costs alone.
 
 The machine load (``uptime``) before and after the run is written beside the figures. Raw
 results: a JSON file in bench/out, node logs in bench/out/scratch (see bench/common.py); the
 curated page bench/results/jog_ros.md only with ``--publish``. Run it alone on the machine::
 
     .venv-bench/bin/python bench/bench_jog_ros.py [--seconds 9] [--rates 100 1000]
+    .venv-bench/bin/python bench/bench_jog_ros.py --floor    # and the ROS side alone
     .venv-bench/bin/python bench/bench_jog_ros.py --seconds 3 --rates 100    # a smoke run
 """
 
@@ -56,6 +60,7 @@ import json
 import math
 import os
 from pathlib import Path
+import subprocess
 import sys
 import time
 
@@ -335,6 +340,59 @@ def run_one(name: str, rate: float, args, domain: int, logs: Path, chain, ref, c
     return rows
 
 
+def run_floor(rate: float, args, domain: int, logs: Path, chain) -> dict:
+    """
+    Run the sweep's stream at ``rate`` into jog_floor_node.py (in place of ik_node); its CPU.
+
+    Returns the floor's CPU time per command [ms] (all threads and the control thread, as
+    for the node): what the ROS side of a cycle costs with no jog behind it.
+    """
+    from ik_node.ros.processes import ros_environment, stop_processes
+    q0, _, twists = bench_jog.scenario('sweep', chain, rate, args.seconds)
+    tag = f'floor {rate:g} Hz'
+    env = ros_environment(domain, ros_home=logs / 'ros_home')
+    names = list(chain.joint_names)
+    sim = gm.start_process('sim_arm', gm.SIM_CONFIG, [
+        f'urdf_file:={URDF}', f'rate:={float(rate)!r}', 'follow:=instant',
+        f'initial_positions:={gm.ros_list(q0)}', f'initial_joint_names:=[{", ".join(names)}]'],
+        env, logs / f'floor_{rate:g}_sim_arm.log')
+    with open(logs / f'floor_{rate:g}_node.log', 'w') as out:
+        floor = subprocess.Popen([sys.executable, str(Path(__file__).with_name(
+            'jog_floor_node.py')), '--rate', repr(float(rate))], env=env, stdout=out,
+            stderr=subprocess.STDOUT)
+    probe = JogProbe(domain, names)
+    try:
+        if not probe.spin_until(lambda: len(probe.commands) > 10, 60.0):
+            raise RuntimeError(f'{tag}: no commands from jog_floor_node.py: see {logs}')
+        n_cmd = len(probe.commands)
+        sent = stream(probe, twists, rate, floor.pid)
+    finally:
+        stop_processes([sim, floor])
+        probe.close()
+    stamps = np.array(sorted(c[0] for c in probe.commands[n_cmd:]), dtype=np.int64)
+    fig = cpu_per_cycle(sent['cpu'], stamps)
+    print(f"{tag}: CPU/cycle {fig['cpu_ms_median']:.3f} / {fig['cpu_ms_p95']:.3f} ms, "
+          f"control thread {fig['control_cpu_ms_median']:.3f} / "
+          f"{fig['control_cpu_ms_p95']:.3f} ms", flush=True)
+    return {'rate': rate, **fig, 'commands': int(len(stamps))}
+
+
+def floor_table(floors: list) -> list:
+    """Return the lines of the floor's table (empty without floor runs)."""
+    if not floors:
+        return []
+    lines = ['', 'The floor (`--floor`): `bench/jog_floor_node.py` in place of ik_node, the same '
+             'control loop, subscriptions, publisher and sweep stream, but no jog, no checks: '
+             'what the ROS side of a cycle costs alone.', '',
+             '| Hz | CPU/cycle med/p95 [ms] | control thread med/p95 [ms] | commands |',
+             '|---|---|---|---|']
+    for f in floors:
+        lines.append(f"| {f['rate']:.0f} | {_f(f['cpu_ms_median'], '.3f')} / "
+                     f"{_f(f['cpu_ms_p95'], '.3f')} | {_f(f['control_cpu_ms_median'], '.3f')} "
+                     f"/ {_f(f['control_cpu_ms_p95'], '.3f')} | {f['commands']} |")
+    return lines
+
+
 # --- Report --------------------------------------------------------------------------------
 
 HEADER = ('| scenario | Hz | controller | v err lin med/p95 [mm/s] | v err ang med/p95 '
@@ -366,7 +424,8 @@ def table_row(r: dict) -> str:
             f"{r['twists_sent']} / {r['twists_due']} |")
 
 
-def report(rows: list, args, load_before: str, load_after: str, errors: list) -> str:
+def report(rows: list, args, load_before: str, load_after: str, errors: list,
+           floors: list = ()) -> str:
     limits = rows[0]['limits'] if rows else {}
     notes = [
         f'ik_node and sim_arm (follow: instant) as real processes, demo arm, {args.seconds:g} s '
@@ -393,7 +452,7 @@ def report(rows: list, args, load_before: str, load_after: str, errors: list) ->
         "the same for the node's control thread alone (the cycle, without the DDS threads "
         'and the executor); plain: n/a.', '']
     lines = [HEADER, '|' + '---|' * 14] + [table_row(r) for r in rows]
-    return '\n'.join(notes + lines + [''] + errors)
+    return '\n'.join(notes + lines + floor_table(list(floors)) + [''] + errors)
 
 
 def main(argv=None) -> int:
@@ -403,6 +462,8 @@ def main(argv=None) -> int:
     parser.add_argument('--rates', type=float, nargs='+', default=[100.0, 1000.0])
     parser.add_argument('--scenarios', nargs='+', choices=bench_jog.SCENARIOS,
                         default=list(bench_jog.SCENARIOS))
+    parser.add_argument('--floor', action='store_true',
+                        help='also run the sweep into jog_floor_node.py: the ROS side alone')
     parser.add_argument('--node-param', action='append', default=[],
                         help='more ik_node parameters, NAME:=VALUE (repeatable)')
     parser.add_argument('--domain-id', type=int, default=None,
@@ -424,7 +485,7 @@ def main(argv=None) -> int:
                 for name in args.scenarios}
     domain = args.domain_id if args.domain_id is not None else int(
         os.environ.get('ROS_DOMAIN_ID', DOMAIN))
-    last = domain + len(args.scenarios) * len(args.rates) - 1
+    last = domain + (len(args.scenarios) + args.floor) * len(args.rates) - 1
     if not 0 <= domain <= last <= 232:
         sys.exit(f'ROS domains {domain}-{last} (one per run): must lie in 0-232')
     logs = common.scratch_dir('jog_ros', args.out_dir)
@@ -439,13 +500,21 @@ def main(argv=None) -> int:
                 print(f'{name} {rate:g} Hz: not measured: {exc}', flush=True)
                 errors.append(f'{name} {rate:g} Hz: not measured: {exc}')
             k += 1
+    floors = []
+    for rate in args.rates if args.floor else ():
+        try:
+            floors.append(run_floor(rate, args, domain + k, logs, chain))
+        except RuntimeError as exc:
+            errors.append(f'floor {rate:g} Hz: not measured: {exc}')
+        k += 1
     load_after = gm.uptime()
-    text = report(rows, args, load_before, load_after, errors)
+    text = report(rows, args, load_before, load_after, errors, floors)
     path = common.new_result_path('jog_ros', 'json', args.out_dir)
     path.write_text(json.dumps({'machine': common.machine_description(),
                                 'commit': common.git_state(), 'load_before': load_before,
                                 'load_after': load_after, 'settings': vars(args),
-                                'rows': rows, 'errors': errors}, indent=1, default=gm._json))
+                                'rows': rows, 'floors': floors, 'errors': errors},
+                               indent=1, default=gm._json))
     print('\n' + text)
     print(f'raw results: {path}')
     if args.publish:
