@@ -668,16 +668,10 @@ def _after_step(gain, stall, mu, null_scale, stall_test):
 
 @njit
 def run_attempt(model, limits, target, params, obj, q_init):
-    """
-    Run one solve attempt from ``q_init`` (n,); return (q, iterations, perr, oerr, converged).
-
-    model: ChainModel; limits: Limits; target: Target; params: DlsParams; obj: the packed
-    objectives (:func:`ik_node.solvers.objectives.pack_objectives`), used when
-    params.objectives_on.
-    """
+    """Run one attempt from ``q_init`` (n,); return (q, iterations, perr, oerr, converged)."""
+    # (ChainModel, Limits, Target, DlsParams; obj: objectives.pack_objectives' record)
     n, m, lower, upper = q_init.shape[0], model.origin_R.shape[0], limits.lower, limits.upper
-    tp, tR, pose, method, w_inv = target.position, target.rotation, target.pose, params.method, \
-        params.w_inv
+    pose, method, w_inv = target.pose, params.method, params.w_inv
     w, tols, damp = (params.w_pos, params.w_ori), (params.tol_p, params.tol_o), \
         (params.lam0, params.lam_max, params.w0)
     plan, rows = (params.objectives_on, params.secondary_iter), 6 if pose else 3
@@ -714,8 +708,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
                 shifted_into(Gram, lam2, A)
                 ok = ldl_in_place(A)[0]
                 if ok:
-                    for i in range(rows):
-                        y[i] = e[i]
+                    _copy_into(e, y)        # (y has the first rows entries)
                     ldl_substitute_in_place(A, y)
                     step_from_multipliers(Jw, y, w_eff, dq)
             elif kind == _TALL:
@@ -733,7 +726,7 @@ def run_attempt(model, limits, target, params, obj, q_init):
                         params.k_null * null_scale, params.max_step), dq)
         _clamped_sum_into(q, dq, lower, upper, q_new)
         kinematics.forward_kinematics(model, q_new, R, p, z)
-        d0, d1, d2, r0, r1, r2 = tip_error(p, R, m, tp, tR, pose)
+        d0, d1, d2, r0, r1, r2 = tip_error(p, R, m, target.position, target.rotation, pose)
         perr_new, oerr_new = _fill_error(e_new, w, d0, d1, d2, r0, r1, r2)
         E_new = _merit(e_new, rows, c_ori)
         taken, orienting = _verdict(E, E_new, (perr, oerr), (perr_new, oerr_new),
