@@ -390,7 +390,7 @@ def report(rows: list, args, load_before: str, load_after: str, errors: list) ->
         'included), time and tool travel.',
         "- CPU/cycle: the node process's CPU time (all threads) per command, median and p95 "
         f'of {CPU_WINDOW:g} s windows; plain: its step in the bench process. control thread: '
-        'the same for the node\'s control thread alone (the cycle, without the DDS threads '
+        "the same for the node's control thread alone (the cycle, without the DDS threads "
         'and the executor); plain: n/a.', '']
     lines = [HEADER, '|' + '---|' * 14] + [table_row(r) for r in rows]
     return '\n'.join(notes + lines + [''] + errors)
