@@ -8,7 +8,7 @@ from ik_node import Box, Cylinder, Sphere
 from ik_node._jit import readonly
 from ik_node.collision import hulls, kernels
 from ik_node.collision.model import Capsules
-from ik_node.spatial.rotations import matrix_from_rpy
+from ik_node.spatial.rpy import matrix_from_rpy
 import numpy as np
 import pytest
 from scipy.optimize import linprog, minimize

@@ -6,7 +6,7 @@ import math
 
 from ik_node import Box, Cylinder, HalfSpace, IKInputError, Sphere
 from ik_node.collision import kernels
-from ik_node.spatial.rotations import matrix_from_rpy
+from ik_node.spatial.rpy import matrix_from_rpy
 import numpy as np
 import pytest
 

@@ -5,8 +5,8 @@
 import math
 
 from ik_node import IKInputError, pose_error, pose_from_xyz_quat, quat_xyzw_from_matrix
-from ik_node.spatial.rotations import (matrix_from_rpy, rotation_about_axis,
-                                       rotation_vector_from_matrix)
+from ik_node.spatial.rotations import rotation_about_axis, rotation_vector_from_matrix
+from ik_node.spatial.rpy import matrix_from_rpy
 import numpy as np
 import pytest
 

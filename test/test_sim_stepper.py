@@ -3,6 +3,8 @@
 """ik_node.ros.sim_stepper: every command is finite, inside the limits and velocity limited."""
 
 import math
+import subprocess
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -147,3 +149,28 @@ def test_inputs_are_not_changed():
 def test_wrap_angle():
     assert_allclose(wrap_angle([0.0, math.pi, -math.pi, 3 * math.pi / 2, 7.0]),
                     [0.0, -math.pi, -math.pi, -math.pi / 2, 7.0 - 2 * math.pi])
+
+
+def test_the_simulated_arm_reads_its_model_and_steps_without_numba():
+    # sim_arm reads a URDF and steps commands: no kernel, so its start (46 of them in the
+    # ROS tests) must not pay for numba and SciPy (0.3 of its 0.55 CPU-s). A fresh process
+    # does what its start does, steps once and lists what it imported.
+    pytest.importorskip('rclpy')
+    code = ('import sys\n'
+            'import ik_node.ros.sim_arm\n'
+            'from ik_node import share_path\n'
+            'from ik_node.model.link_tree import RobotTree\n'
+            'from ik_node.ros.sim_stepper import CommandStepper\n'
+            'import numpy as np\n'
+            'joints = RobotTree.from_urdf(share_path()).actuated_joints\n'
+            'stepper = CommandStepper(np.array([j.lower for j in joints]),\n'
+            '                         np.array([j.upper for j in joints]),\n'
+            '                         np.array([j.velocity for j in joints]),\n'
+            '                         continuous=[False] * len(joints), max_dt=0.01)\n'
+            'stepper.reset(np.zeros(len(joints)))\n'
+            'stepper.step(np.full(len(joints), 0.1), 0.01)\n'
+            "print(len(joints), *sorted(m for m in ('numba', 'scipy', 'llvmlite')\n"
+            '                           if m in sys.modules))\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ['6']

@@ -16,7 +16,6 @@ from typing import Mapping
 
 from ik_node.errors import URDFError
 from ik_node.model.urdf import JointSpec, read_robot
-from ik_node.spatial.rotations import rotation_about_axis
 import numpy as np
 
 __all__ = ['RobotTree']
@@ -101,6 +100,9 @@ class RobotTree:
         return out
 
     def _root_pose(self, link: str, positions: Mapping[str, float]) -> np.ndarray:
+        # Imported here, not above: the kernel imports numba (0.4 CPU-s), and a process that
+        # only reads the tree (sim_arm: joints, limits, mimic rules) never needs a link pose.
+        from ik_node.spatial.rotations import rotation_about_axis
         T = np.eye(4)
         for a in self.ancestors(link)[1:]:
             j = self._by_child[a]

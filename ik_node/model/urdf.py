@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Union
 
 from ik_node.errors import URDFError
-from ik_node.spatial.rotations import matrix_from_rpy
+from ik_node.spatial.rpy import matrix_from_rpy
 import numpy as np
 
 __all__ = ['JointSpec', 'RobotSpec', 'ChainSpec', 'read_robot', 'read_chain', 'load_urdf_text']

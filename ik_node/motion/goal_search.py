@@ -20,6 +20,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.model.chain import Chain
+from ik_node.motion.motion_kinds import DIRECT, PENDING, PLANNED, REFUSED, SUPERSEDED
 from ik_node.motion.planner import path_touches, plan_path
 from ik_node.motion.tree_arm import solve_on
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_NOT_CONVERGED, STATUS_OUT_OF_REACH,
@@ -30,11 +31,6 @@ from numpy.typing import ArrayLike
 
 __all__ = ['GoalPlan', 'plan_goal', 'DIRECT', 'PLANNED', 'REFUSED', 'PENDING', 'SUPERSEDED']
 
-DIRECT, PLANNED, REFUSED = 'direct', 'planned', 'refused'
-# A goal taken mid-motion whose path is planned once the arm has braked (the tracker's).
-PENDING = 'pending'
-# A goal dropped before its search ended: a newer target (or a restart of the command) came.
-SUPERSEDED = 'superseded'
 # Two answers closer than this [rad or m] in every joint are the same answer.
 _SAME_ANSWER = 0.05
 # Answers tried for a free straight path, and to plan to.

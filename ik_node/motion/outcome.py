@@ -11,7 +11,7 @@ joint_states message was not used).
 from dataclasses import dataclass
 from typing import Any
 
-from ik_node.motion.goal_search import REFUSED, SUPERSEDED
+from ik_node.motion.motion_kinds import REFUSED, SUPERSEDED
 from ik_node.result import IKResult
 import numpy as np
 

@@ -17,10 +17,11 @@ from typing import Any, Mapping, Sequence
 from ik_node.model.chain import Chain
 from ik_node.motion import feedback, guards
 from ik_node.motion.commander import MotionCommander
-from ik_node.motion.goal_search import GoalPlan, PENDING, REFUSED, SUPERSEDED
+from ik_node.motion.goal_search import GoalPlan
 from ik_node.motion.goal_worker import GoalJob, GoalWorker
 from ik_node.motion.guards import SingularityGuard
 from ik_node.motion.joint_space import joint_distance
+from ik_node.motion.motion_kinds import PENDING, REFUSED, SUPERSEDED
 from ik_node.motion.obstacle_stop import ObstacleStop, plan_stop
 from ik_node.motion.outcome import FeedbackProblem, SolveOutcome, StepReport
 from ik_node.motion.planner import path_touches

@@ -15,7 +15,7 @@ from typing import Any
 from diagnostic_msgs.msg import DiagnosticArray
 from ik_node.model.chain import Chain
 from ik_node.motion.commander import MotionCommander
-from ik_node.motion.goal_search import SUPERSEDED
+from ik_node.motion.motion_kinds import SUPERSEDED
 from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATUS_POSITION_ONLY,
                             STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv

@@ -8,8 +8,7 @@ from ik_node._jit import njit
 import numpy as np
 
 __all__ = ['rotation_about_axis', 'rotation_vector_from_matrix', 'rotation_vector_of_entries',
-           'quat_wxyz_from_matrix', 'quat_of_entries', 'matrix_from_rpy',
-           'matrix_from_quat_wxyz']
+           'quat_wxyz_from_matrix', 'quat_of_entries', 'matrix_from_quat_wxyz']
 
 
 @njit
@@ -110,15 +109,3 @@ def matrix_from_quat_wxyz(q):
     R[2, 1] = 2.0 * (y * z + x * w)
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
     return R
-
-
-def matrix_from_rpy(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """Return R = Rz(yaw) Ry(pitch) Rx(roll), the URDF convention for ``origin rpy``."""
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array([
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ])
