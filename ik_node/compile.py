@@ -22,7 +22,7 @@ import argparse
 import fcntl
 import sys
 import time
-from typing import Optional, Sequence
+from typing import IO, List, Optional, Sequence
 
 __all__ = ['main', 'GROUPS', 'LANES', 'AFTER']
 
@@ -163,25 +163,102 @@ LANES = (('collision', 'jacobian'), ('points', 'tree', 'registered'))
 AFTER = {'jacobian': 'collision', 'tree': 'collision', 'registered': 'jacobian'}
 
 
-def _run_lane(lane: Sequence[str], done: dict, failed: list) -> None:
-    """Compile the groups of ``lane`` in turn, each after the group it needs (AFTER)."""
-    import subprocess
-    for name in lane:
+# A lane process reports each group on stdout, and hears of the other lane's on stdin.
+_REPORT = 'ik-compile-lane:'
+
+
+def _lane(index: int) -> int:
+    """
+    Compile the groups of lane ``index`` in this process, in turn; return 0.
+
+    One process per lane, not per group: a process compiles numba's own helpers (np.empty,
+    np.dot, ...) anew, which numba does not cache on disk, and loads the kernels the
+    groups before it left in the cache; in one process they are in memory already. A group
+    that needs another lane's group (:data:`AFTER`) waits for its report (on stdin).
+    """
+    import traceback
+    status: dict = {}
+
+    def report(name: str, ok: bool) -> None:
+        status[name] = ok
+        print(f'{_REPORT} {"done" if ok else "failed"} {name}', flush=True)
+
+    for name in LANES[index]:
         needed = AFTER.get(name)
-        if needed is not None:
-            done[needed].wait()
-            if needed in failed:
-                failed.append(name)
-                done[name].set()
+        while needed is not None and needed not in status:
+            line = sys.stdin.readline()
+            if not line:                          # the parent is gone
+                return 1
+            word, other = line.split()
+            status[other] = word == 'done'
+        if needed is not None and not status[needed]:
+            report(name, False)
+            continue
+        try:
+            GROUPS[name]()
+        except Exception:
+            traceback.print_exc()
+            report(name, False)
+        else:
+            report(name, True)
+    return 0
+
+
+def _run_lanes(failed: list) -> None:
+    """Run a process per lane; pass each one's reports to the others; collect the failed."""
+    import subprocess
+    import threading
+    lanes = [subprocess.Popen([sys.executable, '-m', 'ik_node.compile', '--lane', str(i)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for i in range(len(LANES))]
+    ins: List[IO[str]] = []
+    outs: List[IO[str]] = []
+    for lane in lanes:
+        assert lane.stdin is not None and lane.stdout is not None     # (pipes, as asked)
+        ins.append(lane.stdin)
+        outs.append(lane.stdout)
+    lock = threading.Lock()
+
+    def tell_others(i: int, line: str) -> None:
+        with lock:
+            for j, other in enumerate(ins):
+                if j != i:
+                    try:
+                        other.write(line)
+                        other.flush()
+                    except (BrokenPipeError, ValueError):
+                        pass                      # that lane has ended
+
+    def follow(i: int) -> None:
+        reported = set()
+        for line in outs[i]:
+            if not line.startswith(_REPORT):
+                print(line, end='', flush=True)
                 continue
-        run = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--group', name])
-        if run.returncode != 0:
-            failed.append(name)
-        done[name].set()
+            word, name = line[len(_REPORT):].split()
+            reported.add(name)
+            if word != 'done':
+                failed.append(name)
+            tell_others(i, f'{word} {name}\n')
+        lanes[i].wait()
+        for name in LANES[i]:
+            if name not in reported:              # the lane ended early (a crash)
+                failed.append(name)
+                tell_others(i, f'failed {name}\n')
+
+    threads = [threading.Thread(target=follow, args=(i,)) for i in range(len(lanes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for stdin in ins:
+        try:
+            stdin.close()
+        except BrokenPipeError:
+            pass                                  # (a report it could not take: ended)
 
 
 def _compile_all(quiet: bool) -> int:
-    import threading
     from ik_node import _jit
     lock_path = _jit.COMPILE_LOG.with_name('ik_node_compile.lock')
     lock_path.parent.mkdir(exist_ok=True)
@@ -195,14 +272,8 @@ def _compile_all(quiet: bool) -> int:
                 print('ik-compile: the kernels are compiled already')
             return 0
         t0 = time.monotonic()
-        done = {name: threading.Event() for name in GROUPS}
         failed: list = []
-        lanes = [threading.Thread(target=_run_lane, args=(lane, done, failed))
-                 for lane in LANES]
-        for lane in lanes:
-            lane.start()
-        for lane in lanes:
-            lane.join()
+        _run_lanes(failed)
         if failed:
             print(f'ik-compile: compiling {", ".join(failed)} failed', file=sys.stderr)
             return 1
@@ -218,6 +289,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument('--group', choices=sorted(GROUPS),
                    help='compile one group only (no mark)')
     p.add_argument('--quiet', action='store_true', help='print nothing when it worked')
+    p.add_argument('--lane', type=int, choices=range(len(LANES)), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     from ik_node import _jit
     if not _jit.JIT_ENABLED:
@@ -228,6 +300,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.group:
         GROUPS[args.group]()
         return 0
+    if args.lane is not None:
+        return _lane(args.lane)
     return _compile_all(args.quiet)
 
 

@@ -287,6 +287,10 @@ def hull_distance(caps, frames, a, b, row, u, bounds):
     bounds: (lower, cutoff): a bound already known (the capsules' distance) and the value
     past which the exact figure is not needed (the iteration stops there). The result is the
     largest of ``lower`` and the gaps met; hulls that meet leave it at or below zero.
+
+    The callers pass b as an int64 (``np.int64(-1)``, not the literal -1) and, for a pair,
+    an unused writable float64 row as ``row``: with the obstacle's types, these kernels
+    compile once for both uses (numba compiles them once per type of b and of row).
     """
     return _gjk(caps, frames, a, b, row, u, bounds)[0]
 

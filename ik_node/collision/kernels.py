@@ -399,7 +399,8 @@ def refine_pair(caps, W, a, b, R_out, p_out, s, t, d, dc, cutoff):
     """
     if d <= 1e-9:
         return dc
-    return hull_distance(caps, (W, R_out, p_out), a, b, caps.radius,
+    # (p_out[0]: an unused row of the obstacle's type, see hull_distance)
+    return hull_distance(caps, (W, R_out, p_out), a, b, p_out[0],
                          closest_direction(W, a, b, s, t, d), (dc, cutoff))
 
 
@@ -476,7 +477,7 @@ def refine_obstacle(caps, W, c, R_out, p_out, row, cutoff):
             y1 = W[c, 0, 1] + t * (W[c, 1, 1] - W[c, 0, 1])
             y2 = W[c, 0, 2] + t * (W[c, 1, 2] - W[c, 0, 2])
             n0, n1, n2 = shape_normal(row, y0, y1, y2)
-            d = hull_distance(caps, (W, R_out, p_out), c, -1, row, (n0, n1, n2),
+            d = hull_distance(caps, (W, R_out, p_out), c, np.int64(-1), row, (n0, n1, n2),
                               (d, cutoff))
     return d
 
@@ -709,11 +710,12 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
         dc = d - radius[a] - radius[b]
         if dc < margin and d > 1e-9:
             direction = closest_direction(W, a, b, s, t, d)
-            gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, direction, (dc, margin))
+            gap, u, ya, yb = hull_witness(caps, frames, a, b, p_out[0], direction,
+                                          (dc, margin))
             if gap <= 0.0:
                 # The hulls meet: GJK's last direction is no measure of depth; the gap along
                 # the capsules' direction is (its first step alone).
-                gap, u, ya, yb = hull_witness(caps, frames, a, b, radius, direction,
+                gap, u, ya, yb = hull_witness(caps, frames, a, b, p_out[0], direction,
                                               (dc, -math.inf))
             if gap > dc:
                 pen = margin - gap
@@ -766,7 +768,7 @@ def clearance_terms(F, K, q, obstacles, margin, grad):
                     d, x0, x1, x2 = dh, y0, y1, y2
                     u0, u1, u2 = shape_normal(obstacles[o], x0, x1, x2)
                 if d < margin and int(obstacles[o][0]) != HALF_SPACE:
-                    gap, u, y, _ = hull_witness(caps, frames, c, -1, obstacles[o],
+                    gap, u, y, _ = hull_witness(caps, frames, c, np.int64(-1), obstacles[o],
                                                 (u0, u1, u2), (d, margin))
                     # Apart, or a sphere (GJK to its centre): GJK's direction is the normal.
                     if gap > d and (gap > 0.0 or int(obstacles[o][0]) == SPHERE):

@@ -57,7 +57,7 @@ def judge(rec, tgt, q, fk):
     """
     if is_tree_goal(tgt):
         from ik_node.tree.drive import tree_judge
-        return tree_judge(rec, tgt, q)
+        return tree_judge(rec, tgt, q, fk)
     return _judge_target(rec, tgt, q, fk)
 
 
@@ -77,13 +77,12 @@ if JIT_ENABLED:
     from numba.extending import overload
 
     # A call, not inlined into the driver's inlined helpers: numba's IR inlining of an
-    # overload into an inlined function leaves variables its checks flag out of scope.
+    # overload into an inlined function leaves variables its checks flag out of scope. The
+    # implementations are the functions themselves, not wrappers: each function compiled on
+    # its own optimises all the code it calls once more.
     @overload(judge)
     def _judge_compiled(rec, tgt, q, fk):
         if is_tree_goal(tgt):
             from ik_node.tree.drive import tree_judge
-
-            def judge_tree(rec, tgt, q, fk):
-                return tree_judge(rec, tgt, q)
-            return judge_tree
+            return tree_judge
         return _judge_target

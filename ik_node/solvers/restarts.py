@@ -324,27 +324,36 @@ def run_attempt_of(rec, ctx, kind, tgt, start, deadline):
         return method_attempt(rec, ctx, kind, tgt, start, deadline)
     if _is_tree_run(ctx):
         from ik_node.tree.drive import tree_attempt_of
-        return tree_attempt_of(ctx, kind, start, deadline)
+        return tree_attempt_of(rec, ctx, kind, tgt, start, deadline)
     return ctx.run(kind, tgt, start, deadline)
 
 
 if JIT_ENABLED:
     from numba.extending import overload
 
-    # Inlined like the attempt it calls: a call would count references to every array of
-    # rec and ctx.
+    # Two overloads, one per ctx type (numba takes the one that returns an implementation).
+    # numba compiles an overload's implementation on its own before it inlines it, so an
+    # inlined one costs a whole compile of all it calls (about 5 s for either kind of ctx).
+    # A built-in method's attempt is inlined all the same, like the attempt it calls: a call
+    # would count references to every array of rec and ctx.
     @overload(run_attempt_of, inline='always')
     def _run_attempt_of_compiled(rec, ctx, kind, tgt, start, deadline):
         if _is_tree_run(ctx):
-            from ik_node.tree.drive import tree_attempt_of
-
-            def run_tree(rec, ctx, kind, tgt, start, deadline):
-                return tree_attempt_of(ctx, kind, start, deadline)
-            return run_tree
+            return None
 
         def run(rec, ctx, kind, tgt, start, deadline):
             return method_attempt(rec, ctx, kind, tgt, start, deadline)
         return run
+
+    # A tree's attempt is a call, whose body is the one the overload compiles: no wrapper
+    # around a wrapper, each of which would compile (and optimise) all the tree's attempt
+    # code once more.
+    @overload(run_attempt_of)
+    def _run_tree_attempt_compiled(rec, ctx, kind, tgt, start, deadline):
+        if not _is_tree_run(ctx):
+            return None
+        from ik_node.tree.drive import tree_attempt_of
+        return tree_attempt_of
 
 
 def lazy_clearance(ctx) -> bool:
@@ -392,10 +401,7 @@ if JIT_ENABLED:
     def _held_by_a_limit_compiled(rec, tgt, q):
         if is_tree_goal(tgt):
             from ik_node.tree.drive import tree_held_by_a_limit
-
-            def held_tree(rec, tgt, q):
-                return tree_held_by_a_limit(rec, tgt, q)
-            return held_tree
+            return tree_held_by_a_limit     # (itself, not a wrapper: see judge's overload)
 
         def held(rec, tgt, q):
             return _held_by_a_limit(rec.model, rec.limits, q, tgt.position,
@@ -559,7 +565,9 @@ def drive(rec, ctx, tgts, q0, q_out, q_blocked, deadline):
     max_att = _attempt_budget(rec, beyond)
     fk, ends = fk_scratch(rec.model), np.empty(max_att)
     next_q, first_q = q0.copy(), np.empty(n)     # first_q: the start of the attempt running
-    attempts = draws = iterations = n_ends = point_reached = far_probes = 0
+    attempts = iterations = point_reached = far_probes = 0
+    # (not the literal 0: numba would compile _start and _record_end for Literal[int](0) too)
+    draws = n_ends = np.int64(0)
     ans = Answer(0, np.inf, False, False, np.inf, np.inf, 0.0, 0.0)
     tf_joint, tf_change, keep_clear = -1, np.inf, False
     stretched = position_met = probing = has_next = use_rescue = blocked = held = False

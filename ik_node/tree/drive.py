@@ -28,7 +28,7 @@ records.
 import math
 from typing import NamedTuple
 
-from ik_node._jit import monotonic_clock, njit
+from ik_node._jit import monotonic_clock, njit, njit_inline
 from ik_node.collision import kernels as collision_kernels
 from ik_node.solvers.codes import ATTEMPT_MAIN
 from ik_node.solvers.restarts import CollisionCheck, drive, on_a_limit, pushed_past_a_limit
@@ -85,9 +85,9 @@ class TreeGoal(NamedTuple):
     params: TreeParams
 
 
-@njit
+@njit_inline
 def _attempt(run, start, clear, deadline):
-    """Run one attempt from ``start``; return (q, iterations)."""
+    """Run one attempt from ``start``; return (q, iterations) (inlined: see tree_attempt_of)."""
     params = run.params_clear if clear else run.params
     obj = run.obj_clear if clear else run.obj
     if not run.fabrik:
@@ -102,21 +102,25 @@ def _attempt(run, start, clear, deadline):
     return q, it + it2
 
 
-@njit
-def tree_attempt_of(run, kind, start, deadline):
+def tree_attempt_of(rec, ctx, kind, tgt, start, deadline):
     """
     Run the driver's attempt of ``kind`` from ``start``; return (q, iterations).
 
-    ATTEMPT_MAIN is the retry of a start whose answer collided (the clearance on); every
-    other kind (ATTEMPT_LAZY: the first try of a start) leaves the clearance out.
+    ctx: the TreeRun (rec and tgt, the driver's, are not needed). ATTEMPT_MAIN is the retry
+    of a start whose answer collided (the clearance on); every other kind (ATTEMPT_LAZY: the
+    first try of a start) leaves the clearance out. Compiled as the body of the driver's
+    overload of :func:`ik_node.solvers.restarts.run_attempt_of` (one function around the
+    tree's attempts: each function compiled on its own optimises all the code it calls).
     """
-    return _attempt(run, start, kind == ATTEMPT_MAIN, deadline)
+    return _attempt(ctx, start, kind == ATTEMPT_MAIN, deadline)
 
 
-@njit
-def tree_judge(rec, tgt, q):
+def tree_judge(rec, tgt, q, fk):
     """
     Return (position error [m], orientation error [rad], ok, collided) of q for a tree.
+
+    Compiled as the body of the overload of :func:`ik_node.solvers.final_check.judge` (fk,
+    the one-tip chain's FK scratch, is not needed).
 
     What the driver ranks failed attempts by (position first, then orientation): the
     "position error" is the number of tasks missed plus x / (1 + x), x the position errors
@@ -146,10 +150,11 @@ def tree_judge(rec, tgt, q):
     return perr, oerr, met and not hit, hit
 
 
-@njit
 def tree_held_by_a_limit(rec, tgt, q):
     """
     Return True when a joint of q on a limit keeps the tips from their targets' points.
+
+    Compiled as the body of the overload of :func:`ik_node.solvers.restarts.held_by_a_limit`.
 
     The descent direction of the summed squared position errors, Σ J_iᵀ e_i, pushes that
     joint outward (as :func:`ik_node.solvers.restarts._held_by_a_limit` for one tip, with the
@@ -176,6 +181,12 @@ def tree_held_by_a_limit(rec, tgt, q):
     return pushed_past_a_limit(q, rec.limits, g, eps)
 
 
+# The driver's code inlined into the tree's entry: called, it would compile (and optimise)
+# all the tree's code once more, 7 s of a compile into an empty cache. (A dispatcher of its
+# own, inlined wherever it is called; the chain's entries call the driver.)
+_drive_inlined = njit_inline(getattr(drive, 'py_func', drive))
+
+
 @njit
 def tree_solve(rec, run, goal, q0, timeout):
     """
@@ -187,5 +198,5 @@ def tree_solve(rec, run, goal, q0, timeout):
     """
     q_out = q0.copy()
     q_blocked = np.zeros(q0.shape[0])
-    outcome = drive(rec, run, (goal, goal), q0, q_out, q_blocked, _now() + timeout)
+    outcome = _drive_inlined(rec, run, (goal, goal), q0, q_out, q_blocked, _now() + timeout)
     return q_out, q_blocked, outcome
