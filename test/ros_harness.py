@@ -232,26 +232,40 @@ class Probe:
         return self.set_parameter_list(node_name, [Parameter(name, value=value)
                                                    for name, value in values.items()])
 
-    def set_parameter_list(self, node_name: str, params: list) -> list:
-        """Set rclpy Parameters on a node through its service; return the results."""
-        return self._call_parameters(node_name, SetParameters, 'set_parameters', params).results
+    def set_parameter_list(self, node_name: str, params: list, every=None,
+                           period: float = 0.2) -> list:
+        """
+        Set rclpy Parameters on a node through its service; return the results.
+
+        every: called each ``period`` [s] until the answer is in (a jog stream going on
+        while the node takes the new values: the call may take longer than a jog_timeout).
+        """
+        return self._call_parameters(node_name, SetParameters, 'set_parameters', params,
+                                     every, period).results
 
     def set_parameters_atomically(self, node_name: str, params: list):
         """Set rclpy Parameters on a node all at once (judged together); return the result."""
         return self._call_parameters(node_name, SetParametersAtomically,
                                      'set_parameters_atomically', params).result
 
-    def _call_parameters(self, node_name: str, srv_type, service: str, params: list):
+    def _call_parameters(self, node_name: str, srv_type, service: str, params: list,
+                         every=None, period: float = 0.2):
         """Call the node's parameter ``service`` with ``params``; return the response."""
         # One client per node and service, kept until close() (not made for each call).
         client = self._param_clients.get((node_name, service))
         if client is None:
             client = self.node.create_client(srv_type, f'/{node_name}/{service}')
             self._param_clients[(node_name, service)] = client
-        assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
+        if every is None:
+            assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
+        else:
+            assert self.spin_until(client.service_is_ready, STARTUP_TIMEOUT, every, period)
         future = client.call_async(srv_type.Request(
             parameters=[p.to_parameter_msg() for p in params]))
-        self.executor.spin_until_future_complete(future, timeout_sec=30.0)
+        if every is None:
+            self.executor.spin_until_future_complete(future, timeout_sec=30.0)
+        else:
+            self.spin_until(future.done, 30.0, every, period)
         assert future.result() is not None, f'{service} got no answer: the node hangs'
         return future.result()
 
