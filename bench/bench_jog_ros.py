@@ -275,6 +275,14 @@ def plain_run(chain, velocity: np.ndarray, q0: np.ndarray, sent_t: np.ndarray,
 
 # --- One scenario at one rate ------------------------------------------------------------------
 
+def start_sim(rate: float, q0: np.ndarray, names: list, env: dict, log: Path):
+    """Start sim_arm at ``rate``, following at once, its joints ``names`` at ``q0``."""
+    return gm.start_process('sim_arm', gm.SIM_CONFIG, [
+        f'urdf_file:={URDF}', f'rate:={float(rate)!r}', 'follow:=instant',
+        f'initial_positions:={gm.ros_list(q0)}', f'initial_joint_names:=[{", ".join(names)}]'],
+        env, log)
+
+
 def run_one(name: str, rate: float, args, domain: int, logs: Path, chain, ref, checkers: dict
             ) -> list:
     """Run scenario ``name`` at ``rate`` through the processes; return its two table rows."""
@@ -283,10 +291,7 @@ def run_one(name: str, rate: float, args, domain: int, logs: Path, chain, ref, c
     tag = f'{name} {rate:g} Hz'
     env = ros_environment(domain, ros_home=logs / 'ros_home')
     names = list(chain.joint_names)
-    sim = gm.start_process('sim_arm', gm.SIM_CONFIG, [
-        f'urdf_file:={URDF}', f'rate:={float(rate)!r}', 'follow:=instant',
-        f'initial_positions:={gm.ros_list(q0)}', f'initial_joint_names:=[{", ".join(names)}]'],
-        env, logs / f'{name}_{rate:g}_sim_arm.log')
+    sim = start_sim(rate, q0, names, env, logs / f'{name}_{rate:g}_sim_arm.log')
     node_params = [f'urdf_file:={URDF}', f'base_link:={BASE}', f'tip_link:={TIP}',
                    f'output_rate:={float(rate)!r}', *args.node_param]
     spheres = [o for o in bench_jog.world(name) if type(o).__name__ == 'Sphere']
@@ -352,10 +357,7 @@ def run_floor(rate: float, args, domain: int, logs: Path, chain) -> dict:
     tag = f'floor {rate:g} Hz'
     env = ros_environment(domain, ros_home=logs / 'ros_home')
     names = list(chain.joint_names)
-    sim = gm.start_process('sim_arm', gm.SIM_CONFIG, [
-        f'urdf_file:={URDF}', f'rate:={float(rate)!r}', 'follow:=instant',
-        f'initial_positions:={gm.ros_list(q0)}', f'initial_joint_names:=[{", ".join(names)}]'],
-        env, logs / f'floor_{rate:g}_sim_arm.log')
+    sim = start_sim(rate, q0, names, env, logs / f'floor_{rate:g}_sim_arm.log')
     with open(logs / f'floor_{rate:g}_node.log', 'w') as out:
         floor = subprocess.Popen([sys.executable, str(Path(__file__).with_name(
             'jog_floor_node.py')), '--rate', repr(float(rate))], env=env, stdout=out,
