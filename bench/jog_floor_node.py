@@ -15,6 +15,7 @@ cycle can be read against what the ROS side of it costs alone.
 """
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -24,6 +25,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--rate', type=float, default=1000.0, help='cycles per second')
     args, ros_args = parser.parse_known_args(argv)
+    # Started alone too (the usage above): DDS discovery stays on this machine.
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ.pop('ROS_LOCALHOST_ONLY', None)
     import rclpy
     from ik_node.ros.control_loop import ControlLoop, CycleGroup
     from ik_node.ros.qos import COMMAND_QOS
