@@ -28,7 +28,7 @@ mkdir -p "$ROS_HOME"
 if ! "$VENV/bin/python" -c 'import rclpy, diagnostic_msgs, matplotlib, ik_node' 2>/dev/null; then
   # shellcheck source=scripts/venv.sh
   source "$ROOT/scripts/venv.sh"
-  ik_node_venv "$VENV" demo.sh --upgrade pip ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs \
+  ik_node_venv "$VENV" demo.sh ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs \
     ros-std-srvs ros-sensor-msgs ros-geometry-msgs ros-trajectory-msgs ros-visualization-msgs \
     ros-diagnostic-msgs matplotlib
 fi

@@ -4,12 +4,28 @@
 # One way to make the project's virtual environments; sourced by scripts/test.sh,
 # scripts/demo.sh and bench/setup.sh.
 #
-#   ik_node_venv VENV LABEL [PIP_ARGS...]
+#   ik_node_venv VENV LABEL [INSTALL_ARGS...]
+#   ik_node_install VENV [INSTALL_ARGS...]
 #
-# Creates VENV with $PYTHON (default python3) if it does not exist, installs PIP_ARGS (e.g.
-# -r requirements-test.txt, or package names; none: nothing) and then ik_node itself,
-# editable, with its install_requires. LABEL starts each progress line. pip's
-# "WARNING: Location" lines (a config of this machine) are dropped from stderr.
+# ik_node_venv creates VENV with $PYTHON (default python3) if it does not exist, installs
+# INSTALL_ARGS (e.g. -r requirements-test.txt, or package names; none: nothing) and then
+# ik_node itself, editable, with its install_requires. LABEL starts each progress line.
+# ik_node_install installs INSTALL_ARGS into VENV.
+#
+# The installs go through uv (pip installs it into the venv first): from the same index as
+# pip, with the same resolution, in a third of the time and CPU (on a fresh 2-core machine:
+# the test tools 11 s instead of 30 s, ik_node 3 s instead of 11 s; uv leaves compiling the
+# .py files to the first import of each, pip compiles every file it installs).
+
+ik_node_install() {
+    local venv="$1"
+    shift
+    if [ ! -x "$venv/bin/uv" ]; then
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check uv \
+            2> >(grep -v "^WARNING: Location" >&2)
+    fi
+    "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" "$@"
+}
 
 ik_node_venv() {
     local venv="$1" label="$2"
@@ -20,11 +36,9 @@ ik_node_venv() {
         echo "$label: creating $venv"
         "${PYTHON:-python3}" -m venv "$venv"
     fi
-    echo "$label: installing ${*:+$* and }ik_node into $venv (about a minute on a fresh machine)"
+    echo "$label: installing ${*:+$* and }ik_node into $venv (under a minute on a fresh machine)"
     if [ "$#" -gt 0 ]; then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" \
-            2> >(grep -v "^WARNING: Location" >&2)
+        ik_node_install "$venv" "$@"
     fi
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root" \
-        2> >(grep -v "^WARNING: Location" >&2)
+    ik_node_install "$venv" -e "$root"
 }

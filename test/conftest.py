@@ -130,9 +130,9 @@ def pytest_sessionstart(session):
 
 # The longest test files (about 20-120 s each at load 12-18 on 2 cores), longest first. With
 # ``--dist loadfile`` a file runs whole on one worker, in collection order: starting with
-# these leaves the short files to even out the two workers' ends, instead of one worker
+# these leaves the short files to even out the workers' ends, instead of one worker
 # running a long file alone. flake8 and mypy (test_lint, test_mypy) are the longest two: one
-# on each worker.
+# on a worker each.
 LONG_FILES = ('test_lint.py', 'test_mypy.py', 'test_node_ros.py', 'test_jog_ros.py',
               'test_faults.py', 'test_tree_node_ros.py', 'test_web_browser.py',
               'test_goal_motion_ros.py', 'test_jog_ros_smooth.py', 'test_real_arm.py')
