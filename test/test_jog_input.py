@@ -22,6 +22,7 @@ from ik_node.ros.jog_input import JogInput  # noqa: E402
 from ik_node.ros.node_state import NodeState  # noqa: E402
 from ik_node.ros.parameter_table import defaults, IK_NODE_PARAMETERS  # noqa: E402
 from ik_node.ros.robot_setup import build_tracker  # noqa: E402
+import numpy as np  # noqa: E402
 
 URDF = Path(__file__).resolve().parent.parent / 'config' / 'urdf' / 'demo_arm.urdf'
 FLOOR = HalfSpace(normal=(0.0, 0.0, 1.0), offset=0.0, name='floor')
@@ -33,7 +34,7 @@ START = [0.0, -1.2, 1.2, -1.57, -1.57, 0.0]     # the tool 0.4 m above the floor
 def ball_clearance(jogger, ball: Sphere) -> float:
     """Return the smallest clearance [m] between the arm at the jogger's state and ``ball``."""
     rec = guard_record(jogger.chain, jogger.limits, jogger.settings, [ball])
-    d = pair_clearances(rec, jogger.state.q)
+    d = pair_clearances(rec, np.array(jogger.state.q))  # as the jogger passes it
     return float(d[rec.K[2]:].min())        # (the self pairs first)
 
 

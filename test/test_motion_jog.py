@@ -265,7 +265,7 @@ def floor_clearance(chain, q) -> float:
     """Return the clearance [m] of the floor to the forearm and the wrist."""
     setup = chain.collision_setup
     packed = setup.packed([FLOOR])
-    d_self, d_obs, _ = kernels.distances(*setup.model.flat, q, packed.rows, 0.05)
+    d_self, d_obs, _ = kernels.distances(*setup.model.flat, np.array(q), packed.rows, 0.05)
     names = packed.pair_names[d_self.shape[0]:]
     return min(d for d, (link, _) in zip(d_obs.ravel(), names)
                if link.startswith(('forearm', 'wrist')))

@@ -262,8 +262,10 @@ def samples_collide(chain, q_a, q_b, step: float, obstacles=None) -> bool:
     """Return True when a sample of q_a -> q_b (at most ``step`` apart) is in contact."""
     setup = chain.collision_setup
     rows = setup.packed(obstacles).rows
-    return kernels.samples_contact(*setup.model.flat, np.asarray(q_a, dtype=float),
-                                   np.asarray(q_b, dtype=float), rows, float(step)) >= 0.0
+    # Copies: writable whatever the caller passes (the planner's states, the chain's read-only
+    # limits), so that the kernel has one compiled version, the one ik-compile compiles.
+    return kernels.samples_contact(*setup.model.flat, np.array(q_a, dtype=float),
+                                   np.array(q_b, dtype=float), rows, float(step)) >= 0.0
 
 
 def source_from(urdf, urdf_text: str, srdf, package_dirs, held) -> CollisionSource:
