@@ -12,5 +12,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${IK_NODE_BENCH_VENV:-$ROOT/.venv-bench}"
 # shellcheck source=scripts/venv.sh
 source "$ROOT/scripts/venv.sh"
+# Benchmarks start processes and time them: every file byte-compiled once, here.
+export UV_COMPILE_BYTECODE=1
 ik_node_venv "$VENV" bench/setup.sh -r "$ROOT/bench/requirements.txt"
 echo "bench/setup.sh: done; run e.g. $VENV/bin/python $ROOT/bench/bench_ik.py --quick"

@@ -23,6 +23,8 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 100) + 100 ))}"
 export ROS_HOME="${ROS_HOME:-$ROOT/out/ros_home}"
 unset ROS_LOCALHOST_ONLY
+# Each module's bytecode is written at its first import (see scripts/test.sh).
+unset PYTHONDONTWRITEBYTECODE
 mkdir -p "$ROS_HOME"
 
 if ! "$VENV/bin/python" -c 'import rclpy, diagnostic_msgs, matplotlib, ik_node' 2>/dev/null; then

@@ -17,6 +17,12 @@ VENV="${IK_NODE_TEST_VENV:-$ROOT/.venv-test}"
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$(( (RANDOM % 17 + 1) * 12 ))}"
 unset ROS_LOCALHOST_ONLY
+# Python writes each module's bytecode at its first import (these machines set
+# PYTHONDONTWRITEBYTECODE): otherwise each of the hundreds of processes of a run compiles numpy,
+# SciPy, numba, rclpy and ik_node from source as it starts, and compiling all of them at
+# install instead takes CPU the kernels' compile needs (a clean run beside a busy process:
+# 424 s that way, pytest 251 s).
+unset PYTHONDONTWRITEBYTECODE
 SCRATCH="$(mktemp -d)"
 COMPILE=''
 # On the way out: stop a compile still running (an install failed meanwhile), remove the
@@ -64,8 +70,9 @@ fi
 cd "$ROOT"
 # Three workers on 2 cores: the ROS tests wait for arms moving in real time most of their
 # time (two workers kept 1.25 cores busy); a third fills that wait. Whole suite on this
-# 2-core machine: 231 s with 2 workers, 181 s with 3, 172 s with 4 (more load for little);
-# beside a process that keeps one core busy 276-292 s with 2, 196 s with 3.
+# 2-core machine, a checkout used before: 181 s with 3 workers, 172 s with 4 (more load for
+# little); from clean clones beside a process that keeps one core busy: 276-292 s with 2,
+# 251 s with 3.
 echo "test.sh: running pytest on 3 workers"
 # The whole suite unless a test file or folder is named (test/test_cli.py, test/x.py::name).
 TARGETS=(test)

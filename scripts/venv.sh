@@ -12,11 +12,11 @@
 # ik_node itself, editable, with its install_requires. LABEL starts each progress line.
 # ik_node_install installs INSTALL_ARGS into VENV.
 #
-# The installs go through uv (pip installs it into the venv first): from the same index as
-# pip, with the same resolution, in a third of the time (the test tools: 30 s with pip, 11 s
-# with uv, on 2 cores). Byte-compiled at install as pip does: where PYTHONDONTWRITEBYTECODE
-# is set (it is on these machines) nothing is compiled later, and every process would compile
-# numpy, SciPy, numba and rclpy from source each time it starts.
+# The installs go through uv (pip installs it into the venv first), in a third of pip's time
+# (the test tools: 30 s with pip, 11 s with uv, on 2 cores) and to the same versions. uv reads
+# PyPI and its own settings (UV_INDEX_URL, uv.toml, UV_COMPILE_BYTECODE), not pip's
+# configuration. It compiles no bytecode at install unless told (bench/setup.sh does): the
+# scripts that run processes let Python write it at each module's first import instead.
 
 ik_node_install() {
     local venv="$1"
@@ -25,7 +25,7 @@ ik_node_install() {
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check uv \
             2> >(grep -v "^WARNING: Location" >&2)
     fi
-    "$venv/bin/uv" pip install --quiet --compile-bytecode --python "$venv/bin/python" "$@"
+    "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" "$@"
 }
 
 ik_node_venv() {
@@ -42,6 +42,4 @@ ik_node_venv() {
         ik_node_install "$venv" "$@"
     fi
     ik_node_install "$venv" -e "$root"
-    # The package's own files too (an editable install is not compiled; 0.2 s).
-    "$venv/bin/python" -m compileall -q "$root/ik_node"
 }
