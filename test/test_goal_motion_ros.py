@@ -186,15 +186,36 @@ def sphere_run(procs, probe, demo, pick, params: dict, progress: float, allowanc
     return world, contact, n_cmd, n_arm, stops[0], again
 
 
+def rest_index(t: np.ndarray, q: np.ndarray) -> int:
+    """
+    Return the index of the command at which the arm, started at ``q[0]``, came to rest.
+
+    The first command the next one repeats (the node held it), or, where a new motion began
+    in the cycle the stop ended, the command at which the speed between commands (from their
+    stamps, the times they were sampled for) is least before it grows again. The search starts
+    once the arm is under way (half its top speed), past the speed-up from ``q[0]``.
+    """
+    step = np.linalg.norm(np.diff(q, axis=0), axis=1)
+    speed = step / np.diff(t)
+    top = float(speed.max(initial=0.0))
+    assert top > 0.0, 'the commands never moved'
+    start = int(np.argmax(speed >= 0.5 * top))
+    for k in range(start, step.shape[0]):
+        if step[k] == 0.0:
+            return k
+        if speed[k] < 0.05 * top and k + 1 < step.shape[0] and speed[k + 1] > speed[k]:
+            return k
+    raise AssertionError(f'the commands never came to rest (speeds {speed[start:].tolist()})')
+
+
 def assert_stopped_on_the_line_short_of(demo, probe, n_cmd: int, world, contact: float
                                         ) -> np.ndarray:
     """Check that the commands came to rest on the line before ``contact``; return there."""
+    probe.spin_for(0.3)         # commands still in flight when the new answer came
     t, q = probe.commands_by_stamp(demo, n_cmd)
     moving = np.flatnonzero(np.any(q != DEMO_START, axis=1))
     assert moving.size
-    after = q[moving[0]:]
-    rest = next(k for k in range(after.shape[0] - 1) if np.array_equal(after[k], after[k + 1]))
-    q_rest = after[rest]
+    q_rest = q[moving[0] + rest_index(t[moving[0]:], q[moving[0]:])]
     f = fraction(q_rest)
     assert 0.0 < f < contact, (f, contact)
     # On the line (the IK answer is Q_BEHIND to some 1e-5 rad).
