@@ -22,6 +22,7 @@ from typing import Any, Mapping, NamedTuple
 
 from ik_node.model.chain import Chain
 from ik_node.motion.goal_search import GoalPlan, plan_goal
+from ik_node.os_thread import name_os_thread
 import numpy as np
 
 __all__ = ['GoalJob', 'GoalWorker']
@@ -141,6 +142,7 @@ class GoalWorker:
             self._thread.start()
 
     def _run(self) -> None:
+        name_os_thread('ik-goal-search')
         while True:
             with self._lock:
                 while self._queued is None and not self._closed:

@@ -26,18 +26,23 @@ group's entities are ordinary entities and their callbacks run in that executor.
 The loop's thread takes the scheduling the group asks for (``CycleGroup.priority``, the
 node's ``realtime_priority``): SCHED_FIFO at that priority, so that busy processes on the
 machine cannot hold the commands off for tens of milliseconds (the arm, holding its last
-command through such a gap, would stop abruptly), or normal scheduling for 0; threads it
-starts begin at normal scheduling (SCHED_RESET_ON_FORK). A change is
-taken at the next wake; a refusal (no right to real-time scheduling) is logged once per
-request and the thread stays as it was.
+command through such a gap, would stop abruptly), or normal scheduling for 0. The process's
+other Python threads (rclpy's executor, the goal search, a web view's workers) take SCHED_FIFO
+one priority below: they hold the GIL the loop needs, and one of them preempted by a busy
+process while holding it held the loop off as long (a CI run beside a busy process: a 50 ms
+gap in a goal motion's commands, with the loop at SCHED_FIFO and the goal search at normal
+scheduling). Threads started later take it at the loop's next wake; processes and threads
+they start begin at normal scheduling (SCHED_RESET_ON_FORK). The middleware's own threads,
+which never hold the GIL, stay as they are. A change is taken at the next wake; a refusal (no
+right to real-time scheduling) is logged once per request and the threads stay as they were.
 """
 
 from collections import deque
-import ctypes
 import os
 import threading
 from typing import Any, Callable
 
+from ik_node.os_thread import name_os_thread
 from rclpy import executors
 from rclpy.callback_groups import CallbackGroup
 from rclpy.executors import Executor
@@ -47,17 +52,7 @@ from rclpy.node import Node
 
 __all__ = ['CycleGroup', 'ControlLoop', 'HandOffExecutor', 'THREAD_NAME']
 
-# prctl's option that names the calling thread (Linux); top -H and /proc/<pid>/task/*/comm show it.
-_PR_SET_NAME = 15
 THREAD_NAME = 'ik-control'
-
-
-def _name_os_thread(name: str) -> None:
-    """Give the calling thread ``name`` (15 bytes at most) where the system shows threads."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_NAME, name.encode()[:15], 0, 0, 0)
-    except (OSError, AttributeError):
-        pass        # not Linux: the name is cosmetic
 
 
 # [s] the loop wakes at least this often to notice a stop or a shutdown.
@@ -107,6 +102,9 @@ class ControlLoop:
         self._entities: tuple = (-1, (), ())        # (revision and count, subs, timers)
         self._wait_set: Any = None
         self._priority = 0      # the priority asked for last (taken or refused)
+        # (priority, Python thread count) the other threads were scheduled for last; count
+        # None: nothing to do (normal scheduling never changed, or the loop's was refused).
+        self._others_at: tuple = (0, None)
         self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
 
     def start(self) -> None:
@@ -154,7 +152,7 @@ class ControlLoop:
         return self._entities[1], self._entities[2]
 
     def _run(self) -> None:
-        _name_os_thread(THREAD_NAME)
+        name_os_thread(THREAD_NAME)
         timeout_ns = int(_IDLE_WAKE * 1e9)
         while not self._stop and self._context.ok():
             try:
@@ -167,23 +165,49 @@ class ControlLoop:
     def _schedule(self) -> None:
         """Give the loop's thread the scheduling its group asks for (module docstring)."""
         asked = self._priority = self._group.priority
-        # Threads it starts (the goal worker, say) begin at normal scheduling.
+        # What it starts begins at normal scheduling (the other Python threads: below).
         policy = os.SCHED_FIFO | os.SCHED_RESET_ON_FORK if asked > 0 else os.SCHED_OTHER
         log = self._node.get_logger()
         try:
             os.sched_setscheduler(0, policy, os.sched_param(asked))
         except OSError as exc:
+            self._others_at = (asked, None)     # refused: the others are not tried
             log.warning(f'realtime_priority {asked}: the control thread could not take '
                         f'SCHED_FIFO ({exc.strerror}); it runs at normal priority (run as '
                         'root, or allow it with an rtprio limit in '
                         '/etc/security/limits.conf)')
             return
-        log.info(f'control thread: SCHED_FIFO priority {asked}' if asked > 0
-                 else 'control thread: normal scheduling')
+        self._others_at = (None, 0)     # the others follow at the next wake
+        log.info(f'control thread: SCHED_FIFO priority {asked}, the other Python threads '
+                 f'{max(asked - 1, 1)}' if asked > 0 else 'control thread: normal scheduling')
+
+    def _schedule_others(self, count: int) -> None:
+        """Schedule the process's other Python threads one below the loop (module docs)."""
+        asked = self._priority
+        self._others_at = (asked, count)
+        policy = os.SCHED_FIFO | os.SCHED_RESET_ON_FORK if asked > 0 else os.SCHED_OTHER
+        param = os.sched_param(max(asked - 1, 1) if asked > 0 else 0)
+        own = threading.get_native_id()
+        for thread in threading.enumerate():
+            tid = thread.native_id
+            if tid is None or tid == own:
+                continue
+            try:
+                os.sched_setscheduler(tid, policy, param)
+            except ProcessLookupError:
+                continue        # it ended meanwhile
+            except OSError as exc:
+                self._node.get_logger().warning(
+                    f'realtime_priority {asked}: thread {thread.name!r} could not take '
+                    f'SCHED_FIFO ({exc.strerror}); it may hold the control thread off while '
+                    'it holds the GIL')
 
     def _once(self, timeout_ns: int) -> None:
         if self._group.priority != self._priority:
             self._schedule()
+        count = threading.active_count()
+        if self._others_at[1] is not None and self._others_at != (self._priority, count):
+            self._schedule_others(count)
         subs, timers = self._current()
         ws = self._wait_set
         ws.clear_entities()

@@ -289,7 +289,8 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
               'steps toward a far solution in both modes.', _in_range(1.0, 2000.0)),
     ParamSpec('realtime_priority', 0,
               'SCHED_FIFO priority (1-99) of the control thread, which steps and publishes the '
-              'commands, so other processes cannot hold it off (ros2_control uses 50); 0: '
+              'commands, so other processes cannot hold it off (ros2_control uses 50); the '
+              "node's other Python threads, which hold the GIL it needs, run one below; 0: "
               'normal scheduling. Needs the right to (root, or an rtprio limit); when it is '
               'refused the node logs why and runs at normal priority.', _at_least(0, 99)),
     ParamSpec('output_mode', 'immediate',
