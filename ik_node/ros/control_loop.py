@@ -63,6 +63,13 @@ _NOT_WORK = tuple(getattr(executors, name) for name in (
     'ConditionReachedException') if hasattr(executors, name))
 
 
+def _scheduling(priority: int) -> tuple[int, os.sched_param]:
+    """Return (policy, parameter): SCHED_FIFO at ``priority`` (children reset), normal for 0."""
+    if priority > 0:
+        return os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(priority)
+    return os.SCHED_OTHER, os.sched_param(0)
+
+
 class CycleGroup(CallbackGroup):
     """The control cycle's entities: a ControlLoop's while it runs, any executor's otherwise."""
 
@@ -166,10 +173,9 @@ class ControlLoop:
         """Give the loop's thread the scheduling its group asks for (module docstring)."""
         asked = self._priority = self._group.priority
         # What it starts begins at normal scheduling (the other Python threads: below).
-        policy = os.SCHED_FIFO | os.SCHED_RESET_ON_FORK if asked > 0 else os.SCHED_OTHER
         log = self._node.get_logger()
         try:
-            os.sched_setscheduler(0, policy, os.sched_param(asked))
+            os.sched_setscheduler(0, *_scheduling(asked))
         except OSError as exc:
             self._others_at = (asked, None)     # refused: the others are not tried
             log.warning(f'realtime_priority {asked}: the control thread could not take '
@@ -185,15 +191,14 @@ class ControlLoop:
         """Schedule the process's other Python threads one below the loop (module docs)."""
         asked = self._priority
         self._others_at = (asked, count)
-        policy = os.SCHED_FIFO | os.SCHED_RESET_ON_FORK if asked > 0 else os.SCHED_OTHER
-        param = os.sched_param(max(asked - 1, 1) if asked > 0 else 0)
+        scheduling = _scheduling(max(asked - 1, 1) if asked > 0 else 0)
         own = threading.get_native_id()
         for thread in threading.enumerate():
             tid = thread.native_id
             if tid is None or tid == own:
                 continue
             try:
-                os.sched_setscheduler(tid, policy, param)
+                os.sched_setscheduler(tid, *scheduling)
             except ProcessLookupError:
                 continue        # it ended meanwhile
             except OSError as exc:
