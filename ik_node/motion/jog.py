@@ -39,6 +39,7 @@ from ik_node.errors import IKInputError
 from ik_node.motion.jog_guards import (GUARD_COLLISION, GUARD_JOINT_LIMIT, GUARD_NONE,
                                        guard_record, GUARD_SINGULARITY, GUARD_VELOCITY,
                                        guarded_velocity, pair_clearances)
+from ik_node.motion.tool_hold import HOLD_GAIN, ToolHold
 from ik_node.motion.trajectory import JointSample, KinematicLimits
 from ik_node.motion.twist_ik import joint_velocity_for_twist
 from ik_node.solvers.objectives import objective_gradient, objectives_active, pack_objectives
@@ -72,6 +73,12 @@ _REASONS = {GUARD_NONE: REASON_NONE, GUARD_VELOCITY: REASON_VELOCITY,
 # A velocity below this [rad/s or m/s] in every joint (and acceleration below it per s) is
 # rest.
 _EPS_REST = 1e-9
+# The largest change of a blend's target velocity, as a fraction of the target it was planned
+# for, taken as the Jacobian's change as the arm moves rather than a new command (the blend
+# under way goes on: see Jogger._keeps_blend).
+_SAME_TARGET = 0.1
+# An acceleration this close to parallel to a blend's velocity change (relative) is parallel.
+_PARALLEL = 1e-6
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -202,6 +209,7 @@ class Jogger:
         self._trajectory = Trajectory(chain.n)
         # The time on _trajectory of the last step's sample (None: the state is not on it).
         self._on_trajectory: float | None = None
+        self._blend_target: np.ndarray | None = None    # the velocity the blend plans for
         self._brake_input = InputParameter(chain.n)
         self._brake_input.control_interface = ControlInterface.Velocity
         # Planned at half the acceleration limit: a controller that joins the braking's
@@ -222,12 +230,15 @@ class Jogger:
         self._state = JointSample.rest(np.zeros(chain.n))
         self._t = -math.inf
         self._command: _Command | None = None
+        self._hold = ToolHold()
 
     # -- state -----------------------------------------------------------------------------
 
     def reset(self, q: ArrayLike, now: float) -> None:
         """Stand at rest at ``q`` (n,) [rad or m] from ``now`` [s]; the command is dropped."""
         qa = self.chain.check_q(q)
+        if not np.array_equal(qa, self._state.q) or not self._resting(self._state):
+            self._hold.clear()
         self._state = JointSample.rest(qa)
         self._t = float(now)
         self._command = None
@@ -244,6 +255,9 @@ class Jogger:
         q = self.chain.check_q(state.q, 'state.q')
         v = self.chain.check_q(state.v, 'state.v')
         a = self.chain.check_q(state.a, 'state.a')
+        if not (np.array_equal(q, self._state.q) and self._resting(self._state)
+                and not np.any(v) and not np.any(a)):
+            self._hold.clear()      # the arm moved otherwise: hold it where it is now
         self._state = JointSample(q, v, a)
         self._t = float(now)
         self._command = None
@@ -271,8 +285,10 @@ class Jogger:
         twist[0] = 1e-3
         self.twist(twist, 0.01)
         self.step(0.02)
+        self.step(0.03)         # the tool hold follows the motion since the last step
         self._state, self._t, self._command = saved
         self._on_trajectory = None
+        self._hold.clear()
 
     @property
     def active(self) -> bool:
@@ -389,6 +405,8 @@ class Jogger:
         if cmd is None:
             v_want = np.zeros(self.chain.n)
             mode = MODE_IDLE if self._resting(s) else MODE_STOPPING
+            if mode == MODE_STOPPING and self._hold.holding:
+                self._hold.follow(self.chain.fk(q))
         else:
             mode = cmd.mode
             J, condition = None, math.nan
@@ -396,11 +414,12 @@ class Jogger:
                 J = self.chain.jacobian(q)
                 v_want, condition = self._twist_velocity(q, J, cmd)
             else:
+                self._hold.clear()      # joints jogged: the tool holds nothing
                 v_want = cmd.values
             v_want, scale, reason, condition, clearance = self._guarded(q, v_want, J,
                                                                         condition)
-        self._on_trajectory = None
-        nxt = self._blend(s, v_want, dt)
+        on, self._on_trajectory = self._on_trajectory, None
+        nxt = self._blend(s, v_want, dt, on)
         if self._obstacles is not None and not np.array_equal(nxt.q, q):
             d_next = self._smallest(nxt.q)
             if d_next < 0.0 and d_next < self._smallest(q):
@@ -436,16 +455,23 @@ class Jogger:
                         ) -> tuple[np.ndarray, float]:
         """Return (v, J's condition number or nan) for the twist of ``cmd`` at ``q``."""
         x = cmd.values
+        T = self.chain.fk(q)
         if cmd.frame != self.chain.base_link:
-            R = self.chain.fk(q)[:3, :3]
+            R = T[:3, :3]
             x = np.concatenate([R @ x[:3], R @ x[3:]])
+        e = self._hold.error(T, x)
         gradient = None
         # A zero twist holds the arm still: the null space moves only along with the tool.
         if self._use_objectives and np.any(x):
             gradient = objective_gradient(self.chain.model, self.chain.n, q, self.chain.lower,
                                           self.chain.upper, self._objectives)
+        # With the drift back to the tool hold's anchor at HOLD_GAIN; the anchor keeps what
+        # that achieves.
+        back = HOLD_GAIN * e if np.any(e) else None
         solution = joint_velocity_for_twist(J, x, self._damping_linear, self.settings.damping,
-                                            gradient, self.settings.null_space_gain)
+                                            gradient, self.settings.null_space_gain, back)
+        if back is not None:
+            self._hold.achieved(solution.corrected / HOLD_GAIN)
         return solution.v, solution.condition
 
     def _guarded(self, q: np.ndarray, v: np.ndarray, J: np.ndarray | None,
@@ -471,16 +497,26 @@ class Jogger:
             self._kept_clearances = (qa.tobytes(), d_now)
         return v, float(scale), _REASONS[int(code)], float(condition), float(clearance)
 
-    def _blend(self, s: JointSample, v_target: np.ndarray, dt: float) -> JointSample:
-        """Return the state ``dt`` [s] after ``s`` on Ruckig's blend toward ``v_target``."""
+    def _blend(self, s: JointSample, v_target: np.ndarray, dt: float,
+               on: float | None) -> JointSample:
+        """
+        Return the state ``dt`` [s] after ``s`` on Ruckig's blend toward ``v_target``.
+
+        on: the time of ``s`` on the last step's blend (None: s is not on it).
+        """
         if dt <= 0.0:
             return s
         if self._resting(s) and not np.any(v_target):
             return JointSample.rest(s.q)
+        if self._keeps_blend(v_target, dt, on):
+            self._on_trajectory = on + dt
+            qn, vn, an = self._trajectory.at_time(self._on_trajectory)
+            return JointSample(np.array(qn), np.array(vn), np.array(an))
+        a = self._in_step(s, v_target)
         inp = self._input
         inp.current_position = s.q.tolist()
         inp.current_velocity = s.v.tolist()
-        inp.current_acceleration = s.a.tolist()
+        inp.current_acceleration = a.tolist()
         inp.target_velocity = v_target.tolist()
         inp.max_velocity = np.maximum(self.limits.velocity,
                                       np.maximum(np.abs(s.v), np.abs(v_target))).tolist()
@@ -498,7 +534,44 @@ class Jogger:
                                f'v={s.v.tolist()}, a={s.a.tolist()} to {v_target.tolist()}')
         qn, vn, an = trajectory.at_time(dt)
         self._on_trajectory = dt
+        self._blend_target = v_target
         return JointSample(np.array(qn), np.array(vn), np.array(an))
+
+    def _in_step(self, s: JointSample, v_target: np.ndarray) -> np.ndarray:
+        """
+        Return the acceleration to plan the blend from ``s`` toward ``v_target`` with.
+
+        Ruckig phase-synchronises (every joint's velocity on one line: the tool keeps its
+        direction) only when a is exactly parallel to the velocity change, and blends leave
+        rounding in a (a steady velocity: a of 1e-16). So a within _EPS_REST of 0 is 0, and
+        an a parallel to the change within _PARALLEL (relative) is made exactly so: a stop in
+        the middle of a blend keeps the joints in step.
+        """
+        if np.abs(s.a).max(initial=0.0) <= _EPS_REST:
+            return np.zeros(self.chain.n)
+        change = v_target - s.v
+        norm_change = float(np.linalg.norm(change))
+        if norm_change > 0.0:
+            a = float(s.a @ change) / norm_change ** 2 * change
+            if np.linalg.norm(a - s.a) <= _PARALLEL * np.linalg.norm(s.a):
+                return a
+        return s.a
+
+    def _keeps_blend(self, v_target: np.ndarray, dt: float, on: float | None) -> bool:
+        """
+        Return True when the step goes on on the last blend rather than planning a new one.
+
+        Ruckig keeps the joints in step (phase-synchronised: the tool in its direction) from
+        rest or a steady velocity, not from a blend's middle; so a blend under way is followed
+        to its end while the target stays within _SAME_TARGET of the one it was planned for
+        (the Jacobian's change as the arm moves, not a new command); the next plan, from a
+        steady velocity, reaches the exact target.
+        """
+        planned = self._blend_target
+        if on is None or planned is None or on + dt >= self._trajectory.duration:
+            return False
+        return bool(np.linalg.norm(v_target - planned)
+                    <= _SAME_TARGET * np.linalg.norm(planned))
 
     def preview(self, lead: float) -> tuple[JointSample, float, np.ndarray]:
         """

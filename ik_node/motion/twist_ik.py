@@ -47,16 +47,18 @@ class TwistSolution(NamedTuple):
     v: np.ndarray
     twist: np.ndarray
     condition: float = float('nan')
+    # (6,) the part of ``twist`` that a correction twist given alongside gives (zeros: none).
+    corrected: np.ndarray = np.zeros(6)
 
 
 @njit
-def _dls(A, b, eps):
-    """Return (x, V_r): the damped solution of A x = b and the (r, n) rows spanning A's range."""
+def _dls(A, B, eps):
+    """Return (X, V_r): the damped solutions of A X = B (columns), the rows spanning A's range."""
     U, S, Vt = np.linalg.svd(A, full_matrices=False)
-    gain = np.empty(S.shape[0])
+    gain = np.empty((S.shape[0], 1))
     for i in range(S.shape[0]):
-        gain[i] = 1.0 / S[i] if S[i] >= eps else S[i] / (eps * eps)
-    x = Vt.T @ (gain * (U.T @ b))
+        gain[i, 0] = 1.0 / S[i] if S[i] >= eps else S[i] / (eps * eps)
+    x = Vt.T @ (gain * (U.T @ B))
     keep = S > _RANK_TOL * max(S[0] if S.shape[0] else 0.0, 1e-300)
     return x, Vt[keep]
 
@@ -64,9 +66,10 @@ def _dls(A, b, eps):
 @njit
 def twist_velocity(J, x, damping_linear, damping_angular, gradient, gain):
     """
-    Return (v (n,), J v (6,), condition): the kernel of :func:`joint_velocity_for_twist`.
+    Return (v (n, k), J v (6, k), condition): the kernel of :func:`joint_velocity_for_twist`.
 
-    J (6, n), x (6,), gradient (n,) or empty (none), all float64 and writable; condition as
+    J (6, n), x (6, k): k twists solved at once (one set of SVDs), gradient (n,) or empty
+    (none; descended in column 0 only), all float64 and writable; condition as
     :attr:`TwistSolution.condition` (nan unless the exact path computed it).
     """
     n = J.shape[1]
@@ -77,7 +80,7 @@ def twist_velocity(J, x, damping_linear, damping_angular, gradient, gain):
         # add up to the minimum-norm J+ x, one SVD instead of two.
         U, S, Vt = np.linalg.svd(J, full_matrices=False)
         if S[5] >= max(damping_linear, damping_angular):
-            v = Vt.T @ ((U.T @ x) / S)
+            v = Vt.T @ ((U.T @ x) / S.reshape(-1, 1))
             return v, J @ v, S[0] / S[S.shape[0] - 1]
     Jp, Jw = J[:3], J[3:]
     v1, rows_p = _dls(Jp, x[:3], damping_linear)
@@ -86,13 +89,14 @@ def twist_velocity(J, x, damping_linear, damping_angular, gradient, gain):
     v = v1 + v2
     if use_gradient:
         N2 = N1 - rows_w.T @ rows_w
-        v = v - gain * (N2 @ gradient)
+        v[:, 0] -= gain * (N2 @ gradient)
     return v, J @ v, math.nan
 
 
 def joint_velocity_for_twist(J: ArrayLike, twist: ArrayLike, damping_linear: float,
                              damping_angular: float, gradient: ArrayLike | None = None,
-                             gain: float = 0.0) -> TwistSolution:
+                             gain: float = 0.0, correction: ArrayLike | None = None
+                             ) -> TwistSolution:
     """
     Return the joint velocities for the tool ``twist`` (see the module docstring).
 
@@ -100,16 +104,24 @@ def joint_velocity_for_twist(J: ArrayLike, twist: ArrayLike, damping_linear: flo
     linear [m/s] and angular [rad/s] velocity in the base frame. damping_linear [m],
     damping_angular [1]: ε of the two levels (> 0), the singular value below which each
     is damped. gradient: (n,) ∇h of the
-    secondary objectives, descended at ``gain`` [1/s] in the null space left. One compiled
-    call (:func:`twist_velocity`); the arrays are copied, writable and contiguous, so that it
-    has one specialisation.
+    secondary objectives, descended at ``gain`` [1/s] in the null space left. correction:
+    (6,) a second twist solved alike and added (a drift correction), its own part of the
+    twist given in :attr:`TwistSolution.corrected`; the condition is the first twist's. One
+    compiled call (:func:`twist_velocity`); the arrays are copied, writable and contiguous,
+    so that it has one specialisation.
     """
     J = np.array(J, dtype=float, order='C')
     grad = _NO_GRADIENT if gradient is None else np.array(gradient, dtype=float)
-    v, twist_given, condition = twist_velocity(J, np.array(twist, dtype=float),
-                                               float(damping_linear), float(damping_angular),
-                                               grad, float(gain))
-    return TwistSolution(v, twist_given, float(condition))
+    x = np.empty((6, 1 if correction is None else 2))
+    x[:, 0] = twist
+    if correction is not None:
+        x[:, 1] = correction
+    v, twist_given, condition = twist_velocity(J, x, float(damping_linear),
+                                               float(damping_angular), grad, float(gain))
+    if correction is None:
+        return TwistSolution(v[:, 0], twist_given[:, 0], float(condition))
+    return TwistSolution(v[:, 0] + v[:, 1], twist_given[:, 0] + twist_given[:, 1],
+                         float(condition), twist_given[:, 1])
 
 
 def condition_number(J: ArrayLike) -> float:
