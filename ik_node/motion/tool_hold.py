@@ -28,8 +28,8 @@ import numpy as np
 
 __all__ = ['ToolHold', 'HOLD_GAIN', 'HOLD_CAP_LINEAR', 'HOLD_CAP_ANGULAR']
 
-# [1/s] the rate drift is corrected at: slower than the blend reaches a velocity (~0.1 s),
-# so the correction never rings.
+# [1/s] the rate drift is corrected at: about as fast as a blend reaches a velocity (0.1 s);
+# a 4-joint arm's 0.2 mrad of tilt decays in about 0.3 s without overshoot.
 HOLD_GAIN = 10.0
 # [m], [rad]: the largest error held; beyond it the anchor follows the tool.
 HOLD_CAP_LINEAR = 0.005
