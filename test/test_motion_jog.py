@@ -362,9 +362,10 @@ def test_a_four_joint_arm_jogs_the_position_and_does_not_drift(urdf):
 
 def test_strokes_keep_the_tilt_from_rest_and_take_back_what_a_resumed_brake_turns(arm4):
     """
-    A stroke from rest to rest keeps the joints in step: the tool's tilt does not move. A
-    stroke resumed while the arm still brakes (the stream paused past the timeout) turns it
-    a little; the jog takes that back, so strokes do not add up.
+    A stroke from rest to rest keeps the joints in step: the tool's tilt does not move.
+
+    A stroke resumed while the arm still brakes (the stream paused past the timeout) turns
+    it a little; the jog takes that back, so strokes do not add up.
     """
     q0 = np.array([0.2, 0.3, 0.6, -0.4])
     j = Jogger(arm4, limits(arm4))

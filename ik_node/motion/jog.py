@@ -508,7 +508,7 @@ class Jogger:
             return s
         if self._resting(s) and not np.any(v_target):
             return JointSample.rest(s.q)
-        if self._keeps_blend(v_target, dt, on):
+        if on is not None and self._keeps_blend(v_target, dt, on):
             self._on_trajectory = on + dt
             qn, vn, an = self._trajectory.at_time(self._on_trajectory)
             return JointSample(np.array(qn), np.array(vn), np.array(an))
@@ -557,7 +557,7 @@ class Jogger:
                 return a
         return s.a
 
-    def _keeps_blend(self, v_target: np.ndarray, dt: float, on: float | None) -> bool:
+    def _keeps_blend(self, v_target: np.ndarray, dt: float, on: float) -> bool:
         """
         Return True when the step goes on on the last blend rather than planning a new one.
 
@@ -568,7 +568,7 @@ class Jogger:
         steady velocity, reaches the exact target.
         """
         planned = self._blend_target
-        if on is None or planned is None or on + dt >= self._trajectory.duration:
+        if planned is None or on + dt >= self._trajectory.duration:
             return False
         return bool(np.linalg.norm(v_target - planned)
                     <= _SAME_TARGET * np.linalg.norm(planned))
