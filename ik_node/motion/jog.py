@@ -76,7 +76,7 @@ _EPS_REST = 1e-9
 # The largest change of a blend's target velocity, as a fraction of the target it was planned
 # for, taken as the Jacobian's change as the arm moves rather than a new command (the blend
 # under way goes on: see Jogger._keeps_blend).
-_SAME_TARGET = 0.1
+_SAME_TARGET = 0.02
 # An acceleration this close to parallel to a blend's velocity change (relative) is parallel.
 _PARALLEL = 1e-6
 
