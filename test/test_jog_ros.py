@@ -147,10 +147,18 @@ def test_a_gamepad_with_the_xbox_mapping_moves_the_tool(rig, demo):
                  lambda: tool(demo, probe.arm[-1][1])[0] - p0[0] > 0.04)
     moved = tool(demo, probe.arm[-1][1]) - p0
     assert moved[0] / np.linalg.norm(moved) > 0.98, moved
-    # B held: stop, even with the stick still up.
-    q_stop = probe.arm[-1][1]
+    # B held: stop, even with the stick still up. Measured from where the arm was (by the
+    # stamps of its readings) when B was first sent: the probe may read the arm late.
     stopped = Joy(axes=axes, buttons=[0, 1] + [0] * 9)
-    rest = probe.settled(timeout=10.0, every=lambda: joy.publish(stopped))
+    t_b = []
+
+    def press_b():
+        t_b.append(probe.now_ns() * 1e-9)
+        joy.publish(stopped)
+
+    press_b()
+    rest = probe.settled(timeout=10.0, every=press_b)
+    q_stop = probe.arm_before(t_b[0])
     assert np.linalg.norm(tool(demo, rest) - tool(demo, q_stop)) < 0.02
     assert_within_limits(demo, probe, n_cmd)
 

@@ -34,6 +34,8 @@ __all__ = ['TwistSolution', 'joint_velocity_for_twist', 'twist_velocity', 'condi
 # Singular values below this fraction of the largest count as zero in the projectors.
 _RANK_TOL = 1e-9
 _NO_GRADIENT = np.empty(0)
+_NO_CORRECTION = np.zeros(6)
+_NO_CORRECTION.flags.writeable = False
 
 
 class TwistSolution(NamedTuple):
@@ -48,7 +50,7 @@ class TwistSolution(NamedTuple):
     twist: np.ndarray
     condition: float = float('nan')
     # (6,) the part of ``twist`` that a correction twist given alongside gives (zeros: none).
-    corrected: np.ndarray = np.zeros(6)
+    corrected: np.ndarray = _NO_CORRECTION
 
 
 @njit
