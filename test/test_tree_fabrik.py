@@ -87,7 +87,7 @@ def test_fabrik_iterations_alone_bring_both_hands_to_position_targets(tree, rng)
 
 def test_fabrik_solves_both_hands_full_poses_checked_by_fk(tree, rng):
     # 10 joints for 12 pose rows: the answers are isolated points, found from nearby.
-    opts = TreeSolveOptions(max_attempts=20)
+    opts = TreeSolveOptions(max_attempts=20, timeout=10.0)     # attempts, not time, decide
     for _ in range(5):
         q = inner_q(tree, rng)
         T = tree.fk(q)
@@ -121,7 +121,8 @@ def test_nested_sub_bases_and_a_mimic_across_fingers(rng, method):
     # the torso is the sub-base of the arms, the left wrist that of its hand and fingers.
     tips = ['left_hand', 'right_hand', 'l_finger_a_tip', 'l_finger_b_tip']
     tree = TreeChain.from_urdf(URDF, 'base_link', tips)
-    solver = TreeSolver(tree, TreeSolveOptions(max_attempts=50), method)
+    # Attempts, not time, decide (beside a busy process the default 50 ms cut a run short).
+    solver = TreeSolver(tree, TreeSolveOptions(max_attempts=50, timeout=10.0), method)
     solved = 0
     for _ in range(6):
         T = tree.fk(inner_q(tree, rng))
