@@ -98,6 +98,19 @@ def controls(probe, since: int) -> list[str]:
     return [status_values(s).get('control', '') for s in probe.statuses[since:]]
 
 
-def stream_until(probe, publish, done, timeout: float = 20.0) -> None:
-    """Publish every PUBLISH_PERIOD until ``done()``; fail after ``timeout`` [s]."""
-    assert probe.spin_until(done, timeout, publish, PUBLISH_PERIOD), 'not done in time'
+def stream_until(probe, publish, done, timeout: float = 20.0) -> float:
+    """
+    Publish every PUBLISH_PERIOD until ``done()``; fail after ``timeout`` [s].
+
+    Returns the time [s] (the probe's clock, as the arm's stamps) of the last publish: where
+    the arm was then is ``probe.arm_before(t)``, not the newest reading, which a busy probe
+    may have read late.
+    """
+    sent = [0.0]
+
+    def send():
+        sent[0] = probe.now_ns() * 1e-9
+        publish()
+
+    assert probe.spin_until(done, timeout, send, PUBLISH_PERIOD), 'not done in time'
+    return sent[0]

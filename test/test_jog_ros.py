@@ -92,12 +92,12 @@ def test_a_twist_stream_moves_the_tool_and_a_timeout_stops_it_smoothly(rig, demo
     n_traj = len(trajectories)
     p0 = tool(demo, probe.arm[-1][1])
     v = np.array([0.0, 0.05, -0.03, 0.0, 0.0, 0.0])
-    stream_until(probe, lambda: twist.publish(twist_msg(probe, v)),
-                 lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.04)
+    t_last = stream_until(probe, lambda: twist.publish(twist_msg(probe, v)),
+                          lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.04)
     moved = tool(demo, probe.arm[-1][1]) - p0
     # In the commanded direction (the blend and the null space bend it only a little).
     assert moved @ v[:3] / (np.linalg.norm(moved) * np.linalg.norm(v[:3])) > 0.98, moved
-    p_last = tool(demo, probe.arm[-1][1])
+    p_last = tool(demo, probe.arm_before(t_last))     # where it was at the last message
     # No more messages: the jog times out and brakes to rest within the limits.
     rest = probe.settled(timeout=10.0)
     assert np.linalg.norm(tool(demo, rest) - p_last) < 0.02

@@ -99,11 +99,11 @@ def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
     t_change = probe.now_ns()
     assert probe.set_parameter_list('ik_node', [Parameter('solver', value='pinv')],
                                     every=send, period=PUBLISH_PERIOD)[0].successful
-    stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.02))
+    t_last = stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.02))
     # Half the acceleration, and the stream stops with it: the jog brakes to rest.
     assert probe.set_parameters_atomically('ik_node', [
         Parameter('acceleration_scale', value=0.5)]).successful
-    q_last = probe.arm[-1][1]
+    q_last = probe.arm_before(t_last)       # where the arm was at the last message
     q_rest = probe.settled(timeout=10.0)
     assert 0.0 < np.linalg.norm(tool(demo, q_rest) - tool(demo, q_last)) < 0.02
     # The commands after the first change kept moving (no stop-and-restart at the change).
