@@ -46,6 +46,15 @@ def _along(d, u):
 
 
 @njit
+def _across(e, direction):
+    """Return the parts of the twist ``e`` (6,) across those of ``direction`` (6,)."""
+    held = np.empty(6)
+    held[:3] = e[:3] - _along(e[:3], direction[:3])
+    held[3:] = e[3:] - _along(e[3:], direction[3:])
+    return held
+
+
+@njit
 def _rotate(w, R):
     """Return exp(w^) R: ``R`` (3, 3) turned by the rotation vector ``w`` (3,) in the base."""
     angle = math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
@@ -90,7 +99,7 @@ def error_to(anchor, T, direction, cap_linear, cap_angular):
     e = np.empty(6)
     e[:3] = anchor[:3, 3] - T[:3, 3]
     e[3:] = rotation_vector_from_matrix(_rotation(anchor) @ _rotation(T).T)
-    e = rebase(anchor, T, e, direction)
+    e = _across(e, direction)
     e[:3] = _capped(e[:3], cap_linear)
     e[3:] = _capped(e[3:], cap_angular)
     return rebase(anchor, T, e, direction)
@@ -104,9 +113,7 @@ def rebase(anchor, T, e, direction):
     Only e's parts across ``direction`` (6,) count (they are returned): along the command
     the tool goes where the command takes it, so an error there would change its speed.
     """
-    held = np.empty(6)
-    held[:3] = e[:3] - _along(e[:3], direction[:3])
-    held[3:] = e[3:] - _along(e[3:], direction[3:])
+    held = _across(e, direction)
     anchor[:3, 3] = T[:3, 3] + held[:3]
     anchor[:3, :3] = _rotate(held[3:], _rotation(T))
     return held
