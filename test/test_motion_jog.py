@@ -330,17 +330,32 @@ def test_a_redundant_arm_descends_its_null_space_objective_while_it_jogs():
     assert objective.cost(panda, ends['objective']) < objective.cost(panda, ends['plain']) - 0.05
 
 
+def inward_with_a_roll(chain, q0: np.ndarray
+                       ) -> tuple[Jogger, np.ndarray, np.ndarray, np.ndarray]:
+    """
+    Return (a jogger at rest at q0, the tool pose there, the heading, the twist).
+
+    The twist: in toward the column at 0.05 m/s, and a roll about that heading that a
+    four-joint arm cannot make.
+    """
+    j = Jogger(chain, limits(chain))
+    j.reset(q0, 0.0)
+    T0 = chain.fk(q0)
+    heading = T0[:3, 3] * np.array([-1.0, -1.0, 0.0])
+    heading /= np.linalg.norm(heading)
+    return j, T0, heading, np.concatenate([0.05 * heading, 0.3 * heading])
+
+
+def tilt(T: np.ndarray, T0: np.ndarray) -> float:
+    """Return the angle [rad] between the tool's z axes at T and at T0."""
+    return math.acos(min(1.0, float(T[:3, 2] @ T0[:3, 2])))
+
+
 @pytest.mark.parametrize('urdf', ['arm4.urdf', 'prismatic.urdf'])
 def test_a_four_joint_arm_jogs_the_position_and_does_not_drift(urdf):
     chain = ik_node.Chain.from_urdf(URDF_DIR / urdf, 'base_link', 'tip')
     q0 = np.clip(np.array([0.2, 0.3, 0.6, -0.4]), chain.lower + 0.2, chain.upper - 0.2)
-    j = Jogger(chain, limits(chain))
-    j.reset(q0, 0.0)
-    T0 = chain.fk(q0)
-    # In toward the column, and a roll it cannot make.
-    heading = T0[:3, 3] * np.array([-1.0, -1.0, 0.0])
-    heading /= np.linalg.norm(heading)
-    twist = np.concatenate([0.05 * heading, 0.3 * heading])
+    j, T0, heading, twist = inward_with_a_roll(chain, q0)
     check = watcher(chain)
     _, steps, poses = run(j, 0.0, 1.0, lambda jg, t: jg.twist(twist, t), check)
     assert check.total_violations == 0, check.violations[:3]
@@ -355,9 +370,7 @@ def test_a_four_joint_arm_jogs_the_position_and_does_not_drift(urdf):
     lin = tool_twists(poses)[30:, :3]
     assert np.max(np.linalg.norm(lin - twist[:3], axis=1)) < 0.02 * 0.05
     # The pitch it can hold does not drift either: the tool keeps its tilt.
-    z0 = T0[:3, 2]
-    tilt = [math.acos(min(1.0, float(T[:3, 2] @ z0))) for T in poses]
-    assert max(tilt) < 1e-3
+    assert max(tilt(T, T0) for T in poses) < 1e-3
 
 
 def test_strokes_keep_the_tilt_from_rest_and_take_back_what_a_resumed_brake_turns(arm4):
@@ -367,31 +380,24 @@ def test_strokes_keep_the_tilt_from_rest_and_take_back_what_a_resumed_brake_turn
     A stroke resumed while the arm still brakes (the stream paused past the timeout) turns
     it a little; the jog takes that back, so strokes do not add up.
     """
-    q0 = np.array([0.2, 0.3, 0.6, -0.4])
-    j = Jogger(arm4, limits(arm4))
-    j.reset(q0, 0.0)
-    T0 = arm4.fk(q0)
-    heading = T0[:3, 3] * np.array([-1.0, -1.0, 0.0])
-    heading /= np.linalg.norm(heading)
-    twist = np.concatenate([0.05 * heading, 0.3 * heading])
+    j, T0, _, twist = inward_with_a_roll(arm4, np.array([0.2, 0.3, 0.6, -0.4]))
     check = watcher(arm4)
 
     def stroke(now: float, seconds: float, pause: float) -> tuple[float, list]:
         now, _, moving = run(j, now, seconds, lambda jg, t: jg.twist(twist, t), check)
         now, _, paused = run(j, now, pause, None, check)
-        return now, [math.acos(min(1.0, float(T[:3, 2] @ T0[:3, 2])))
-                     for T in np.concatenate([moving, paused])]
+        return now, [tilt(T, T0) for T in np.concatenate([moving, paused])]
 
-    now, tilt = stroke(0.0, 0.3, 0.5)
-    assert max(tilt) < 3e-4         # (out of step: 7.5e-4)
+    now, tilts = stroke(0.0, 0.3, 0.5)
+    assert max(tilts) < 3e-4        # (out of step: 7.5e-4)
     resumed = []
     for _ in range(6):
-        now, tilt = stroke(now, 0.2, 0.15)
-        resumed += tilt
-    now, tilt = stroke(now, 0.3, 0.5)
+        now, tilts = stroke(now, 0.2, 0.15)
+        resumed += tilts
+    now, tilts = stroke(now, 0.3, 0.5)
     assert check.total_violations == 0, check.violations[:3]
     assert max(resumed) < 1.5e-3    # (never taken back: 1.9e-3, and it stays)
-    assert tilt[-1] < 1e-5
+    assert tilts[-1] < 1e-5
 
 
 @pytest.mark.parametrize('twist, frame, message', [
