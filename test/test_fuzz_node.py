@@ -300,6 +300,30 @@ def set_parameters(probe: Probe, params: list) -> list:
     return probe.set_parameter_list('ik_node', params)
 
 
+def test_topics_that_change_places_between_types_are_applied(live, chain):
+    """
+    Two topic parameters of different types trading topics, in one call, are applied.
+
+    The publisher on the old topic used to be still there when the new one was made (a
+    fuzzed restore was refused with rcl's 'incompatible type' as an internal error).
+    """
+    procs, probe, node = live
+    swaps = [  # JointState and JointTrajectory publishers; a publisher and a subscription
+        {'command_topic': 'moved_commands', 'trajectory_topic': 'joint_commands'},
+        {'status_topic': 'target_pose', 'target_topic': 'ik_status'}]
+    for swap in swaps:
+        back = {name: NODE_TEST_PARAMS.get(name, spec.default)
+                for spec in IK_NODE_PARAMETERS for name in swap if spec.name == name}
+        for values in (swap, back):
+            result = probe.set_parameters_atomically(
+                'ik_node', [Parameter(k, value=v) for k, v in values.items()])
+            assert result.successful, (values, result.reason)
+    # Back where they were, the node still answers a target on its topics.
+    n = len(probe.statuses)
+    assert probe.answer(lambda: probe.publish_pose(chain.fk(Q0 + 0.02)), n) is not None
+    assert node.poll() is None
+
+
 def test_fuzzed_parameters_are_applied_or_refused_with_a_reason(live, chain):
     procs, probe, node = live
     specs = {p.name: p for p in IK_NODE_PARAMETERS}

@@ -60,14 +60,20 @@ class RobotDescriptionSource:
             return load_urdf_text(str(values['urdf_file']))
         return self.topic_text
 
-    def update(self, values: Mapping[str, Any]) -> None:
-        """Subscribe to the topic when no parameter gives the model, else unsubscribe."""
+    def release(self, values: Mapping[str, Any]) -> None:
+        """Unsubscribe when the topic changed or a parameter now gives the model."""
         need_topic = not values['robot_description'] and not values['urdf_file']
         topic = values['robot_description_topic']
         if self._sub is not None and (not need_topic or topic != self._topic):
             self._node.destroy_subscription(self._sub)
             self._sub = None
             self.topic_text = '' if topic != self._topic else self.topic_text
+
+    def update(self, values: Mapping[str, Any]) -> None:
+        """Subscribe to the topic when no parameter gives the model, else unsubscribe."""
+        self.release(values)
+        need_topic = not values['robot_description'] and not values['urdf_file']
+        topic = values['robot_description_topic']
         if need_topic and self._sub is None:
             self._topic = topic
             sub = self._node.create_subscription(String, topic, self._callback,

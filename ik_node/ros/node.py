@@ -256,6 +256,12 @@ class IKNode(Node):
 
     def _make_io(self, values: dict[str, Any]) -> None:
         """(Re)create the publishers and subscriptions whose topic changed."""
+        # All changed ones released before any is made: topics that change places between a
+        # publisher and a subscription (or the model's) of different types are not two
+        # types on one topic at once, which rcl refuses.
+        self._outputs.release(values)
+        self._subs.release(values)
+        self._source.release(values)
         self._outputs.update(values)
         self._subs.update(values)
 

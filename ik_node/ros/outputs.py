@@ -136,17 +136,25 @@ class Outputs:
         self.last_answer: tuple[str, str, str] | None = None
         self.last_problem: tuple[str, str, int] | None = None
 
-    def update(self, values: dict[str, Any]) -> None:
-        """(Re)create the publishers whose topic parameter changed."""
-        for key, (msg_type, param, depth) in _PUBLISHERS.items():
-            topic = values[param]
+    def release(self, values: dict[str, Any]) -> None:
+        """Destroy the publishers whose topic parameter changed (see :meth:`update`)."""
+        for key, (_, param, _) in _PUBLISHERS.items():
             old = self._pubs.get(key)
-            if old is not None and old[1] == topic:
-                continue
-            if old is not None:
+            if old is not None and old[1] != values[param]:
                 self._node.destroy_publisher(old[0])
                 del self._pubs[key]
-            if topic:
+
+    def update(self, values: dict[str, Any]) -> None:
+        """
+        (Re)create the publishers whose topic parameter changed.
+
+        A node cannot have two types on one topic: when topics change places, the node
+        releases every changed publisher and subscription first (:meth:`release`).
+        """
+        self.release(values)
+        for key, (msg_type, param, depth) in _PUBLISHERS.items():
+            topic = values[param]
+            if topic and key not in self._pubs:
                 self._pubs[key] = (self._node.create_publisher(
                     msg_type, topic, depth, event_callbacks=publisher_events()), topic)
 

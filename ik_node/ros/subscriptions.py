@@ -47,17 +47,20 @@ class Subscriptions:
         self._node, self._callbacks, self._cycle_group = node, callbacks, cycle_group
         self._subs: dict[str, tuple[Any, str]] = {}
 
-    def update(self, values: dict[str, Any]) -> None:
-        """(Re)create the subscriptions whose topic changed."""
-        for key, (msg_type, param, qos) in INPUTS.items():
-            topic = values[param]
+    def release(self, values: dict[str, Any]) -> None:
+        """Destroy the subscriptions whose topic changed (see Outputs.update)."""
+        for key, (_, param, _) in INPUTS.items():
             old = self._subs.get(key)
-            if old is not None and old[1] == topic:
-                continue
-            if old is not None:
+            if old is not None and old[1] != values[param]:
                 self._node.destroy_subscription(old[0])
                 del self._subs[key]
-            if topic:
+
+    def update(self, values: dict[str, Any]) -> None:
+        """(Re)create the subscriptions whose topic changed."""
+        self.release(values)
+        for key, (msg_type, param, qos) in INPUTS.items():
+            topic = values[param]
+            if topic and key not in self._subs:
                 events = subscription_events(self._node.get_logger().get_child(key)
                                              if key in _WARN_QOS else None)
                 cycle = key in CYCLE_INPUTS
