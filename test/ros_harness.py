@@ -260,14 +260,18 @@ class Probe:
             assert client.wait_for_service(timeout_sec=STARTUP_TIMEOUT)
         else:
             assert self.spin_until(client.service_is_ready, STARTUP_TIMEOUT, every, period)
-        future = client.call_async(srv_type.Request(
-            parameters=[p.to_parameter_msg() for p in params]))
-        if every is None:
-            self.executor.spin_until_future_complete(future, timeout_sec=30.0)
-        else:
-            self.spin_until(future.done, 30.0, every, period)
-        assert future.result() is not None, f'{service} got no answer: the node hangs'
-        return future.result()
+        request = srv_type.Request(parameters=[p.to_parameter_msg() for p in params])
+        # Sent again after 5 s without an answer (setting the same values twice is harmless).
+        # A call right after discovery can lose its response: the service's response writer
+        # may not have discovered this client's reader yet, and Fast DDS gives it 100 ms
+        # (ros2/ros2#1253). One call to a just-started node got no answer in 30 s beside two
+        # other test processes. A node that hangs answers none of the 6 requests.
+        for _ in range(6):
+            future = client.call_async(request)
+            if self.spin_until(future.done, 5.0, every, period):
+                return future.result()
+            client.remove_pending_request(future)
+        raise AssertionError(f'{service} got no answer in 30 s: the node hangs')
 
     def answer(self, publish, n_before: int, refusal: bool = False,
                timeout: float = STARTUP_TIMEOUT):
@@ -371,8 +375,17 @@ class WatchedProbe(Probe):
         pe, oe = pose_error(T, self.chain.fk(self.arm[-1][1]))
         return pe < tol and oe < 10 * tol
 
-    def arm_before(self, t: float) -> np.ndarray:
-        """Return the newest arm reading stamped before ``t`` [s] (by its header stamp)."""
+    def arm_before(self, t: float, wait: float = 5.0) -> np.ndarray:
+        """
+        Return the newest arm reading stamped before ``t`` [s] (by its header stamp).
+
+        First waits up to ``wait`` [s] for a reading stamped at ``t`` or later: the arm's
+        readings come in order, so then every reading before ``t`` is in. A busy probe may
+        not have read them yet (a CI run beside a busy process took one from 0.15 s before
+        ``t``). An arm that stopped publishing has no later reading: its last one is taken.
+        """
+        self.spin_until(
+            lambda: bool(self.arm_stamped) and self.arm_stamped[-1][0] >= t * 1e9, wait)
         before = [(s, q) for s, q in self.arm_stamped if s < t * 1e9]
         assert before, f'no arm reading before {t}'
         return max(before, key=lambda e: e[0])[1]
