@@ -26,15 +26,23 @@ group's entities are ordinary entities and their callbacks run in that executor.
 The loop's thread takes the scheduling the group asks for (``CycleGroup.priority``, the
 node's ``realtime_priority``): SCHED_FIFO at that priority, so that busy processes on the
 machine cannot hold the commands off for tens of milliseconds (the arm, holding its last
-command through such a gap, would stop abruptly), or normal scheduling for 0. The process's
-other Python threads (rclpy's executor, the goal search, a web view's workers) take SCHED_FIFO
-one priority below: they hold the GIL the loop needs, and one of them preempted by a busy
-process while holding it held the loop off as long (a CI run beside a busy process: a 50 ms
-gap in a goal motion's commands, with the loop at SCHED_FIFO and the goal search at normal
-scheduling). Threads started later take it at the loop's next wake; processes and threads
-they start begin at normal scheduling (SCHED_RESET_ON_FORK). The middleware's own threads,
-which never hold the GIL, stay as they are. A change is taken at the next wake; a refusal (no
-right to real-time scheduling) is logged once per request and the threads stay as they were.
+command through such a gap, would stop abruptly), or normal scheduling for 0. It is the only
+real-time thread of the node: it computes for a small share of each period. The process's
+other Python threads (rclpy's executor, the goal search, a web view's workers) stay at normal
+scheduling, at the strongest niceness (-20, :data:`BACKGROUND_NICE`): they hold the GIL the
+loop needs, and one of them preempted by a busy process while holding it holds the loop off
+as long (a CI run beside a busy process: a 50 ms gap in a goal motion's commands, the goal
+search at nice -10 beside other processes at -10). At SCHED_FIFO (as they were) a goal search
+that computes for long is not time-sliced against the machine's other processes, and the
+kernel's real-time throttling (95 % of each second by default) then stops every real-time
+thread on that core, the loop included, for the rest of the second (the kernel reported 'RT
+throttling activated' in a parallel run of the ROS tests, three nodes with them at
+SCHED_FIFO). Threads
+started later are scheduled at the loop's next wake; processes and threads they start begin
+at normal scheduling (SCHED_RESET_ON_FORK). The middleware's own threads, which never hold
+the GIL, stay as they are. A change is taken at the next wake; a refusal (no right to
+real-time scheduling or to a raised priority) is logged once per request and the threads
+stay as they were.
 """
 
 from collections import deque
@@ -50,9 +58,11 @@ from rclpy.guard_condition import GuardCondition
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
-__all__ = ['CycleGroup', 'ControlLoop', 'HandOffExecutor', 'THREAD_NAME']
+__all__ = ['BACKGROUND_NICE', 'CycleGroup', 'ControlLoop', 'HandOffExecutor', 'THREAD_NAME']
 
 THREAD_NAME = 'ik-control'
+# The niceness of the node's other Python threads while the loop runs at SCHED_FIFO.
+BACKGROUND_NICE = -20
 
 
 # [s] the loop wakes at least this often to notice a stop or a shutdown.
@@ -112,6 +122,9 @@ class ControlLoop:
         # (priority, Python thread count) the other threads were scheduled for last; count
         # None: nothing to do (normal scheduling never changed, or the loop's was refused).
         self._others_at: tuple = (0, None)
+        # The niceness the other threads go back to with normal scheduling (the process's).
+        self._base_nice = os.getpriority(os.PRIO_PROCESS, os.getpid())
+        self._refused_for: int | None = None    # the request a refusal was logged for
         self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
 
     def start(self) -> None:
@@ -185,27 +198,33 @@ class ControlLoop:
             return
         self._others_at = (None, 0)     # the others follow at the next wake
         log.info(f'control thread: SCHED_FIFO priority {asked}, the other Python threads '
-                 f'{max(asked - 1, 1)}' if asked > 0 else 'control thread: normal scheduling')
+                 f'normal scheduling at nice {BACKGROUND_NICE}' if asked > 0
+                 else 'control thread: normal scheduling')
 
     def _schedule_others(self, count: int) -> None:
-        """Schedule the process's other Python threads one below the loop (module docs)."""
+        """Schedule the process's other Python threads (module docstring)."""
         asked = self._priority
         self._others_at = (asked, count)
-        scheduling = _scheduling(max(asked - 1, 1) if asked > 0 else 0)
+        nice = BACKGROUND_NICE if asked > 0 else self._base_nice
         own = threading.get_native_id()
+        refused = []
         for thread in threading.enumerate():
             tid = thread.native_id
             if tid is None or tid == own:
                 continue
             try:
-                os.sched_setscheduler(tid, *scheduling)
+                os.sched_setscheduler(tid, *_scheduling(0))
+                os.setpriority(os.PRIO_PROCESS, tid, nice)
             except ProcessLookupError:
                 continue        # it ended meanwhile
             except OSError as exc:
-                self._node.get_logger().warning(
-                    f'realtime_priority {asked}: thread {thread.name!r} could not take '
-                    f'SCHED_FIFO ({exc.strerror}); it may hold the control thread off while '
-                    'it holds the GIL')
+                refused.append(f'{thread.name!r} ({exc.strerror})')
+        if refused and self._refused_for != asked:
+            self._refused_for = asked       # once per request
+            self._node.get_logger().warning(
+                f'realtime_priority {asked}: threads could not take nice {nice}: '
+                f'{", ".join(refused)}; they may hold the control thread off while they hold '
+                'the GIL (allow it with a nice limit in /etc/security/limits.conf)')
 
     def _once(self, timeout_ns: int) -> None:
         if self._group.priority != self._priority:

@@ -290,7 +290,9 @@ IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
     ParamSpec('realtime_priority', 0,
               'SCHED_FIFO priority (1-99) of the control thread, which steps and publishes the '
               'commands, so other processes cannot hold it off (ros2_control uses 50); the '
-              "node's other Python threads, which hold the GIL it needs, run one below; 0: "
+              "node's other Python threads, which hold the GIL it needs, run at normal "
+              'scheduling at nice -20 (real-time, a long goal search would trip the '
+              "kernel's real-time throttling, which stops the control thread too); 0: "
               'normal scheduling. Needs the right to (root, or an rtprio limit); when it is '
               'refused the node logs why and runs at normal priority.', _at_least(0, 99)),
     ParamSpec('output_mode', 'immediate',
