@@ -248,18 +248,27 @@ class JogInput:
         self._pending = (answer, target, header, from_marker)
         self._tell(True, force=True)
 
-    def tick(self, commands: Any) -> None:
-        """At a timer tick: step and publish the jog while it is in control, else ``commands``."""
+    def prepare(self) -> None:
+        """
+        Build the jog of the model in use (its kernels loaded: some 0.15 s), if not yet built.
+
+        Called when a model is installed, so that neither the first jog command nor a tick
+        of the control cycle pays for it. A new model ends the jog; a goal it held is
+        answered now.
+        """
         control = self._control
         tracker = self._state.tracker
         if tracker is not None and (control is None or control.tracker is not tracker):
-            # Built (and its kernels loaded) before the first jog command, not in its tick.
-            # A new model ends the jog; a goal it held is answered now.
             pending = self._pending
-            control = self._jog()
+            self._jog()
             if pending is not None:
                 answer, target, header, from_marker = pending
                 answer(target, header, self._clock.now(), from_marker)
+
+    def tick(self, commands: Any) -> None:
+        """At a timer tick: step and publish the jog while it is in control, else ``commands``."""
+        self.prepare()      # a no-op unless the model changed since (the node prepares it)
+        control = self._control
         if control is None or not control.in_control:
             commands.tick()
             return

@@ -170,6 +170,8 @@ class IKNode(Node):
         self.get_logger().info(self._kernels.preparing_message(tracker.method))
         tracker.warm_up()
         state.tree, state.tracker = tree, tracker
+        if not is_tree(tracker.chain):      # (a tree is not jogged)
+            self._jog.prepare()     # the jogger's kernels loaded now, not in a control cycle
         state.forward_index = forward_order(tracker.chain, state.values)
         newest = self._readings.newest
         if (not tracker.ready and newest is not None
