@@ -82,7 +82,11 @@ def test_an_arm_that_lags_pauses_the_jog_smoothly_and_ik_status_says_so(rig, dem
 
 def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
     procs, probe = rig
-    start(procs, probe, demo)
+    # A jog_timeout of 0.3 s while the values change: a gap in this process's twists over
+    # the default 0.1 s (a CI run beside a busy process) stopped the jog and it started
+    # again, which is the timeout's job, not a parameter change's. The stop at the end is
+    # measured with 0.1 s again.
+    start(procs, probe, demo, 'jog_timeout:=0.3')
     twist, _, _ = jog_publishers(probe)
     n_cmd, n_status = len(probe.commands), len(probe.statuses)
     v = np.array([0.0, 0.08, -0.04, 0.0, 0.0, 0.0])
@@ -99,10 +103,13 @@ def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
     t_change = probe.now_ns()
     assert probe.set_parameter_list('ik_node', [Parameter('solver', value='pinv')],
                                     every=send, period=PUBLISH_PERIOD)[0].successful
+    stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.02))
+    # Half the acceleration and the default jog_timeout, the stream going on meanwhile; then
+    # the stream stops: the jog brakes to rest.
+    assert all(r.successful for r in probe.set_parameter_list('ik_node', [
+        Parameter('acceleration_scale', value=0.5), Parameter('jog_timeout', value=0.1)],
+        every=send, period=PUBLISH_PERIOD))
     t_last = stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.02))
-    # Half the acceleration, and the stream stops with it: the jog brakes to rest.
-    assert probe.set_parameters_atomically('ik_node', [
-        Parameter('acceleration_scale', value=0.5)]).successful
     q_last = probe.arm_before(t_last)       # where the arm was at the last message
     q_rest = probe.settled(timeout=10.0)
     assert 0.0 < np.linalg.norm(tool(demo, q_rest) - tool(demo, q_last)) < 0.02

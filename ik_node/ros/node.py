@@ -170,14 +170,16 @@ class IKNode(Node):
         self.get_logger().info(self._kernels.preparing_message(tracker.method))
         tracker.warm_up()
         state.tree, state.tracker = tree, tracker
-        if not is_tree(tracker.chain):      # (a tree is not jogged)
-            self._jog.prepare()     # the jogger's kernels loaded now, not in a control cycle
         state.forward_index = forward_order(tracker.chain, state.values)
         newest = self._readings.newest
         if (not tracker.ready and newest is not None
                 and now - newest[2] <= tracker.joint_states_timeout):
             tracker.update_feedback(*newest[:2], now, newest[2])
         self._start_without_feedback(now)
+        if not is_tree(tracker.chain):      # (a tree is not jogged)
+            # The jogger's kernels loaded now, not in a control cycle; a goal held by the
+            # jog of the old model is answered by the new one, which knows the arm by now.
+            self._jog.prepare()
         self._tips.update(tracker.chain, state.values)
         self.get_logger().info(status_text.ready(tracker.chain, tracker.method,
                                                  self._tips.topics()
