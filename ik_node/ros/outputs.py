@@ -20,6 +20,7 @@ from ik_node.result import (IKResult, STATUS_BLOCKED, STATUS_OUT_OF_REACH, STATU
                             STATUS_TOO_FAR)
 from ik_node.ros import conversions as conv
 from ik_node.ros.qos import publisher_events, STATUS_QOS
+from ik_node.ros.topics import release_changed
 from ik_node.ros.wire import JointStateWriter
 import numpy as np
 from rclpy.node import Node
@@ -138,11 +139,7 @@ class Outputs:
 
     def release(self, values: dict[str, Any]) -> None:
         """Destroy the publishers whose topic parameter changed (see :meth:`update`)."""
-        for key, (_, param, _) in _PUBLISHERS.items():
-            old = self._pubs.get(key)
-            if old is not None and old[1] != values[param]:
-                self._node.destroy_publisher(old[0])
-                del self._pubs[key]
+        release_changed(self._pubs, _PUBLISHERS, values, self._node.destroy_publisher)
 
     def update(self, values: dict[str, Any]) -> None:
         """

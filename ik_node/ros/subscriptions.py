@@ -15,6 +15,7 @@ from typing import Any, Callable
 from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 from ik_node.ros.qos import (FEEDBACK_QOS, JOG_QOS, JOY_QOS, subscription_events,
                              TARGET_QOS)
+from ik_node.ros.topics import release_changed
 from rclpy.node import Node
 from sensor_msgs.msg import JointState, Joy
 from visualization_msgs.msg import MarkerArray
@@ -49,11 +50,7 @@ class Subscriptions:
 
     def release(self, values: dict[str, Any]) -> None:
         """Destroy the subscriptions whose topic changed (see Outputs.update)."""
-        for key, (_, param, _) in INPUTS.items():
-            old = self._subs.get(key)
-            if old is not None and old[1] != values[param]:
-                self._node.destroy_subscription(old[0])
-                del self._subs[key]
+        release_changed(self._subs, INPUTS, values, self._node.destroy_subscription)
 
     def update(self, values: dict[str, Any]) -> None:
         """(Re)create the subscriptions whose topic changed."""
