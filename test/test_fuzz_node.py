@@ -311,9 +311,9 @@ def test_topics_that_change_places_between_types_are_applied(live, chain):
     swaps = [  # JointState and JointTrajectory publishers; a publisher and a subscription
         {'command_topic': 'moved_commands', 'trajectory_topic': 'joint_commands'},
         {'status_topic': 'target_pose', 'target_topic': 'ik_status'}]
+    defaults = {p.name: p.default for p in IK_NODE_PARAMETERS}
     for swap in swaps:
-        back = {name: NODE_TEST_PARAMS.get(name, spec.default)
-                for spec in IK_NODE_PARAMETERS for name in swap if spec.name == name}
+        back = {name: NODE_TEST_PARAMS.get(name, defaults[name]) for name in swap}
         for values in (swap, back):
             result = probe.set_parameters_atomically(
                 'ik_node', [Parameter(k, value=v) for k, v in values.items()])

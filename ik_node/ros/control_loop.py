@@ -37,12 +37,11 @@ that computes for long is not time-sliced against the machine's other processes,
 kernel's real-time throttling (95 % of each second by default) then stops every real-time
 thread on that core, the loop included, for the rest of the second (the kernel reported 'RT
 throttling activated' in a parallel run of the ROS tests, three nodes with them at
-SCHED_FIFO). Threads
-started later are scheduled at the loop's next wake; processes and threads they start begin
-at normal scheduling (SCHED_RESET_ON_FORK). The middleware's own threads, which never hold
-the GIL, stay as they are. A change is taken at the next wake; a refusal (no right to
-real-time scheduling or to a raised priority) is logged once per request and the threads
-stay as they were.
+SCHED_FIFO). Threads started later are scheduled at the loop's next wake; processes and
+threads they start begin at normal scheduling (SCHED_RESET_ON_FORK). The middleware's own
+threads, which never hold the GIL, stay as they are. A change is taken at the next wake; a
+refusal (no right to real-time scheduling or to a raised priority) is logged once per
+request and the threads stay as they were.
 """
 
 from collections import deque
