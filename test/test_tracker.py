@@ -314,6 +314,43 @@ def test_feedback_lost_until_a_recent_reading_restarts_the_command_where_the_arm
     assert tracker.resync_distance == pytest.approx(0.5)
 
 
+def test_an_arm_heard_again_before_it_hears_the_commands_is_given_the_start_grace():
+    # The driver crashes mid-motion and restarts where it was commanded; it publishes its
+    # readings before it is connected to the command topic (a monitor subscribed to the
+    # commands keeps the node publishing). The command goes on from rest, the lag guard
+    # stops it on its path, and the arm, once connected, catches up and reaches the goal: a
+    # driver connecting is not a stall.
+    tracker = make_tracker(joint_states_timeout=0.5)
+    chain, names = tracker.chain, tracker.names
+    tracker.set_following_error(np.full(chain.n, 0.25))
+    q_arm = ur5_start()
+    goal = q_arm + np.array([1.0, -0.5, 0.6, 0.4, -0.7, 1.0])
+    tracker.update_feedback(names, q_arm, now=0.0, stamp=0.0)
+    tracker.solve(chain.fk(goal), now=0.0)
+    t, q = 0.0, q_arm
+    for _ in range(30):                 # following its commands, one period behind
+        t += PERIOD
+        tracker.update_feedback(names, q, now=t, stamp=t)
+        q = tracker.step(t).q
+    # Silent for a second: the node sends nothing (no step) while the feedback is lost.
+    t += 1.0
+    assert tracker.feedback_lost(t)
+    q = q_held = tracker.command
+    connected = t + 0.6                 # it hears the commands 0.6 s after it is heard
+    leads = []
+    while t < connected + 5.0:
+        t += PERIOD
+        tracker.update_feedback(names, q_held if t < connected else q, now=t, stamp=t)
+        q = tracker.step(t).q
+        if t < connected:
+            leads.append(np.max(np.abs(q - q_held)))
+        assert not tracker.stall, (t - connected, tracker.stall)
+    assert not tracker.moving
+    assert_allclose(tracker.command, goal, atol=1e-9)
+    # The lag guard stopped the command on its path while the arm was not connected.
+    assert 0.25 < max(leads) <= 1.0
+
+
 def test_a_reading_that_jumps_restarts_the_command_where_the_arm_is():
     # A driver restarted between two readings (well within joint_states_timeout) at another
     # position: the feedback never went stale, but the command must not go on from where it

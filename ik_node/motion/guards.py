@@ -38,8 +38,9 @@ STALL_READING_AGE = 0.05
 # arm that lags but moves is following, however late.
 STALL_MOTION = 1e-3
 # ... but an arm that has not moved since its command started (at start-up, after a resync
-# or a hold) gets this long [s] from the command's first step: its driver may still be
-# connecting to the command topic. (The lead stays within the following error meanwhile.)
+# or a hold, heard again after a gap) gets this long [s] from the command's first step: its
+# driver may still be connecting to the command topic. (The lag guard stops the command on
+# its path meanwhile.)
 STALL_START_GRACE = 1.0
 # A lead of the command over the measured arm beyond this fraction of the following-error
 # limit makes the motion stop smoothly on its path; it goes on once the lead is below the

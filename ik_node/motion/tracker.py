@@ -393,9 +393,19 @@ class IKTracker:
                                           self._q_cmd)
 
     def _resync(self, q: np.ndarray, now: float) -> None:
-        """Restart the command at the measured ``q`` if the arm is far from the command."""
+        """
+        Restart the command at the measured ``q`` if the arm is far from the command.
+
+        An arm heard again near the command goes on from it, but as at a start: its driver,
+        restarted, may be heard before it hears the commands (a monitor subscribed to them
+        keeps them flowing meanwhile), so until it moves it gets the start's stall grace.
+        """
         distance = self._away_from_command(q)
         if distance == 0.0 or self.outside_limits(q):
+            assert self._q_cmd is not None
+            self._start_q = self._q_cmd.copy()
+            self._first_step = None
+            self._arm_moved = False
             return
         self.resync_distance = distance
         self.start_at(q, now)
