@@ -59,14 +59,17 @@ def test_a_four_joint_arm_jogs_the_position_and_does_not_drift(tmp_path):
                          lambda: along() > 0.008 * stroke)
             probe.spin_for(0.15)
         probe.settled(timeout=10.0)
+        # Every blend keeps the joints in step, also a stroke resumed while the arm brakes
+        # and one from rest after a gap in the control steps: the tilt stays (about 2e-8
+        # measured, acos's resolution, against 1.006e-3 with Ruckig's time-synchronised
+        # blends beside a busy process).
         for _, q in probe.arm:
             p = chain.fk(q)[:3, 3] - T0[:3, 3]
             side = np.linalg.norm(p - (p @ heading) * heading)
             assert side < 0.002 + 0.02 * abs(p @ heading), side
-            assert tilt(q) < 1e-3, tilt(q)
-        # At rest the tilt is back where it was: what a blend turned is not kept (no drift
-        # from stroke to stroke, however often the stream paused).
-        assert tilt(probe.arm[-1][1]) < 3e-4, tilt(probe.arm[-1][1])
+            assert tilt(q) < 1e-4, tilt(q)
+        # At rest too: nothing drifts from stroke to stroke, however often the stream paused.
+        assert tilt(probe.arm[-1][1]) < 3e-5, tilt(probe.arm[-1][1])
         assert along() > 0.03
         limits = limits_from_values(chain, defaults(IK_NODE_PARAMETERS))
         w = CommandWatcher.for_limits(chain, limits, 0.01, require_all=False)

@@ -17,10 +17,11 @@ Each control period the caller gives the latest command (:meth:`Jogger.twist` or
    would rest if it braked from v): the Jacobian's condition number (twists only), the room
    left before each joint's limit less a margin, and the clearance to obstacles and the arm
    itself (when a collision guard is set);
-3. Ruckig's velocity interface blends the commanded state (q, v, a) toward that velocity
-   under the acceleration and jerk limits, phase-synchronised (from rest or a parallel
-   velocity the tool keeps its direction during the blend); the command is its sample at
-   ``now``. A twist change, a timeout or a guard is thus never a step in v or a;
+3. a jerk-limited blend (:mod:`ik_node.motion.velocity_blend`, Ruckig's velocity interface)
+   takes the commanded state (q, v, a) toward that velocity under the acceleration and jerk
+   limits, in step (every joint's velocity on one line: the tool keeps its direction) from
+   rest or a steady velocity; the command is its sample at ``now``. A twist change, a timeout
+   or a guard is thus never a step in v or a;
 4. last, a commanded state in contact is never sent: a sample that would touch (and is not
    leaving a contact the arm is already in) is replaced by holding still (reported as
    ``REASON_CONTACT``; the guards are tuned so that it does not happen).
@@ -42,11 +43,11 @@ from ik_node.motion.jog_guards import (GUARD_COLLISION, GUARD_JOINT_LIMIT, GUARD
 from ik_node.motion.tool_hold import HOLD_GAIN, ToolHold
 from ik_node.motion.trajectory import JointSample, KinematicLimits
 from ik_node.motion.twist_ik import joint_velocity_for_twist
+from ik_node.motion.velocity_blend import nearest_in_step, VelocityBlend
 from ik_node.solvers.objectives import objective_gradient, objectives_active, pack_objectives
 import numpy as np
 from numpy.typing import ArrayLike
-from ruckig import (ControlInterface, InputParameter, Result, Ruckig, RuckigError,
-                    Synchronization, Trajectory)
+from ruckig import ControlInterface, InputParameter, Result, Ruckig, RuckigError, Trajectory
 
 __all__ = ['JogSettings', 'JogStep', 'Jogger', 'MODE_IDLE', 'MODE_TWIST', 'MODE_JOINT',
            'MODE_STOPPING', 'REASON_NONE', 'REASON_VELOCITY', 'REASON_SINGULARITY',
@@ -77,8 +78,6 @@ _EPS_REST = 1e-9
 # for, taken as the Jacobian's change as the arm moves rather than a new command (the blend
 # under way goes on: see Jogger._keeps_blend).
 _SAME_TARGET = 0.02
-# An acceleration this close to parallel to a blend's velocity change (relative) is parallel.
-_PARALLEL = 1e-6
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -201,13 +200,8 @@ class Jogger:
         self._use_objectives = objectives_active(self._objectives)
         self._damping_linear = settings.damping * chain.length_scale
         self._ruckig = Ruckig(chain.n)
-        self._input = InputParameter(chain.n)
-        self._input.control_interface = ControlInterface.Velocity
-        self._input.max_acceleration = limits.acceleration.tolist()
-        self._input.max_jerk = limits.jerk.tolist()
-        self._input.target_acceleration = [0.0] * chain.n
-        self._trajectory = Trajectory(chain.n)
-        # The time on _trajectory of the last step's sample (None: the state is not on it).
+        self._blend_plan = VelocityBlend(limits.acceleration, limits.jerk)
+        # The time on _blend_plan of the last step's sample (None: the state is not on it).
         self._on_trajectory: float | None = None
         self._blend_target: np.ndarray | None = None    # the velocity the blend plans for
         self._brake_input = InputParameter(chain.n)
@@ -500,7 +494,7 @@ class Jogger:
     def _blend(self, s: JointSample, v_target: np.ndarray, dt: float,
                on: float | None) -> JointSample:
         """
-        Return the state ``dt`` [s] after ``s`` on Ruckig's blend toward ``v_target``.
+        Return the state ``dt`` [s] after ``s`` on the blend toward ``v_target``.
 
         on: the time of ``s`` on the last step's blend (None: s is not on it).
         """
@@ -510,65 +504,27 @@ class Jogger:
             return JointSample.rest(s.q)
         if on is not None and self._keeps_blend(v_target, dt, on):
             self._on_trajectory = on + dt
-            qn, vn, an = self._trajectory.at_time(self._on_trajectory)
-            return JointSample(np.array(qn), np.array(vn), np.array(an))
-        a = self._in_step(s, v_target)
-        inp = self._input
-        inp.current_position = s.q.tolist()
-        inp.current_velocity = s.v.tolist()
-        inp.current_acceleration = a.tolist()
-        inp.target_velocity = v_target.tolist()
-        inp.max_velocity = np.maximum(self.limits.velocity,
-                                      np.maximum(np.abs(s.v), np.abs(v_target))).tolist()
-        trajectory = self._trajectory
-        for sync in (Synchronization.Phase, Synchronization.No):
-            inp.synchronization = sync
-            try:
-                result = self._ruckig.calculate(inp, trajectory)
-            except RuckigError:
-                continue
-            if result in (Result.Working, Result.Finished):
-                break
-        else:
-            raise IKInputError('Ruckig found no velocity blend from state '
-                               f'v={s.v.tolist()}, a={s.a.tolist()} to {v_target.tolist()}')
-        qn, vn, an = trajectory.at_time(dt)
+            return self._blend_plan.at(self._on_trajectory)
+        # A stroke resumed while the arm brakes: in step to the nearest velocity on the
+        # braking's line, followed to its end (_keeps_blend); the next plan, from a steady
+        # velocity, reaches the exact target in step.
+        self._blend_plan.plan(s, nearest_in_step(s, v_target, _SAME_TARGET))
         self._on_trajectory = dt
         self._blend_target = v_target
-        return JointSample(np.array(qn), np.array(vn), np.array(an))
-
-    def _in_step(self, s: JointSample, v_target: np.ndarray) -> np.ndarray:
-        """
-        Return the acceleration to plan the blend from ``s`` toward ``v_target`` with.
-
-        Ruckig phase-synchronises (every joint's velocity on one line: the tool keeps its
-        direction) only when a is exactly parallel to the velocity change, and blends leave
-        rounding in a (a steady velocity: a of 1e-16). So a within _EPS_REST of 0 is 0, and
-        an a parallel to the change within _PARALLEL (relative) is made exactly so: a stop in
-        the middle of a blend keeps the joints in step.
-        """
-        if np.abs(s.a).max(initial=0.0) <= _EPS_REST:
-            return np.zeros(self.chain.n)
-        change = v_target - s.v
-        norm_change = float(np.linalg.norm(change))
-        if norm_change > 0.0:
-            a = float(s.a @ change) / norm_change ** 2 * change
-            if np.linalg.norm(a - s.a) <= _PARALLEL * np.linalg.norm(s.a):
-                return a
-        return s.a
+        return self._blend_plan.at(dt)
 
     def _keeps_blend(self, v_target: np.ndarray, dt: float, on: float) -> bool:
         """
         Return True when the step goes on on the last blend rather than planning a new one.
 
-        Ruckig keeps the joints in step (phase-synchronised: the tool in its direction) from
-        rest or a steady velocity, not from a blend's middle; so a blend under way is followed
-        to its end while the target stays within _SAME_TARGET of the one it was planned for
-        (the Jacobian's change as the arm moves, not a new command); the next plan, from a
-        steady velocity, reaches the exact target.
+        A blend keeps the joints in step (the tool in its direction) from rest or a steady
+        velocity, seldom from a blend's middle (:mod:`ik_node.motion.velocity_blend`); so a
+        blend under way is followed to its end while the target stays within _SAME_TARGET of
+        the one it was planned for (the Jacobian's change as the arm moves, not a new
+        command); the next plan, from a steady velocity, reaches the exact target.
         """
         planned = self._blend_target
-        if planned is None or on + dt >= self._trajectory.duration:
+        if planned is None or on + dt >= self._blend_plan.duration:
             return False
         return bool(np.linalg.norm(v_target - planned)
                     <= _SAME_TARGET * np.linalg.norm(planned))
@@ -588,8 +544,7 @@ class Jogger:
         if self._on_trajectory is None:
             s = self._state
         else:
-            qn, vn, an = self._trajectory.at_time(self._on_trajectory + float(lead))
-            s = JointSample(np.array(qn), np.array(vn), np.array(an))
+            s = self._blend_plan.at(self._on_trajectory + float(lead))
         if self._resting(s):
             return JointSample.rest(s.q), 0.0, s.q
         inp = self._brake_input

@@ -3,13 +3,15 @@
 """
 Holding what a jog does not command: the twist that brings the tool back from its drift.
 
-The jogger's blend (Ruckig) shapes each joint's velocity on its own; phase synchronisation
-holds only from rest or a parallel velocity, so while the tool's velocity changes (a stroke's
-start and end, a guard) the tool leaves the commanded direction a little. On a four-joint arm
-that is about 0.3 mrad of tilt per stroke, and strokes add up. A :class:`ToolHold` keeps an
-anchor pose that moves with the tool only along the command (its origin along the commanded
-linear velocity, its rotation about the commanded angular velocity; a zero part holds) and
-gives the error twist from the tool to it, which the jogger corrects at a gain [1/s]:
+The jogger's blend keeps the joints in step from rest, a steady velocity or a braking
+(:mod:`ik_node.motion.velocity_blend`); from other states mid-blend (the twist turned, a stop
+in the middle of a blend between two velocities) it shapes each joint's velocity on its own,
+and the tool leaves the commanded direction a little. On a four-joint arm, time-synchronised
+blends turned the tilt about 0.3 mrad per stroke, and strokes added up. A :class:`ToolHold`
+keeps an anchor pose that moves with the tool only along the command (its origin along the
+commanded linear velocity, its rotation about the commanded angular velocity; a zero part
+holds) and gives the error twist from the tool to it, which the jogger corrects at a gain
+[1/s]:
 
 - the anchor forgets what the arm cannot correct: after each correction it is set to the
   tool plus the part of the error that the correction's own differential IK achieves, so a
