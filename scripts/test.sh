@@ -79,4 +79,5 @@ TARGETS=(test)
 for arg in "$@"; do
     if [ -e "${arg%%::*}" ]; then TARGETS=(); fi
 done
-"$VENV/bin/python" -m pytest "${TARGETS[@]}" -n 3 --dist loadfile "$@"
+# The 20 slowest tests are listed at the end: where the suite's time goes, run by run.
+"$VENV/bin/python" -m pytest "${TARGETS[@]}" -n 3 --dist loadfile --durations=20 "$@"
