@@ -152,7 +152,7 @@ def test_a_stalled_arm_is_held_within_the_following_error_and_reported(rig, chai
     assert status.level == DiagnosticStatus.OK
 
     def stalls() -> list:
-        """The stall reports on this target's motion (stamped after it was sent)."""
+        """Return the stall reports on this target's motion (stamped after it was sent)."""
         return [s.message for s, t in zip(probe.statuses[n_status:],
                                           probe.status_stamps[n_status:])
                 if s.level == DiagnosticStatus.ERROR and 'not following' in s.message
