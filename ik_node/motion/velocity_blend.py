@@ -50,8 +50,8 @@ class VelocityBlend:
         self._n = n
         self._joints = _Planner(n, self._acceleration, self._jerk)
         self._line = _Planner(1, np.ones(1), np.ones(1))
-        self._start = JointSample.rest(np.zeros(n))
-        self._change = np.zeros(n)        # v_target - v0 of an in-step blend
+        # q0, v0 and v_target - v0 of an in-step blend (the joints' trajectory holds its own).
+        self._q0, self._v0, self._change = np.zeros(n), np.zeros(n), np.zeros(n)
         self._in_step = False
         self.duration = 0.0
 
@@ -64,7 +64,6 @@ class VelocityBlend:
         """Plan the blend from the state ``s`` to ``v_target`` (n,); IKInputError if none."""
         change = v_target - s.v
         alpha = self._parallel_share(s.a, change)
-        self._start = JointSample(s.q.copy(), s.v.copy(), s.a.copy())
         if alpha is not None:
             moving = change != 0.0
             share = np.abs(change[moving])
@@ -72,11 +71,10 @@ class VelocityBlend:
             jerk = float(np.min(self._jerk[moving] / share))
             self._line.set_limits(np.array([acceleration]), np.array([jerk]))
             self.duration = self._line.plan(np.zeros(1), np.array([alpha]), np.ones(1))
-            self._change = change
+            self._q0, self._v0, self._change = s.q.copy(), s.v.copy(), change
             self._in_step = True
             return
         a = np.zeros(self._n) if np.abs(s.a).max(initial=0.0) <= _EPS_ACCELERATION else s.a
-        self._start = JointSample(self._start.q, self._start.v, a)
         self.duration = self._joints.plan(s.v, a, v_target, s.q)
         self._in_step = False
 
@@ -84,8 +82,8 @@ class VelocityBlend:
         """Return the state ``t`` [s] after the blend's start."""
         if self._in_step:
             (p,), (v,), (a,) = self._line.trajectory.at_time(t)
-            start, change = self._start, self._change
-            return JointSample(start.q + start.v * t + p * change, start.v + v * change,
+            change = self._change
+            return JointSample(self._q0 + self._v0 * t + p * change, self._v0 + v * change,
                                a * change)
         q, v, a = self._joints.at(t)
         return JointSample(q, v, a)
