@@ -186,7 +186,8 @@ def test_rviz_2d_goal_pose_keeps_the_tool_height_and_tilt(rig, chain):
     T_click[:2, 3] = T_before[:2, 3] + np.array([0.05, -0.04])
     status = probe.answer_to(lambda: probe.publish_pose(T_click, topic=probe.goal_pose))
     assert status.level == DiagnosticStatus.OK, status.message
-    assert probe.spin_until(lambda: arrived(probe, status), 10.0)
+    assert probe.spin_until(lambda: arrived(probe, status), 10.0), (
+        [s.message for s in probe.statuses[-10:]], procs.logs())
     # Within the solver's tolerance (1 mm) of the clicked x, y and the height it had, where
     # the arm rests (by stamp: the newest reading received may not be the newest taken).
     T_after = chain.fk(probe.settled(since_ns=probe.now_ns()))
