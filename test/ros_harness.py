@@ -295,24 +295,30 @@ class Probe:
         """
         Publish a target (again every ``period`` s) until a status answers that very message.
 
-        ``publish_once()`` publishes one target and returns the message; the answer is the
-        status whose ``target_stamp`` matches one of the messages sent. Returns it or None.
+        ``publish_once()`` publishes one target and returns the message. A message sent
+        again before the first answer came is a new target, which the node takes in place of
+        the first, so its answer is awaited too (up to 5 s): the answer returned is that to
+        the newest message answered, the target the node pursues. Returns it or None.
         """
-        sent = set()
+        sent: list[str] = []
         n_before = len(self.statuses)
 
         def send():
-            sent.add(stamp_text(publish_once().header.stamp))
+            sent.append(stamp_text(publish_once().header.stamp))
 
-        def found():
+        def answers(any_level: bool = False) -> dict:
+            first: dict = {}        # the first answer to each message: what the node did
             for s in self.statuses[n_before:]:
-                if (status_values(s).get('target_stamp') in sent
-                        and (refusal or s.level != DiagnosticStatus.ERROR)):
-                    return s
-            return None
+                if any_level or refusal or s.level != DiagnosticStatus.ERROR:
+                    first.setdefault(status_values(s).get('target_stamp'), s)
+            return first
 
-        self.spin_until(lambda: found() is not None, timeout, send, period)
-        return found()
+        if not self.spin_until(lambda: any(stamp in answers() for stamp in sent), timeout,
+                               send, period):
+            return None
+        self.spin_until(lambda: sent[-1] in answers(any_level=True), 5.0)
+        found = answers()
+        return next(found[stamp] for stamp in reversed(sent) if stamp in found)
 
     def close(self) -> None:
         self.executor.shutdown()
