@@ -40,7 +40,7 @@ ik_node_venv "$VENV" test.sh
 versions() { "$VENV/bin/python" -c 'from importlib.metadata import version as v
 print(v("numpy"), v("numba"), v("llvmlite"))'; }
 BEFORE="$(versions)"
-echo "test.sh: compiling the solver kernels in the background (ik-compile)"
+echo "test.sh [${SECONDS} s]: compiling the solver kernels in the background (ik-compile)"
 "$VENV/bin/python" -m ik_node.compile --quiet >"$SCRATCH/compile.log" 2>&1 &
 COMPILE=$!
 
@@ -51,9 +51,9 @@ if ! command -v chromium >/dev/null; then
 fi
 export IK_NODE_REQUIRE_BROWSER=1
 
-echo "test.sh: installing -r requirements-test.txt into $VENV"
+echo "test.sh [${SECONDS} s]: installing -r requirements-test.txt into $VENV"
 ik_node_install "$VENV" -r "$ROOT/requirements-test.txt"
-echo "test.sh: waiting for ik-compile"
+echo "test.sh [${SECONDS} s]: waiting for ik-compile"
 if ! wait "$COMPILE"; then
     cat "$SCRATCH/compile.log" >&2
     echo "test.sh: compiling the kernels failed (ik-compile, output above)" >&2
@@ -73,7 +73,7 @@ cd "$ROOT"
 # 2-core machine, a checkout used before: 181 s with 3 workers, 172 s with 4 (more load for
 # little); from clean clones beside a process that keeps one core busy: 276-292 s with 2,
 # 251 s with 3.
-echo "test.sh: running pytest on 3 workers"
+echo "test.sh [${SECONDS} s]: running pytest on 3 workers"
 # The whole suite unless a test file or folder is named (test/test_cli.py, test/x.py::name).
 TARGETS=(test)
 for arg in "$@"; do
