@@ -73,6 +73,30 @@ def test_a_jog_takes_over_a_moving_goal_motion_without_a_jump(demo):
     np.testing.assert_array_equal(tracker.command, after[-1][1])
 
 
+def test_a_jog_that_comes_during_a_gap_in_the_steps_starts_from_the_held_command(demo):
+    control = make(demo)
+    tracker = control.tracker
+    tracker.move_to(START + 0.8, 0.0)
+    before = run(control, 0.0, 0.3)
+    assert tracker.moving
+    # The steps stop for 80 ms (a late timer: the arm holds the last command); a jog
+    # command comes in the middle of the gap, when the goal motion would be 40 ms further.
+    t_last, q_last = before[-1][0], before[-1][1]
+    names = [demo.joint_names[0]]
+    assert joints(control, names, [-0.5], t_last + 0.04)
+    tick = control.step(t_last + 0.08)
+    # From rest at the held command, one period before this step: a period of the blend,
+    # never the goal motion's 80 ms ahead.
+    moved = np.abs(tick.q - q_last)
+    assert np.all(moved <= tracker.limits.jerk * PERIOD ** 3 / 6 + 1e-12), moved
+    assert moved[0] > 0.0
+    # The jog goes on smoothly from there.
+    after = [(t_last, q_last), (t_last + 0.08, tick.q)] + run(
+        control, t_last + 0.09, t_last + 0.5, feed=lambda t: joints(control, names, [-0.5], t))
+    a = accelerations(after[1:])
+    assert np.all(np.abs(a) <= tracker.limits.acceleration * 1.05 + 1e-9)
+
+
 def test_a_goal_while_jogging_waits_for_rest_then_starts_there(demo):
     control = make(demo)
     twist = np.array([0.0, 0.05, 0.0, 0.0, 0.0, 0.0])

@@ -376,6 +376,22 @@ def test_stopping_the_stream_while_moving_is_an_abrupt_stop():
     assert feed(w, profile, late + np.arange(0, 20) * 10_000_000) == [], w.summary()
 
 
+def test_a_start_one_period_before_the_first_command_after_a_pause_passes():
+    # The arm held the last command through a pause (just over max_gap, or long); the next
+    # command is a smooth start from rest one period before it, what the jog sends after a
+    # gap in its steps, at the jerk limit. The arm is taken as held until then, never later.
+    profile = JerkProfile([0.0, 0.1, 0.0], s_curve([J_MAX[0], 0, 0], 0.01, 0.0, 0.0))
+    for pause in (0.0502, 0.055, 0.2):
+        w = derivative_watcher(period=0.01, max_gap=0.05)
+        for s in EPOCH_NS + np.arange(5) * 10_000_000:
+            assert w.check(NAMES, [0.0, 0.1, 0.0], stamp_ns=int(s)) == []
+        start = EPOCH_NS + 40_000_000 + int(pause * 1e9) - 10_000_000
+        found = []
+        for s in start + np.arange(1, 20) * 10_000_000:
+            found += w.check(NAMES, profile.at((s - start) * 1e-9).tolist(), stamp_ns=int(s))
+        assert found == [], (pause, w.summary())
+
+
 def test_a_late_tick_while_moving_is_judged_over_its_real_interval():
     w = derivative_watcher(period=0.01, max_gap=0.05)
     stamp, q = EPOCH_NS, 0.0

@@ -257,14 +257,19 @@ class Jogger:
         self._command = None
         self._on_trajectory = None
 
-    def restart_from_rest(self, now: float) -> None:
+    def restart_from_rest(self, now: float, q: ArrayLike | None = None) -> None:
         """
-        Go on from rest at the last commanded position from ``now`` [s]; the command stays.
+        Go on from rest at ``q`` (n,) from ``now`` [s]; the command stays.
 
         For a long gap in the steps (the caller's timer paused): the arm held the last
         command, so the blend must start from rest there, not from where it would be by now.
+        q: the last command published (None: the jogger's last commanded position; another
+        when the jogger took over a motion during the gap, at that motion's state then).
         """
-        self._state = JointSample.rest(self._state.q.copy())
+        q = self._state.q if q is None else self.chain.check_q(q)
+        if not np.array_equal(q, self._state.q):
+            self._hold.clear()
+        self._state = JointSample.rest(np.array(q, dtype=float))
         self._t = float(now)
         self._on_trajectory = None
 

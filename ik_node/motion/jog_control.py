@@ -85,8 +85,9 @@ class JogControl:
     [s]: the command period. A step late after the one before (a late cycle) goes on from
     the jog's commanded state at its time, as the jogger's blend says, never from rest; after
     a gap over :data:`GAP_PERIODS` periods and :data:`LONG_GAP` (the arm held the last
-    command meanwhile) the jog
-    starts again from rest at the last command (no jump ahead), as the tracker does.
+    command meanwhile) the jog starts again from rest at the last command (no jump ahead), as
+    the tracker does; also when the gap lies before the jog's first step, after the last
+    command of the tracker it took over from.
     """
 
     def __init__(self, tracker, jogger: Jogger, period: float = 0.01):
@@ -156,9 +157,13 @@ class JogControl:
             return self.in_control
         jogger = self.jogger
         if not self.in_control:
-            # The goal motion's commanded state now: position, velocity, acceleration.
-            self.dropped_goal = self.tracker.moving
-            jogger.take_over(self.tracker.commander.sample(now), now)
+            # The goal motion's commanded state now: position, velocity, acceleration. The
+            # first step checks the time since the tracker's last command, as every step
+            # does since the one before: after a gap the arm stood at that command.
+            tracker = self.tracker
+            self.dropped_goal = tracker.moving
+            jogger.take_over(tracker.commander.sample(now), now)
+            self._given, self._t_given = tracker.command, tracker.command_time
         try:
             apply(jogger)
         except IKInputError:
@@ -209,7 +214,7 @@ class JogControl:
             # A long gap: the arm held the last command meanwhile (stood there). Sampling the
             # jog's trajectory at ``now`` would jump it ahead; the jog starts again from rest
             # at the last command, as the tracker does for a goal motion.
-            self.jogger.restart_from_rest(now - self.period)
+            self.jogger.restart_from_rest(now - self.period, self._given)
         # A late step within GAP_PERIODS goes on on the jog's trajectory at ``now``.
         self._t_given = now
         self._check_lag()

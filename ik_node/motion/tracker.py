@@ -461,6 +461,11 @@ class IKTracker:
         return None if self._q_cmd is None else self._q_cmd.copy()
 
     @property
+    def command_time(self) -> float:
+        """Return the time [s] of the last command (a step, a start or a command followed)."""
+        return self._t_cmd
+
+    @property
     def velocity(self) -> np.ndarray:
         """Return the (n,) command velocity limits [rad/s or m/s]."""
         return self._v_max.copy()

@@ -42,11 +42,11 @@ relies on and shows up as jerk.
 With stamps, a late message may move a joint farther than one period's worth: by ``v_max *
 max(period, dt)``, dt the time since its previous command, if dt <= ``max_gap``. A
 position-controlled arm holds its last command, so over a longer pause the watcher takes the
-joint as held at the earlier command (virtual samples at ``max_gap`` after it and one period
-before the next): a stream that stops while moving shows as the abrupt stop the arm sees, and
-the first command after the pause may move the joint by one period's worth from where it was
-held. After a jump (``step``, a ``resync``, or a :meth:`~CommandWatcher.reset`), differences
-start afresh.
+joint as held at the earlier command (virtual samples at ``max_gap`` after it, or one period
+before the next if that is sooner, and one period before the next): a stream that stops
+while moving shows as the abrupt stop the arm sees, and the first command after the pause
+may move the joint by one period's worth from where it was held. After a jump (``step``, a
+``resync``, or a :meth:`~CommandWatcher.reset`), differences start afresh.
 
 A command may legitimately leave the previous one behind when the arm is not where the
 previous command was (restarted elsewhere, moved by hand): the node then restarts its
@@ -401,12 +401,12 @@ class CommandWatcher:
         found: list[Violation] = []
         held = (count > 0) & (stamp - last_stamp > self._gap_ns)
         if np.any(held):
-            # The arm held the previous command from max_gap after it until one period
-            # before this one.
+            # The arm held the previous command from max_gap after it (or from one period
+            # before this one, if that is sooner) until one period before this one.
             note = f'the arm holding the previous command through a pause over {self.max_gap:g} s'
-            start = last_stamp[held] + self._gap_ns
-            found.extend(self._push(index, idx[held], start, last_value[held], note))
             end = np.int64(stamp - int(round(self.period * 1e9)))
+            start = np.minimum(last_stamp[held] + self._gap_ns, end)
+            found.extend(self._push(index, idx[held], start, last_value[held], note))
             more = held & (end > last_stamp + self._gap_ns)
             if np.any(more):
                 found.extend(self._push(index, idx[more], np.full(int(np.sum(more)), end),
