@@ -60,8 +60,20 @@ def assert_within_limits(demo, probe, since: int, scale: float = 1.0,
         ns = stamp_ns(m.header.stamp)
         w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
     w.finish()
-    assert w.total_violations == 0, (w.summary(), [str(v) for v in w.violations[:5]])
+    assert w.total_violations == 0, (w.summary(), [str(v) for v in w.violations[:5]],
+                                     around(msgs, w.violations[0]))
     return w
+
+
+def around(msgs: list, violation, count: int = 6) -> list[str]:
+    """Return the commands (stamp, position of its joint) near a violation, for its report."""
+    if violation.stamp_ns is None or not violation.joint:
+        return []
+    stamps = [stamp_ns(m.header.stamp) for m in msgs]
+    i = int(np.searchsorted(stamps, violation.stamp_ns))
+    return [f'{stamps[k] * 1e-9:.6f} s: {m.position[list(m.name).index(violation.joint)]:.9f}'
+            for k, m in enumerate(msgs[max(0, i - count):i + count], start=max(0, i - count))
+            if violation.joint in m.name]
 
 
 def assert_never_in_contact(demo, probe, world, since: int) -> None:
