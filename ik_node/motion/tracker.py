@@ -402,13 +402,22 @@ class IKTracker:
         """
         distance = self._away_from_command(q)
         if distance == 0.0 or self.outside_limits(q):
-            assert self._q_cmd is not None
-            self._start_q = self._q_cmd.copy()
-            self._first_step = None
-            self._arm_moved = False
+            self._grant_start_grace()
             return
         self.resync_distance = distance
         self.start_at(q, now)
+
+    def _grant_start_grace(self) -> None:
+        """
+        Judge the arm as at a start from the command now.
+
+        Its lag counts toward a stall once it moved, or STALL_START_GRACE after the first
+        command that moves it.
+        """
+        assert self._q_cmd is not None
+        self._start_q = self._q_cmd.copy()
+        self._first_step = None
+        self._arm_moved = False
 
     def outside_limits(self, q: ArrayLike, tolerance: ArrayLike | None = None) -> str:
         """
@@ -437,11 +446,9 @@ class IKTracker:
         self._drop_search('the command restarted at the measured arm (a hold, a stall or the '
                           'arm moved otherwise) before its search ended')
         self._q_cmd = self._cmd.reset(q, now)
-        self._start_q = self._q_cmd.copy()
+        self._grant_start_grace()
         self._lag_paused = None
         self._replan = False
-        self._first_step = None
-        self._arm_moved = False
         self._t_cmd = now
         self._goal = None
         self._history.clear()
