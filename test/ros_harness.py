@@ -20,6 +20,7 @@ Tests wait for conditions with deadlines (:meth:`Probe.spin_until`), never for a
 
 from contextlib import contextmanager
 import itertools
+import math
 import os
 from pathlib import Path
 import signal
@@ -57,6 +58,9 @@ STEP = V_MAX * PERIOD   # [rad] the most one command may move a UR5 joint at 100
 # Bounds waits for a node to come up: loading the compiled kernels takes about a second, a
 # busy machine may take several. Only a bound: tests go on as soon as the node answers.
 STARTUP_TIMEOUT = 60.0
+# [s] Probe.answer_to sends a target again after this once the node answers: longer than
+# a search takes (up to half a second, more on a busy machine).
+RESEND_ALIVE = 3.0
 # Given to every ik_node the tests start (later -p values override them). A loaded test
 # machine must not turn a reachable target into a timed-out or unconverged solve: the
 # node's own 5 ms, one-attempt budget is the benchmarks' business. The marker server is not
@@ -293,32 +297,49 @@ class Probe:
     def answer_to(self, publish_once, timeout: float = STARTUP_TIMEOUT, refusal: bool = False,
                   period: float = 0.2):
         """
-        Publish a target (again every ``period`` s) until a status answers that very message.
+        Publish a target until a status answers that very message; return it, or None.
 
-        ``publish_once()`` publishes one target and returns the message. A message sent
-        again before the first answer came is a new target, which the node takes in place of
-        the first, so its answer is awaited too (up to 5 s): the answer returned is that to
-        the newest message answered, the target the node pursues. Returns it or None.
+        ``publish_once()`` publishes one target and returns the message; the answer is the
+        first status whose ``target_stamp`` matches a message sent (refusals while the node
+        starts do not count unless ``refusal``). The target goes again every ``period`` s
+        while the node has answered nothing yet (it may not hear the first ones) or when it
+        answered the last one with a refusal that does not count; once the node has answered
+        anything, a message unanswered goes again only after RESEND_ALIVE s. A search takes
+        up to half a second: sent again meanwhile, the node would pursue the second message
+        while the test follows the first's answer.
         """
         sent: list[str] = []
         n_before = len(self.statuses)
+        last_send = -math.inf
 
-        def send():
-            sent.append(stamp_text(publish_once().header.stamp))
+        def counts(s) -> bool:
+            return refusal or s.level != DiagnosticStatus.ERROR
 
-        def answers(any_level: bool = False) -> dict:
-            first: dict = {}        # the first answer to each message: what the node did
+        def answered(stamp: str) -> list:
+            return [s for s in self.statuses[n_before:]
+                    if status_values(s).get('target_stamp') == stamp]
+
+        def found():
             for s in self.statuses[n_before:]:
-                if any_level or refusal or s.level != DiagnosticStatus.ERROR:
-                    first.setdefault(status_values(s).get('target_stamp'), s)
-            return first
-
-        if not self.spin_until(lambda: any(stamp in answers() for stamp in sent), timeout,
-                               send, period):
+                if status_values(s).get('target_stamp') in sent and counts(s):
+                    return s
             return None
-        self.spin_until(lambda: sent[-1] in answers(any_level=True), 5.0)
-        found = answers()
-        return next(found[stamp] for stamp in reversed(sent) if stamp in found)
+
+        def send_if_due():
+            nonlocal last_send
+            since = time.monotonic() - last_send
+            if sent and self.statuses:
+                last = answered(sent[-1])
+                due = (since >= period and last and not any(counts(s) for s in last)
+                       or since >= RESEND_ALIVE)
+            else:
+                due = since >= period
+            if due:
+                sent.append(stamp_text(publish_once().header.stamp))
+                last_send = time.monotonic()
+
+        self.spin_until(lambda: found() is not None, timeout, send_if_due, 0.0)
+        return found()
 
     def close(self) -> None:
         self.executor.shutdown()
