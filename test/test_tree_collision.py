@@ -179,7 +179,8 @@ def test_a_plain_answer_in_contact_is_avoided(tree, exact, rng):
     avoided = 0
     for q, T in free_targets(tree, exact, 40, rng):
         targets = dict(zip(HANDS, T[:, :3, 3]))
-        plain = solve_tree(tree, targets, crossed(tree), TreeSolveOptions(max_attempts=1))
+        plain = solve_tree(tree, targets, crossed(tree),
+                           TreeSolveOptions(max_attempts=1, timeout=10.0))
         if not (plain.success and tree.collisions(plain.q, [FLOOR])):
             continue
         safe = solve_tree(tree, targets, crossed(tree),
@@ -195,7 +196,8 @@ def test_a_clear_first_answer_is_the_plain_one_and_one_in_contact_is_retried(tre
     clear = retried = 0
     for q, T in free_targets(tree, exact, 30, rng, obstacles=()):
         targets = dict(zip(HANDS, T[:, :3, 3]))
-        plain = solve_tree(tree, targets, crossed(tree), TreeSolveOptions(max_attempts=1))
+        plain = solve_tree(tree, targets, crossed(tree),
+                           TreeSolveOptions(max_attempts=1, timeout=10.0))
         safe = solve_tree(tree, targets, crossed(tree),
                           TreeSolveOptions(avoid_collisions=True, max_attempts=40, timeout=1.0))
         if not plain.success:
@@ -216,7 +218,7 @@ def test_hands_asked_into_each_other_are_refused_with_the_pair(tree):
     q = tree.mid.copy()
     point = np.array([0.45, 0.0, 0.95])
     targets = {'left_hand': point, 'right_hand': point + [0.0, 0.0, 0.01]}
-    plain = solve_tree(tree, targets, q, TreeSolveOptions(max_attempts=5))
+    plain = solve_tree(tree, targets, q, TreeSolveOptions(max_attempts=5, timeout=10.0))
     assert plain.success and tree.collisions(plain.q)
     r = solve_tree(tree, targets, q, TreeSolveOptions(avoid_collisions=True, timeout=0.1))
     assert not r.success and r.status == 'blocked'

@@ -103,14 +103,15 @@ def test_fabrik_holds_a_tip_without_a_target_and_stretches_an_unreachable_one(tr
     q0 = inner_q(tree, rng)
     T0 = tree.fk(q0)
     near = T0[0, :3, 3] + [0.03, 0.02, 0.0]
-    r = solve_tree(tree, {'left_hand': near}, q0, TreeSolveOptions(max_attempts=20),
-                   method='fabrik')
+    # Attempts, not time, decide (a busy machine ran one attempt in the default 50 ms).
+    r = solve_tree(tree, {'left_hand': near}, q0,
+                   TreeSolveOptions(max_attempts=20, timeout=10.0), method='fabrik')
     assert r.success, r.message
     assert r.tip('right_hand').mode == MODE_HOLD
     np.testing.assert_allclose(tree.fk(r.q)[1, :3, 3], T0[1, :3, 3], atol=1e-5)
     far = np.array([3.0, 2.0, 1.0])
     r = solve_tree(tree, {'left_hand': TipTarget(far), 'right_hand': T0[1, :3, 3]}, q0,
-                   TreeSolveOptions(max_attempts=5), method='fabrik')
+                   TreeSolveOptions(max_attempts=5, timeout=10.0), method='fabrik')
     assert not r.success and r.tip('right_hand').success
     assert r.tip('left_hand').position_error < np.linalg.norm(far - T0[0, :3, 3]) - 0.1
 

@@ -65,7 +65,7 @@ def test_a_tip_without_a_target_holds_its_pose(tree, rng):
     q_goal[tree.joint_names.index('l_shoulder_yaw')] += 0.2
     q_goal[tree.joint_names.index('l_elbow')] += 0.2
     goal = tree.fk(q_goal)[0, :3, 3]
-    r = solve_tree(tree, {'left_hand': goal}, q0, TreeSolveOptions(max_attempts=3))
+    r = solve_tree(tree, {'left_hand': goal}, q0, TreeSolveOptions(max_attempts=3, timeout=10.0))
     assert r.success, r.message
     assert r.tip('right_hand').mode == MODE_HOLD
     T = tree.fk(r.q)
@@ -274,7 +274,7 @@ def test_the_budget_bounds_a_solve_that_cannot_succeed(tree, rng):
 
 def test_a_kept_solver_answers_as_solve_tree(tree, rng):
     from ik_node.tree import TreeSolver
-    opts = TreeSolveOptions(max_attempts=20)
+    opts = TreeSolveOptions(max_attempts=20, timeout=10.0)     # attempts, not time, decide
     solver = TreeSolver(tree, opts)
     for _ in range(3):
         T = tree.fk(inner_q(tree, rng))
@@ -306,8 +306,8 @@ def test_the_kernels_compile_once_for_any_tip_count(tree, rng):
         t = TreeChain.from_urdf(URDF, 'base_link', tips[:count])
         T = t.fk(t.mid)
         for method in ('dls', 'fabrik'):
-            r = solve_tree(t, dict(zip(tips, T)), t.mid, TreeSolveOptions(max_attempts=2),
-                           method)
+            r = solve_tree(t, dict(zip(tips, T)), t.mid,
+                           TreeSolveOptions(max_attempts=2, timeout=10.0), method)
             assert r.success, r.message
     # The tips travel stacked in one record: one compiled version serves every tree.
     assert len(tree_solve.signatures) == 1, tree_solve.signatures
