@@ -55,12 +55,18 @@ def accelerations(samples) -> np.ndarray:
     return np.diff(q, 2, axis=0) / PERIOD ** 2
 
 
-def test_a_jog_takes_over_a_moving_goal_motion_without_a_jump(demo):
+def goal_under_way(demo: Chain, until: float):
+    """Return (a JogControl whose tracker moves to a goal, its commands from 0 to until)."""
     control = make(demo)
+    control.tracker.move_to(START + 0.8, 0.0)
+    before = run(control, 0.0, until)
+    assert control.tracker.moving
+    return control, before
+
+
+def test_a_jog_takes_over_a_moving_goal_motion_without_a_jump(demo):
+    control, before = goal_under_way(demo, 0.5)
     tracker = control.tracker
-    tracker.move_to(START + 0.8, 0.0)
-    before = run(control, 0.0, 0.5)
-    assert tracker.moving
     names = [demo.joint_names[0]]
     assert joints(control, names, [-0.5], 0.5)
     assert control.control == CONTROL_JOG_JOINT and control.dropped_goal
@@ -74,11 +80,8 @@ def test_a_jog_takes_over_a_moving_goal_motion_without_a_jump(demo):
 
 
 def test_a_jog_that_comes_during_a_gap_in_the_steps_starts_from_the_held_command(demo):
-    control = make(demo)
+    control, before = goal_under_way(demo, 0.3)
     tracker = control.tracker
-    tracker.move_to(START + 0.8, 0.0)
-    before = run(control, 0.0, 0.3)
-    assert tracker.moving
     # The steps stop for 80 ms (a late timer: the arm holds the last command); a jog
     # command comes in the middle of the gap, when the goal motion would be 40 ms further.
     t_last, q_last = before[-1][0], before[-1][1]
@@ -91,9 +94,9 @@ def test_a_jog_that_comes_during_a_gap_in_the_steps_starts_from_the_held_command
     assert np.all(moved <= tracker.limits.jerk * PERIOD ** 3 / 6 + 1e-12), moved
     assert moved[0] > 0.0
     # The jog goes on smoothly from there.
-    after = [(t_last, q_last), (t_last + 0.08, tick.q)] + run(
+    after = [(t_last + 0.08, tick.q)] + run(
         control, t_last + 0.09, t_last + 0.5, feed=lambda t: joints(control, names, [-0.5], t))
-    a = accelerations(after[1:])
+    a = accelerations(after)
     assert np.all(np.abs(a) <= tracker.limits.acceleration * 1.05 + 1e-9)
 
 
