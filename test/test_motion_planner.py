@@ -7,7 +7,7 @@ import time
 from conftest import URDF_DIR
 import ik_node
 from ik_node.motion.goal_search import DIRECT, plan_goal, PLANNED, REFUSED
-from ik_node.motion.planner import escape_contact, path_touches, plan_path
+from ik_node.motion.planner import _repair, escape_contact, path_touches, plan_path
 import numpy as np
 from numpy.testing import assert_allclose
 import pytest
@@ -63,6 +63,17 @@ def test_a_goal_in_contact_or_unreachable_in_time_is_refused_with_the_reason(arm
     # A path exists (see above), but not without time to look for it.
     hurried = plan_path(arm, Q_A, Q_B, world, timeout=0.0)
     assert not hurried.found and 'no collision-free path found in 0 ms' in hurried.reason
+
+
+def test_an_edge_repaired_toward_a_waypoint_in_contact_fails_at_once(arm, world):
+    # Given no valid goal state, OMPL's RRT-Connect waits for one until its timeout in native
+    # code that holds the GIL (the node's control thread, which needs it, stopped for 65 ms).
+    inside = Q_A.copy()
+    inside[1] = 2.4     # folded down into the floor
+    assert arm.collisions(inside, world)
+    t0 = time.perf_counter()
+    repaired = _repair(arm, np.array([Q_A, inside]), world, t0 + 10.0, 0, [0])
+    assert repaired is None and time.perf_counter() - t0 < 2.0
 
 
 def test_an_arm_in_contact_backs_out_along_rising_clearance(arm):

@@ -456,3 +456,33 @@ def test_warm_up_loads_the_feedback_checks_kernels_before_the_first_reading():
     out = subprocess.run([sys.executable, '-c', WARMED, str(URDF_DEMO)], capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ['1', '1']
+
+
+WARMED_GOAL = """
+import sys
+import numpy as np
+from ik_node import _jit, Chain, HalfSpace, Sphere
+from ik_node.motion.goal_search import plan_goal
+from ik_node.motion.tracker import IKTracker
+arm = Chain.from_urdf(sys.argv[1], 'base_link', 'tool0')
+IKTracker(arm, 'dls', {}, np.full(arm.n, 3.0), 0.01, 0.5).warm_up()
+imported, loaded = 'ompl' in sys.modules, _jit.loading_seconds()
+start = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+goal = np.array([0.603, -1.926, 0.403, -0.862, -1.49, -0.607])
+ball = Sphere(center=tuple(arm.fk(start + 0.7 * (goal - start))[:3, 3]), radius=0.05)
+plan = plan_goal(arm, arm.fk(goal), start, 'dls', {}, [HalfSpace(), ball], 0.05, 5.0)
+print(imported, plan.kind, _jit.loading_seconds() - loaded)
+"""
+
+
+def test_warm_up_loads_what_a_goal_planned_around_an_obstacle_needs():
+    # The goal search runs on a thread of its own, but OMPL's import and numba's cache loads
+    # hold the GIL, and with it the command thread, for up to 17 ms at a time.
+    import subprocess
+    import sys
+    from ik_node import _jit
+    if not _jit.JIT_ENABLED:
+        pytest.skip(f'numba is off: {_jit.JIT_UNAVAILABLE}')
+    out = subprocess.run([sys.executable, '-c', WARMED_GOAL, str(URDF_DEMO)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ['True', 'planned', '0.0']

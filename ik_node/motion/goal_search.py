@@ -20,6 +20,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.model.chain import Chain
+from ik_node.motion import planner
 from ik_node.motion.motion_kinds import DIRECT, PENDING, PLANNED, REFUSED, SUPERSEDED
 from ik_node.motion.planner import path_touches, plan_path
 from ik_node.motion.tree_arm import solve_on
@@ -29,7 +30,8 @@ from ik_node.solvers.joint_wrap import wrap_continuous
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['GoalPlan', 'plan_goal', 'DIRECT', 'PLANNED', 'REFUSED', 'PENDING', 'SUPERSEDED']
+__all__ = ['GoalPlan', 'plan_goal', 'warm_up', 'DIRECT', 'PLANNED', 'REFUSED', 'PENDING',
+           'SUPERSEDED']
 
 # Two answers closer than this [rad or m] in every joint are the same answer.
 _SAME_ANSWER = 0.05
@@ -230,3 +232,18 @@ def plan_goal(chain: Chain, target: ArrayLike, q_start: ArrayLike, method: str,
               + (f' ({reason})' if reason and 'no collision-free path' not in reason else ''))
     return GoalPlan(REFUSED, None, found[0], reason, blocked, len(found), t1 - t0,
                     time.perf_counter() - t1)
+
+
+def warm_up(chain: Chain, method: str, options: Mapping[str, Any]) -> None:
+    """
+    Load everything a goal search and a plan run now: the collision-aware solve and OMPL.
+
+    For start-up: the goal search runs on a thread of its own, but loading kernels and
+    importing OMPL hold the GIL, and with it the command thread, for up to 17 ms at a time.
+    """
+    q = np.array(chain.mid, dtype=float)
+    pose = chain.fk(q)
+    targets = [pose] if pose.ndim == 3 else [pose, pose[:3, 3]]     # a tree: poses only
+    for target in targets:
+        plan_goal(chain, target, q, method, options, (), 0.05, 0.0)
+    planner.warm_up(chain)

@@ -28,7 +28,7 @@ from ik_node.model.chain import Chain
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ['PlannedPath', 'plan_path', 'escape_contact', 'path_touches', 'EDGE_STEP']
+__all__ = ['PlannedPath', 'plan_path', 'escape_contact', 'path_touches', 'warm_up', 'EDGE_STEP']
 
 # Edge checks sample at most this far apart [rad or m] before the certified refinement.
 EDGE_STEP = 0.05
@@ -371,6 +371,27 @@ def plan_path(chain: Chain, q_start: ArrayLike, q_goal: ArrayLike, obstacles: Se
     return PlannedPath(None, reason, time.perf_counter() - t0, checks[0])
 
 
+def warm_up(chain: Chain) -> None:
+    """
+    Import OMPL and load the planner's edge-check kernels now, planning one short free edge.
+
+    For start-up: loaded by the first goal planned, they held the GIL, and with it the
+    command thread, for up to 17 ms at a time (OMPL's import, numba's cache loads). OMPL is
+    seeded as the first plan seeds it, so that a problem still gets the same path.
+    """
+    rng = np.random.default_rng(0)
+    q = np.array(chain.mid, dtype=float)
+    for _ in range(100):
+        near = chain.clip(q + 0.05)
+        if not _in_contact(chain, q, ()) and not _in_contact(chain, near, ()):
+            chain.min_distance(q, ())
+            _overlap(chain, q, ())
+            for certified in _PLAN_MODES:
+                _ompl_path(chain, q, near[None, :], (), 0.05, 0, [0], certified)
+            return
+        q = chain.random_q(rng)
+
+
 def _shortcut(chain: Chain, path: np.ndarray, obstacles: Sequence, deadline: float,
               checks: list) -> np.ndarray:
     """
@@ -438,6 +459,15 @@ def _ompl_path(chain: Chain, start: np.ndarray, goals: np.ndarray, obstacles: Se
         _SEEDED.append(True)
     n = chain.n
     lo, hi = _bounds(chain, start, goals)
+    # RRT-Connect given no valid goal state waits for one until its timeout, in native code
+    # that holds the GIL: the control thread, which needs it, would stop for that long.
+    ends = np.vstack([start[None, :], goals])
+    valid = [bool(np.all((lo <= q) & (q <= hi))) and not _in_contact(chain, q, obstacles)
+             for q in ends]
+    checks[0] += len(valid)
+    if not valid[0] or not any(valid[1:]):
+        return None
+    goals = goals[np.array(valid[1:])]
     space = ob.RealVectorStateSpace(n)
     bounds = ob.RealVectorBounds(n)
     for i in range(n):

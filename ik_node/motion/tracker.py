@@ -15,7 +15,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ik_node.model.chain import Chain
-from ik_node.motion import feedback, guards
+from ik_node.motion import feedback, goal_search, guards
 from ik_node.motion.commander import MotionCommander
 from ik_node.motion.goal_search import GoalPlan
 from ik_node.motion.goal_worker import GoalJob, GoalWorker
@@ -570,10 +570,15 @@ class IKTracker:
     # Solving and stepping -----------------------------------------------------------------
 
     def warm_up(self) -> None:
-        """Solve once for a pose at mid-range so compiled kernels are ready; state unchanged."""
+        """
+        Load the kernels (and OMPL) of solving, goal searches and planning now; state unchanged.
+
+        A solve for a pose at mid-range, the feedback checks, a goal search and a short plan.
+        """
         q = self.chain.mid
         solve_on(self.chain, self.chain.fk(q), q0=q, method=self.method, **self.options)
         guards.load_checks(self.chain)      # the feedback checks' kernels too
+        goal_search.warm_up(self.chain, self.method, self.options)
 
     def seed(self, now: float) -> tuple[np.ndarray | None, str]:
         """Return (seed, source): the measured arm first, then the last goal, then the command."""
