@@ -42,6 +42,7 @@ from ik_node.motion.tracker import IKTracker
 from ik_node.ros import status_text
 from ik_node.ros.command_output import CommandOutput
 from ik_node.ros.control_loop import CycleGroup
+from ik_node.ros.cycle_watch import CycleWatch
 from ik_node.ros.description import RobotDescriptionSource
 from ik_node.ros.feedback import JointStatesIntake
 from ik_node.ros.jog_input import JogInput
@@ -111,6 +112,7 @@ class IKNode(Node):
         self.cycle_group.priority = values['realtime_priority']
         self._joint_state_reader = JointStateReader()
         self._outputs = Outputs(self)
+        self._cycles = CycleWatch()     # command ticks held off while the arm moved
         self._jog = JogInput(state, self._times, self._outputs, self._log)
         self._subs = Subscriptions(self, {
             'joint_states': self._on_joint_states, 'target': self._on_pose,
@@ -132,13 +134,21 @@ class IKNode(Node):
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._make_io(values)
         self._make_timer()
-        self._report = StateReport(self, state, self._times, self._outputs, self._jog)
+        self._report = StateReport(self, state, self._times, self._outputs, self._jog,
+                                   self._cycles)
         self.create_service(SetBool, '~/hold', self._on_hold)
         self._source.update(values)
         text = self._source.text_from(values)
         if text:
             self._install(self._build(text, values), text)
         self.add_on_set_parameters_callback(self._on_set_parameters)
+
+    def destroy_node(self) -> None:
+        """Stop watching garbage collections, then destroy the node."""
+        cycles = getattr(self, '_cycles', None)    # None: the node failed to start before
+        if cycles is not None:
+            cycles.close()
+        super().destroy_node()
 
     # Model and configuration ------------------------------------------------------------
 
@@ -377,11 +387,19 @@ class IKNode(Node):
 
     @_guarded('command timer')
     def _on_timer(self) -> None:
-        tracker = self._state.tracker
-        if tracker is not None and is_tree(tracker.chain):
-            self._commands.tick()       # a tree is not jogged (ik_node.ros.tip_targets)
-            return
-        self._jog.tick(self._commands)      # the jog while it is in control, else the goal
+        outputs = self._outputs
+        late = self._cycles.tick(1.0 / self._state.values['output_rate'], outputs.moving)
+        if late:
+            self._log.warn('late cycle', late)
+        outputs.moving = False      # until a command of this tick moves the arm
+        try:
+            tracker = self._state.tracker
+            if tracker is not None and is_tree(tracker.chain):
+                self._commands.tick()       # a tree is not jogged (ik_node.ros.tip_targets)
+            else:
+                self._jog.tick(self._commands)  # the jog while it is in control, else the goal
+        finally:
+            self._cycles.done()
 
 
 def main(args: list[str] | None = None, background_compile: Any = None) -> int:

@@ -136,6 +136,10 @@ class Outputs:
         # target, (level, message, clock [ns]) of the last WARN or ERROR.
         self.last_answer: tuple[str, str, str] | None = None
         self.last_problem: tuple[str, str, int] | None = None
+        self._last_q: np.ndarray | None = None
+        # The last command differs from the one before (the node's timer clears it at each
+        # tick: ik_node.ros.cycle_watch).
+        self.moving = False
 
     def release(self, values: dict[str, Any]) -> None:
         """Destroy the publishers whose topic parameter changed (see :meth:`update`)."""
@@ -173,6 +177,10 @@ class Outputs:
         JointTrajectory's (time from the stamp, q, v, a) samples, None: none sent this time
         (the motion did not change).
         """
+        last = self._last_q
+        self.moving = (last is not None and last.shape == q.shape
+                       and not np.array_equal(last, q))
+        self._last_q = np.array(q, dtype=float)
         if 'command' in self._pubs:
             # The bytes of one message, names written once: only the stamp and positions
             # change per command.

@@ -15,6 +15,7 @@ as ``ros2 topic echo --once /ik_status``, gets the latest statuses at once.
 
 from typing import Any
 
+from ik_node.ros.cycle_watch import CycleWatch
 from ik_node.ros.node_state import NodeClock, NodeState
 from ik_node.ros.outputs import Outputs
 
@@ -47,9 +48,9 @@ class StateReport:
     """Publish the node's state every STATE_PERIOD (see the module docstring)."""
 
     def __init__(self, node: Any, state: NodeState, clock: NodeClock, outputs: Outputs,
-                 jog: Any):
+                 jog: Any, cycles: CycleWatch):
         self._node, self._state, self._clock = node, state, clock
-        self._outputs, self._jog = outputs, jog
+        self._outputs, self._jog, self._cycles = outputs, jog, cycles
         self._timer = node.create_timer(STATE_PERIOD, self.publish)
 
     def publish(self) -> None:
@@ -83,4 +84,8 @@ class StateReport:
         if problem is not None:
             values['last_problem'] = f'{problem[0]}: {problem[1]}'
             values['last_problem_age_s'] = round((self._clock.now_ns() - problem[2]) * 1e-9, 1)
+        if self._cycles.late:
+            # Command ticks held off while the arm moved (ik_node.ros.cycle_watch).
+            values['late_cycles'] = self._cycles.late
+            values['longest_late_cycle_ms'] = round(self._cycles.longest * 1e3)
         return level, f'{values["control"]} in control, arm {arm}', values

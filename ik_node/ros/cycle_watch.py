@@ -1,0 +1,90 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""
+Late control cycles: a command tick that came several periods late while the arm moved.
+
+An arm driver holds the last command through a gap in the stream; a gap of several periods
+while the arm moves stops it abruptly. The node's control thread runs at SCHED_FIFO, but a
+thread that holds the GIL (a garbage collection, a native call that does not release it)
+holds it off as long, and so does a tick whose own work runs long. :class:`CycleWatch`
+notices each such gap at the tick after it, says how long it was, how long the tick before
+ran and how much of the gap garbage collections took, and counts them for the node's state
+status: the owner learns of it, and the cause can be looked for.
+"""
+
+from collections import deque
+import gc
+import time
+
+__all__ = ['CycleWatch', 'LATE_PERIODS', 'LATE_MIN']
+
+# A tick is late when it comes more than this many periods after the one before ...
+LATE_PERIODS = 3.0
+# ... and more than this [s] after it (at 1 kHz three periods are within the machine's jitter).
+LATE_MIN = 0.02
+# Garbage collections shorter than this [s] are not kept.
+_GC_KEPT = 1e-3
+
+
+class CycleWatch:
+    """
+    The command ticks of one node, told when late (see the module docstring).
+
+    Times are the process's monotonic clock (``time.perf_counter``), not the node's clock: a
+    simulated clock may stand still or jump while the control thread is held off.
+    """
+
+    def __init__(self) -> None:
+        self.late = 0                   # late ticks while the arm moved
+        self.longest = 0.0              # [s] the longest such gap
+        self._last: float | None = None     # perf_counter() of the last tick
+        self._ran = 0.0                 # [s] how long the last tick's own work took
+        self._gc: deque = deque(maxlen=32)      # (start, end, generation) of collections
+        self._gc_start = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def close(self) -> None:
+        """Stop watching garbage collections."""
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
+
+    def tick(self, period: float, moving: bool) -> str:
+        """
+        Note a command tick now; return why it is late ('' if it is not).
+
+        period [s]: the tick period asked for; moving: a command since the tick before moved
+        the arm (a gap at rest holds nothing up).
+        """
+        now = time.perf_counter()
+        last, self._last = self._last, now
+        if last is None or not moving:
+            return ''
+        gap = now - last
+        if gap <= max(LATE_PERIODS * period, LATE_MIN):
+            return ''
+        self.late += 1
+        self.longest = max(self.longest, gap)
+        ran = f'the tick before ran {self._ran * 1e3:.0f} ms; '
+        spent = [(min(end, now) - max(start, last), generation)
+                 for start, end, generation in self._gc if end > last and start < now]
+        if spent:
+            took = (f'garbage collection (generation {max(g for _, g in spent)}) took '
+                    f'{sum(s for s, _ in spent) * 1e3:.0f} ms of it')
+        else:
+            took = 'no garbage collection meanwhile'
+        return (f'control cycle late: no command tick for {gap * 1e3:.0f} ms while the arm '
+                f'moved (one every {period * 1e3:.0f} ms asked); the arm held its last command '
+                f'meanwhile; {ran}{took} ({self.late} late so far)')
+
+    def done(self) -> None:
+        """Note the end of the tick's own work (its length is told if the next is late)."""
+        if self._last is not None:
+            self._ran = time.perf_counter() - self._last
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        # Called in whichever thread collects, with the GIL held.
+        now = time.perf_counter()
+        if phase == 'start':
+            self._gc_start = now
+        elif now - self._gc_start >= _GC_KEPT:
+            self._gc.append((self._gc_start, now, info['generation']))

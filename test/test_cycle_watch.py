@@ -1,0 +1,55 @@
+# Copyright 2026 ik_node maintainers
+# Licensed under the Apache License, Version 2.0
+"""ik_node.ros.cycle_watch: command ticks held off while the arm moved are told, with GC time."""
+
+import gc
+import time
+
+from ik_node.ros.cycle_watch import CycleWatch, LATE_MIN
+import pytest
+
+
+@pytest.fixture
+def watch():
+    w = CycleWatch()
+    yield w
+    w.close()
+
+
+def test_a_tick_held_off_while_the_arm_moved_is_told_with_the_gap(watch):
+    assert watch.tick(0.01, True) == ''        # the first tick has nothing before it
+    time.sleep(0.03)            # the tick's own work
+    watch.done()
+    time.sleep(0.03)
+    told = watch.tick(0.01, True)
+    gap_ms = int(told.split('no command tick for ')[1].split(' ms')[0])
+    ran_ms = int(told.split('the tick before ran ')[1].split(' ms')[0])
+    assert gap_ms >= 60 and 30 <= ran_ms < gap_ms, told
+    assert 'one every 10 ms asked' in told and '(1 late so far)' in told
+    assert watch.late == 1 and watch.longest >= 0.06
+
+
+def test_a_gap_at_rest_or_within_three_periods_is_not_late(watch):
+    watch.tick(0.01, False)
+    time.sleep(LATE_MIN + 0.04)
+    assert watch.tick(0.01, False) == ''       # at rest: nothing held up
+    time.sleep(LATE_MIN + 0.04)
+    assert watch.tick(1.0, True) == ''         # three periods of a slow rate not yet over
+    assert watch.late == 0
+
+
+def test_the_garbage_collection_during_the_gap_is_named():
+    heap = [[i] for i in range(300_000)]        # a full collection walks them: milliseconds
+    watch = CycleWatch()
+    try:
+        watch.tick(0.001, True)
+        gc.collect()
+        time.sleep(LATE_MIN)
+        told = watch.tick(0.001, True)
+        assert 'garbage collection (generation 2) took' in told, told
+        time.sleep(LATE_MIN + 0.01)
+        assert 'no garbage collection meanwhile' in watch.tick(0.001, True)
+    finally:
+        watch.close()
+    assert watch._on_gc not in gc.callbacks
+    del heap
