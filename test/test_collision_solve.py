@@ -63,7 +63,7 @@ def test_a_first_answer_clear_of_contact_costs_one_check_and_a_colliding_one_a_r
     for target in _free_targets(chain, [FLOOR], 40, 11):
         plain = ik_node.solve(chain, target, chain.mid, restarts=False)
         safe = ik_node.solve(chain, target, chain.mid, avoid_collisions=True,
-                             obstacles=[FLOOR])
+                             obstacles=[FLOOR], timeout=10.0)     # attempts decide
         if not plain.success:
             continue
         if not chain.collisions(plain.q, [FLOOR]):

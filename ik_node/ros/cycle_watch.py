@@ -30,14 +30,16 @@ class CycleWatch:
     """
     The command ticks of one node, told when late (see the module docstring).
 
-    Times are the process's monotonic clock (``time.perf_counter``), not the node's clock: a
-    simulated clock may stand still or jump while the control thread is held off.
+    A gap counts on both clocks: the process's monotonic clock (``time.perf_counter``, what
+    it tells) and the node's (a simulated clock that stands still stops the timer, and the
+    arm with it: no gap then).
     """
 
     def __init__(self) -> None:
         self.late = 0                   # late ticks while the arm moved
         self.longest = 0.0              # [s] the longest such gap
         self._last: float | None = None     # perf_counter() of the last tick
+        self._last_clock = 0.0          # [s] the node's clock then
         self._ran = 0.0                 # [s] how long the last tick's own work took
         self._gc: deque = deque(maxlen=32)      # (start, end, generation) of collections
         self._gc_start = 0.0
@@ -48,19 +50,20 @@ class CycleWatch:
         if self._on_gc in gc.callbacks:
             gc.callbacks.remove(self._on_gc)
 
-    def tick(self, period: float, moving: bool) -> str:
+    def tick(self, period: float, moving: bool, clock: float) -> str:
         """
         Note a command tick now; return why it is late ('' if it is not).
 
         period [s]: the tick period asked for; moving: a command since the tick before moved
-        the arm (a gap at rest holds nothing up).
+        the arm (a gap at rest holds nothing up); clock [s]: the node's clock now.
         """
         now = time.perf_counter()
         last, self._last = self._last, now
+        last_clock, self._last_clock = self._last_clock, clock
         if last is None or not moving:
             return ''
         gap = now - last
-        if gap <= max(LATE_PERIODS * period, LATE_MIN):
+        if min(gap, clock - last_clock) <= max(LATE_PERIODS * period, LATE_MIN):
             return ''
         self.late += 1
         self.longest = max(self.longest, gap)

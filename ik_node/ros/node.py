@@ -388,7 +388,8 @@ class IKNode(Node):
     @_guarded('command timer')
     def _on_timer(self) -> None:
         outputs = self._outputs
-        late = self._cycles.tick(1.0 / self._state.values['output_rate'], outputs.moving)
+        late = self._cycles.tick(1.0 / self._state.values['output_rate'], outputs.moving,
+                                 self._times.now())
         if late:
             self._log.warn('late cycle', late)
         outputs.moving = False      # until a command of this tick moves the arm
