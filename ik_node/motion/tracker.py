@@ -569,16 +569,19 @@ class IKTracker:
 
     # Solving and stepping -----------------------------------------------------------------
 
-    def warm_up(self) -> None:
+    def warm_up(self, goals: bool = True) -> None:
         """
         Load the kernels (and OMPL) of solving, goal searches and planning now; state unchanged.
 
-        A solve for a pose at mid-range, the feedback checks, a goal search and a short plan.
+        A solve for a pose at mid-range, the feedback checks, and with ``goals`` a goal search
+        and a short plan (about 15 ms once loaded: a solver switch, whose built-in method
+        shares every kernel with the others, leaves them out).
         """
         q = self.chain.mid
         solve_on(self.chain, self.chain.fk(q), q0=q, method=self.method, **self.options)
         guards.load_checks(self.chain)      # the feedback checks' kernels too
-        goal_search.warm_up(self.chain, self.method, self.options)
+        if goals:
+            goal_search.warm_up(self.chain, self.method, self.options)
 
     def seed(self, now: float) -> tuple[np.ndarray | None, str]:
         """Return (seed, source): the measured arm first, then the last goal, then the command."""

@@ -122,7 +122,7 @@ def reconfigure(tracker: IKTracker, tree: RobotTree | None, values: dict[str, An
     tracker.plan_budget = values['planning_timeout']
     tracker.set_collision_guard(obstacles)
     if solver_changed:
-        tracker.warm_up()
+        tracker.warm_up(goals=False)    # (the model's install loaded the goal search's)
     return forward_index
 
 
