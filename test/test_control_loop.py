@@ -50,6 +50,8 @@ class Rig:
         self.errors: list[str] = []
 
     def _saw(self, what: str, msg) -> None:
+        if isinstance(msg, String) and msg.data == 'slow':
+            time.sleep(0.03)
         self.seen[what].append((threading.current_thread().name, msg))
         if isinstance(msg, String) and msg.data == 'raise':
             raise RuntimeError('a failing callback')
@@ -122,6 +124,24 @@ def test_the_loop_runs_every_callback_in_its_thread_and_takes_cycle_messages_raw
     assert rig.seen['cycle'][0][1] == serialize_message(String(data='to the loop'))
     assert [m.data for _, m in rig.seen['other']] == ['raise', 'to the executor', 'new timer']
     assert len(rig.errors) == 1 and 'a failing callback' in rig.errors[0], rig.errors
+
+
+def test_the_loop_counts_the_time_of_the_callbacks_other_than_the_timers(rig):
+    # A late tick is told with them (ik_node.ros.cycle_watch): were they what held it up?
+    slow_tick = rig.node.create_timer(0.01, lambda: time.sleep(0.005), rig.group)
+    with rig.looping():
+        assert wait_for(lambda: len(rig.seen['tick']) >= 20)
+        rig.group.take_calls()
+        ticks = len(rig.seen['tick'])
+        assert wait_for(lambda: len(rig.seen['tick']) > ticks + 20)
+        assert rig.group.take_calls() == (0.0, 0.0)     # 5 ms ticks are not counted
+        assert wait_for(lambda: rig.other_pub.get_subscription_count() == 1)
+        rig.other_pub.publish(String(data='slow'))
+        calls = []      # (noted once the callback returned, a little after it was seen)
+        assert wait_for(lambda: calls.append(rig.group.take_calls()) or calls[-1][1] > 0.0)
+        total, longest = calls[-1]
+        assert len(rig.seen['other']) == 1 and 0.03 <= longest <= total
+    rig.node.destroy_timer(slow_tick)
 
 
 def test_without_a_loop_any_executor_runs_the_cycle_entities(rig):

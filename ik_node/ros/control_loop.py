@@ -47,6 +47,7 @@ request and the threads stay as they were.
 from collections import deque
 import os
 import threading
+import time
 from typing import Any, Callable
 
 from ik_node.os_thread import name_os_thread
@@ -87,6 +88,19 @@ class CycleGroup(CallbackGroup):
         self.owned = False
         self.revision = 0       # changes when an entity is added
         self.priority = 0       # SCHED_FIFO priority asked for the loop's thread; 0: normal
+        # [s] (total, longest) the loop's thread spent in callbacks other than the timer's
+        # since take_calls() (a late tick: were they what held it up?).
+        self._calls = (0.0, 0.0)
+
+    def note_call(self, seconds: float) -> None:
+        """Count a callback other than the timer's that the loop ran for ``seconds``."""
+        total, longest = self._calls
+        self._calls = (total + seconds, max(longest, seconds))
+
+    def take_calls(self) -> tuple[float, float]:
+        """Return (total, longest) [s] of the callbacks noted since the last call; reset."""
+        calls, self._calls = self._calls, (0.0, 0.0)
+        return calls
 
     def add_entity(self, entity: Any) -> None:
         super().add_entity(entity)
@@ -252,7 +266,7 @@ class ControlLoop:
                     self._take(sub)
             for tmr in due:
                 tmr.handle.call_timer()
-                self._call(tmr.callback)
+                self._call(tmr.callback, timed=False)
         else:
             ready = ws.get_ready_entities('subscription')
             for sub in subs:
@@ -272,12 +286,16 @@ class ControlLoop:
                 return
             self._call(sub.callback, taken[0])
 
-    def _call(self, callback: Callable, *args: Any) -> None:
+    def _call(self, callback: Callable, *args: Any, timed: bool = True) -> None:
+        t0 = time.perf_counter()
         try:
             callback(*args)
         except Exception as exc:  # noqa: B902  (one failing callback must not stop the loop)
             self._on_error(f'callback failed: {type(exc).__name__}: {exc}')
             return
+        finally:
+            if timed:
+                self._group.note_call(time.perf_counter() - t0)
         exception = getattr(callback, 'exception', None)     # an executor's Task
         if exception is not None and exception() is not None:
             self._on_error(f'callback failed: {exception()!r}')

@@ -6,10 +6,11 @@ Late control cycles: a command tick that came several periods late while the arm
 An arm driver holds the last command through a gap in the stream; a gap of several periods
 while the arm moves stops it abruptly. The node's control thread runs at SCHED_FIFO, but a
 thread that holds the GIL (a garbage collection, a native call that does not release it)
-holds it off as long, and so does a tick whose own work runs long. :class:`CycleWatch`
-notices each such gap at the tick after it, says how long it was, how long the tick before
-ran and how much of the gap garbage collections took, and counts them for the node's state
-status: the owner learns of it, and the cause can be looked for.
+holds it off as long, and so does a tick whose own work runs long, or another callback the
+control thread runs between ticks. :class:`CycleWatch` notices each such gap at the tick
+after it, says how long it was, how long the tick before and the other callbacks ran and
+how much of the gap garbage collections took, and counts them for the node's state status:
+the owner learns of it, and the cause can be looked for.
 """
 
 from collections import deque
@@ -50,12 +51,15 @@ class CycleWatch:
         if self._on_gc in gc.callbacks:
             gc.callbacks.remove(self._on_gc)
 
-    def tick(self, period: float, moving: bool, clock: float) -> str:
+    def tick(self, period: float, moving: bool, clock: float,
+             calls: tuple[float, float] | None = None) -> str:
         """
         Note a command tick now; return why it is late ('' if it is not).
 
         period [s]: the tick period asked for; moving: a command since the tick before moved
-        the arm (a gap at rest holds nothing up); clock [s]: the node's clock now.
+        the arm (a gap at rest holds nothing up); clock [s]: the node's clock now; calls
+        [s]: (total, longest) of the other callbacks the control thread ran since the tick
+        before (:meth:`ik_node.ros.control_loop.CycleGroup.take_calls`), None without one.
         """
         now = time.perf_counter()
         last, self._last = self._last, now
@@ -68,6 +72,9 @@ class CycleWatch:
         self.late += 1
         self.longest = max(self.longest, gap)
         ran = f'the tick before ran {self._ran * 1e3:.0f} ms; '
+        if calls is not None:
+            ran += (f'other callbacks in the control thread {calls[0] * 1e3:.0f} ms (the '
+                    f'longest {calls[1] * 1e3:.0f} ms); ')
         spent = [(min(end, now) - max(start, last), generation)
                  for start, end, generation in self._gc if end > last and start < now]
         if spent:

@@ -388,8 +388,9 @@ class IKNode(Node):
     @_guarded('command timer')
     def _on_timer(self) -> None:
         outputs = self._outputs
+        group = self.cycle_group
         late = self._cycles.tick(1.0 / self._state.values['output_rate'], outputs.moving,
-                                 self._times.now())
+                                 self._times.now(), group.take_calls() if group.owned else None)
         if late:
             self._log.warn('late cycle', late)
         outputs.moving = False      # until a command of this tick moves the arm
