@@ -92,6 +92,24 @@ def twist_msg(probe, v6, frame: str = 'base_link') -> TwistStamped:
     return msg
 
 
+class Twists:
+    """
+    Publish the twist ``v6`` stamped now at each call; :attr:`stamp` [s]: the last one's.
+
+    The stamp is on the probe's clock, as the arm's readings: ``probe.arm_before(stamp)`` is
+    where the arm was when the last twist was sent (the node's jog_timeout counts from it).
+    """
+
+    def __init__(self, probe, publisher, v6, frame: str = 'base_link'):
+        self.probe, self.publisher, self.v6, self.frame = probe, publisher, v6, frame
+        self.stamp = 0.0
+
+    def __call__(self) -> None:
+        msg = twist_msg(self.probe, self.v6, self.frame)
+        self.stamp = stamp_ns(msg.header.stamp) * 1e-9
+        self.publisher.publish(msg)
+
+
 def jog_publishers(probe):
     """Return the probe's (jog_twist, jog_joints, joy) publishers."""
     node = probe.node

@@ -22,7 +22,7 @@ import time
 
 from demo_rig import (assert_never_in_contact, assert_within_limits, controls, DEMO_START,
                       FLOOR, jog_publishers, PERIOD, PUBLISH_PERIOD, start, stream_until, tool,
-                      twist_msg)
+                      twist_msg, Twists)
 from ik_node import Box, Chain
 from ik_node.motion.keyboard import KeyboardTeleop
 from ik_node.motion.watcher import CommandWatcher
@@ -92,12 +92,12 @@ def test_a_twist_stream_moves_the_tool_and_a_timeout_stops_it_smoothly(rig, demo
     n_traj = len(trajectories)
     p0 = tool(demo, probe.arm[-1][1])
     v = np.array([0.0, 0.05, -0.03, 0.0, 0.0, 0.0])
-    t_last = stream_until(probe, lambda: twist.publish(twist_msg(probe, v)),
-                          lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.04)
+    send = Twists(probe, twist, v)
+    stream_until(probe, send, lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.04)
     moved = tool(demo, probe.arm[-1][1]) - p0
     # In the commanded direction (the blend and the null space bend it only a little).
     assert moved @ v[:3] / (np.linalg.norm(moved) * np.linalg.norm(v[:3])) > 0.98, moved
-    p_last = tool(demo, probe.arm_before(t_last))     # where it was at the last message
+    p_last = tool(demo, probe.arm_before(send.stamp))     # where it was at the last message
     # No more messages: the jog times out and brakes to rest within the limits.
     rest = probe.settled(timeout=10.0)
     assert np.linalg.norm(tool(demo, rest) - p_last) < 0.02

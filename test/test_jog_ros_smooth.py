@@ -12,15 +12,18 @@ gets a command stream that brakes to rest within the limits, not one that stops 
 and ik_status says why.
 """
 
+import time
+
 from demo_rig import (assert_within_limits, controls, DEMO_START, DEMO_URDF, jog_publishers,
-                      PUBLISH_PERIOD, start, stream_until, tool, twist_msg)
+                      PUBLISH_PERIOD, start, stream_until, tool, twist_msg, Twists)
 import numpy as np
 import pytest
 from ros_harness import status_values
 
 rclpy = pytest.importorskip('rclpy')
 
-from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
+from builtin_interfaces.msg import Time  # noqa: E402, I100
+from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
@@ -90,9 +93,7 @@ def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
     twist, _, _ = jog_publishers(probe)
     n_cmd, n_status = len(probe.commands), len(probe.statuses)
     v = np.array([0.0, 0.08, -0.04, 0.0, 0.0, 0.0])
-
-    def send():
-        twist.publish(twist_msg(probe, v))
+    send = Twists(probe, twist, v)
 
     def moved_from(p0, d: float):
         return lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > d
@@ -109,8 +110,8 @@ def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
     assert all(r.successful for r in probe.set_parameter_list('ik_node', [
         Parameter('acceleration_scale', value=0.5), Parameter('jog_timeout', value=0.1)],
         every=send, period=PUBLISH_PERIOD))
-    t_last = stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.02))
-    q_last = probe.arm_before(t_last)       # where the arm was at the last message
+    stream_until(probe, send, moved_from(tool(demo, probe.arm[-1][1]), 0.02))
+    q_last = probe.arm_before(send.stamp)       # where the arm was at the last message
     q_rest = probe.settled(timeout=10.0)
     assert 0.0 < np.linalg.norm(tool(demo, q_rest) - tool(demo, q_last)) < 0.02
     # The commands after the first change kept moving (no stop-and-restart at the change).
@@ -121,6 +122,34 @@ def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
     assert 'jog twist' in controls(probe, n_status)
     assert not any(s.level == DiagnosticStatus.ERROR for s in probe.statuses[n_status:])
     # Within the limits throughout (those before the change: the new ones are lower).
+    assert_within_limits(demo, probe, n_cmd)
+
+
+def test_jog_messages_that_come_late_are_not_taken_and_the_jog_brakes_on_time(rig, demo):
+    procs, probe = rig
+    start(procs, probe, demo)
+    twist, _, _ = jog_publishers(probe)
+    n_cmd = len(probe.commands)
+    log = procs.procs[-1].log_path
+    v = np.array([0.0, 0.05, -0.03, 0.0, 0.0, 0.0])
+    send = Twists(probe, twist, v)
+    p0 = tool(demo, probe.arm[-1][1])
+    stream_until(probe, send, lambda: np.linalg.norm(tool(demo, probe.arm[-1][1]) - p0) > 0.02)
+    p_last = tool(demo, probe.arm_before(send.stamp))
+
+    def send_late():
+        # The same twist, held back 0.3 s on its way (stamped 0.3 s before it is sent).
+        msg = twist_msg(probe, v)
+        ns = probe.now_ns() - 300_000_000
+        msg.header.stamp = Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+        twist.publish(msg)
+
+    # One second of them: none is taken, the jog times out from the last one on time.
+    t_end = time.monotonic() + 1.0
+    probe.spin_until(lambda: time.monotonic() > t_end, 2.0, send_late, PUBLISH_PERIOD)
+    rest = probe.settled(timeout=10.0)
+    assert np.linalg.norm(tool(demo, rest) - p_last) < 0.02
+    assert 'later than its topic usually does' in log.read_text(), procs.logs()
     assert_within_limits(demo, probe, n_cmd)
 
 

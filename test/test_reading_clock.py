@@ -2,7 +2,8 @@
 # Licensed under the Apache License, Version 2.0
 """When joint readings were taken: late ones are old, a steady clock offset is shifted."""
 
-from ik_node.motion.reading_clock import DELIVERY_GAP, DELIVERY_MAX, DeliveryDelay, ReadingClock
+from ik_node.motion.reading_clock import (DELIVERY_GAP, DELIVERY_MAX, DeliveryDelay,
+                                          LATE_SPAN, LateArrival, ReadingClock)
 import pytest
 
 RATE = 100.0        # [Hz] a driver's joint_states
@@ -92,3 +93,24 @@ def test_a_delay_beyond_the_usual_bound_never_counts_as_usual():
     delay = DeliveryDelay()
     excess = [delay.excess(30.0, 100.0 + i / RATE) for i in range(int(2 * RATE))]
     assert min(excess) == pytest.approx(30.0 - DELIVERY_MAX)
+
+
+def test_a_command_held_back_is_late_by_the_time_it_waited_whatever_the_clocks():
+    for offset in (0.0, 0.4, -3.0, 1e6):     # the sender's clock behind (ahead) by that much
+        late = LateArrival()
+        # A stream at 50 Hz with a steady 2 ms delivery: the first message's delay is usual.
+        sent = [100.0 + i / 50 for i in range(50)]
+        first = [late.lateness(t - offset, t + 0.002) for t in sent]
+        assert max(first) == pytest.approx(0.0, abs=1e-6)
+        # The next one held back 0.12 s (a busy machine), then the stream on time again.
+        t = sent[-1] + 0.02
+        assert late.lateness(t - offset, t + 0.122) == pytest.approx(0.12)
+        assert late.lateness(t + 0.121 - offset, t + 0.123) == pytest.approx(0.0, abs=1e-6)
+        # A stream that stays slower for longer than LATE_SPAN: its delay becomes the usual.
+        # (The on-time ones leave the span LATE_SPAN after the last of them came.)
+        received = [t + i / 50 + 0.3 for i in range(2, 2 + int(1.5 * LATE_SPAN * 50))]
+        ages = [late.lateness(r - 0.3 - offset, r) for r in received]
+        usual = next(i for i, a in enumerate(ages) if a < 1e-6)
+        assert all(a == pytest.approx(0.298) for a in ages[:usual])
+        assert received[usual] - (t + 0.123) == pytest.approx(LATE_SPAN, abs=0.021)
+        assert max(ages[usual:]) < 1e-6

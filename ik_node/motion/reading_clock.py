@@ -18,13 +18,20 @@ to :data:`DELIVERY_MAX`. A reading is then as recent as it can be when its age e
 by little; one from a backlog exceeds it by the time it waited. Readings that all come
 later than that are not made recent by it: a clock further off is the ReadingClock's to
 find, and an arm heard that late is not one to start commands from.
+
+:class:`LateArrival` judges commands (jog twists) the same way, without a cap: a message's
+lateness is its age beyond the least age of its stream over the last :data:`LATE_SPAN`.
+A steady delay (clocks apart by any amount, a slow link) is the stream's usual and costs
+nothing; a message held back beyond it (a busy machine, a transport hiccup) is late by
+the time it waited, so a command timeout can count from when it was sent.
 """
 
 from collections import deque
 import math
 
 __all__ = ['ReadingClock', 'DeliveryDelay', 'SYNC_TOLERANCE', 'OFFSET_SPAN', 'OFFSET_SPREAD',
-           'OFFSET_READINGS', 'DELIVERY_SPAN', 'DELIVERY_GAP', 'DELIVERY_MAX']
+           'OFFSET_READINGS', 'DELIVERY_SPAN', 'DELIVERY_GAP', 'DELIVERY_MAX', 'LateArrival',
+           'LATE_SPAN']
 
 SYNC_TOLERANCE = 1.0     # [s] clocks closer than this are taken as one clock
 OFFSET_SPAN = 1.0        # [s] of receive time over which an offset must hold to be believed
@@ -33,6 +40,7 @@ OFFSET_READINGS = 5      # fewest readings in that span
 DELIVERY_SPAN = 1.0      # [s] of receive time over which the usual delivery delay is found
 DELIVERY_GAP = 0.25      # [s] a longer pause between readings breaks their stream
 DELIVERY_MAX = 0.25      # [s] the most of a steady delay that counts as usual
+LATE_SPAN = 2.0          # [s] of receive time over which a command stream's usual age is found
 
 
 class ReadingClock:
@@ -77,12 +85,37 @@ class ReadingClock:
         return min(lags)
 
 
+class _RunningMin:
+    """The least value added over the last ``span`` [s] of add times."""
+
+    def __init__(self, span: float):
+        self.span = span
+        # (add time, value), values increasing: the front is the least in the span.
+        self._window: deque[tuple[float, float]] = deque()
+
+    def add(self, value: float, now: float) -> float:
+        """Add ``value`` at ``now`` [s]; return the least value of the span."""
+        window = self._window
+        while window and window[-1][1] >= value:
+            window.pop()
+        window.append((now, value))
+        while window[0][0] < now - self.span:
+            window.popleft()
+        return window[0][1]
+
+    def newest(self) -> float:
+        """Return the add time of the newest value (-inf if none)."""
+        return self._window[-1][0] if self._window else -math.inf
+
+    def clear(self) -> None:
+        self._window.clear()
+
+
 class DeliveryDelay:
     """The usual delay between a reading's stamp and its arrival (see the module docstring)."""
 
     def __init__(self) -> None:
-        # (receive time, age), ages increasing: the front is the least age in the span.
-        self._window: deque[tuple[float, float]] = deque()
+        self._least = _RunningMin(DELIVERY_SPAN)
         self._since = -math.inf     # receive time of the first reading of the stream
 
     def excess(self, age: float, now: float) -> float:
@@ -94,15 +127,28 @@ class DeliveryDelay:
         after feedback came back, a burst after a busy spell) a reading is judged by its age
         alone, 0 taken as usual.
         """
-        window = self._window
-        if not window or now - window[-1][0] > DELIVERY_GAP:
+        least = self._least
+        if now - least.newest() > DELIVERY_GAP:
             self._since = now
-            window.clear()
-        while window and window[-1][1] >= age:
-            window.pop()
-        window.append((now, age))
-        while window[0][0] < now - DELIVERY_SPAN:
-            window.popleft()
+            least.clear()
+        usual = least.add(age, now)
         if now - self._since < 0.5 * DELIVERY_SPAN:
             return age
-        return age - min(max(window[0][1], 0.0), DELIVERY_MAX)
+        return age - min(max(usual, 0.0), DELIVERY_MAX)
+
+
+class LateArrival:
+    """How much later than its stream's usual a command came (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._least = _RunningMin(LATE_SPAN)
+
+    def lateness(self, stamp: float, now: float) -> float:
+        """
+        Record a message stamped ``stamp`` [s, the sender's clock] received ``now`` [s].
+
+        Returns how much longer than the least age of the stream's last LATE_SPAN it took
+        (>= 0; 0 for the first message of a stream, whose delay is taken as usual).
+        """
+        age = now - stamp
+        return age - self._least.add(age, now)

@@ -16,6 +16,10 @@ Three topics (relative to the node's namespace, names as parameters, empty: off)
   message faster than ``jog_timeout`` (its ``autorepeat_rate``, 20 Hz by default) while a
   stick is held.
 
+A jog message's jog_timeout counts from when it was sent: its arrival less how much later
+than its stream's usual it came, by its stamp (docs/jogging.md); one already older is not
+taken.
+
 Who is in control, and the hand-over without jumps, is :mod:`ik_node.motion.jog_control`:
 the latest input wins; a goal while jogging waits until the jog has braked to rest. The jog's
 commands go out like the goal motion's (:class:`ik_node.ros.outputs.Outputs`: JointState,
@@ -39,6 +43,7 @@ from ik_node.errors import IKInputError
 from ik_node.motion.jog import Jogger, JogSettings, JogStep, MODE_JOINT, MODE_TWIST
 from ik_node.motion.jog_control import CONTROL_GOAL, JogControl, JogTick
 from ik_node.motion.joy import FRAME_TOOL, JoyMapping, JoyTeleop
+from ik_node.motion.reading_clock import LateArrival
 from ik_node.resources import share_path
 from ik_node.ros.kind_log import KindLog
 from ik_node.ros.node_state import NodeClock, NodeState
@@ -61,6 +66,12 @@ _JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
                'singularity_min_speed', 'solver', 'nullspace_limit_avoidance',
                'nullspace_rest_posture', 'rest_positions', 'nullspace_manipulability',
                'null_space_gain', 'output_rate')
+
+
+def _stamp_ns(msg: Any) -> int:
+    """Return the header stamp of ``msg`` [ns]."""
+    stamp = msg.header.stamp
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
 
 
 def joy_mapping_path(value: str) -> str:
@@ -87,6 +98,9 @@ class JogInput:
         # The last slow-down since ik_status last told one: a slow-down shorter than
         # STATUS_MIN_PERIOD is told too, not lost between two statuses.
         self._slowed_by = ''
+        # Per jog topic: how late its messages come beyond the stream's usual delay.
+        self._late = {topic: LateArrival() for topic in
+                      ('jog_twist_topic', 'jog_joint_topic', 'joy_topic')}
 
     @property
     def jogging(self) -> bool:
@@ -155,12 +169,13 @@ class JogInput:
             return
         x, frame = reading.twist, reading.frame_id
         self._command(MODE_TWIST, lambda jog, now: jog.twist(x, now, self._frame(frame, jog)),
-                      not np.any(x), 'jog_twist_topic')
+                      not np.any(x), 'jog_twist_topic', reading.stamp_ns)
 
     def _on_joints(self, msg: JointState) -> None:
         names, v = list(msg.name), list(msg.velocity)
         self._command(MODE_JOINT, lambda jog, now: jog.joint_velocities(names, v, now),
-                      len(names) == len(v) and not any(v), 'jog_joint_topic')
+                      len(names) == len(v) and not any(v), 'jog_joint_topic',
+                      _stamp_ns(msg))
 
     def _on_joy(self, msg: Joy) -> None:
         teleop = self._joy_teleop()
@@ -174,7 +189,7 @@ class JogInput:
         frame = 'tool' if cmd.frame == FRAME_TOOL else 'base'
         self._command(MODE_TWIST, lambda jog, now: jog.twist(
             cmd.twist, now, self._frame('', jog, frame)), cmd.stop or not np.any(cmd.twist),
-            'joy_topic')
+            'joy_topic', _stamp_ns(msg))
 
     def _joy_teleop(self) -> JoyTeleop | None:
         value = self._state.values['joy_mapping']
@@ -202,7 +217,26 @@ class JogInput:
                            f'{prefix + chain.tip_link!r} (or an empty frame_id: jog_frame)')
 
     def _command(self, mode: str, apply: Callable[[Jogger, float], None], zero: bool,
-                 topic: str) -> None:
+                 topic: str, stamp_ns: int) -> None:
+        """
+        Give the jog a command: ``apply(jogger, sent)``, ``sent`` when the message was sent.
+
+        ``sent`` is the receive time less the message's lateness (its stamp's age beyond its
+        stream's usual: :class:`ik_node.motion.reading_clock.LateArrival`; a zero stamp: none),
+        so jog_timeout counts from when it was sent, as MoveIt Servo counts it from the
+        stamp, and a message held back by the machine or the transport brakes on time. One
+        already older than jog_timeout is not taken (a throttled warning); a stop always is.
+        """
+        now = self._clock.now()
+        late = self._late[topic].lateness(self._clock.seconds(stamp_ns), now) \
+            if stamp_ns else 0.0
+        timeout = self._state.values['jog_timeout']
+        if late > timeout and not zero:
+            self._log.warn(f'late {topic}', f'jog message on {self._state.values[topic]} not '
+                           f'taken: it came {late:.3g} s later than its topic usually does '
+                           f'(by its stamp), over jog_timeout {timeout:g} s (a busy machine or '
+                           'transport)')
+            return
         control = self._jog()
         if control is None or not control.tracker.ready:
             self._log.warn('jog not ready', 'jog ignored: the arm position is not known yet')
@@ -211,14 +245,13 @@ class JogInput:
             self._log.warn('jog while holding', 'jog ignored: holding (the hold service was '
                            'called)')
             return
-        now = self._clock.now()
         if self._state.feedback_lost(now) and not control.in_control:
             self._log.warn('jog feedback lost', 'jog ignored: joint_states lost (none for '
                            f'over {control.tracker.joint_states_timeout:g} s on '
                            f'{self._state.values["joint_states_topic"]})')
             return
         try:
-            control.command(mode, lambda jog: apply(jog, now), zero, now)
+            control.command(mode, lambda jog: apply(jog, now - late), zero, now)
         except IKInputError as exc:
             self._bad(topic, str(exc))
             return

@@ -209,7 +209,9 @@ _JOG = (
               'tool (tip_link).', _one_of(('base', 'tool'))),
     ParamSpec('jog_timeout', 0.1,
               'A jog command older than this [s] brakes the arm to rest within its limits '
-              '(MoveIt Servo: 0.1).', _positive_at_most(10.0)),
+              '(MoveIt Servo: 0.1); counted from when it was sent: its arrival less its '
+              "lateness by stamp beyond its stream's usual delay (docs/jogging.md).",
+              _positive_at_most(10.0)),
 )
 
 IK_NODE_PARAMETERS: tuple[ParamSpec, ...] = _MODEL + (
