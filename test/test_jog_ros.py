@@ -254,8 +254,10 @@ def test_the_wrist_singularity_slows_the_jog_through_and_an_obstacle_stops_it(ri
     n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
 
     def slowed_by(reason: str) -> bool:
-        return any(status_values(s).get('jog_slowed_by') == reason
-                   for s in probe.statuses[n_status:])
+        """Wait (5 s at most) for a status that says the jog was slowed by ``reason``."""
+        # A busy probe may take the arm's readings before the status published earlier.
+        return probe.spin_until(lambda: any(status_values(s).get('jog_slowed_by') == reason
+                                            for s in probe.statuses[n_status:]), 5.0)
 
     # wrist_2 near its singularity at 0 (wrist_1 and wrist_3 aligned), by joint jogging.
     msg = JointState(name=['wrist_2_joint'], velocity=[1.5])

@@ -18,7 +18,8 @@ from ik_node.collision import kernels
 from ik_node.errors import IKInputError
 from ik_node.model.urdf import load_urdf_text, read_chain
 from ik_node.motion import jog
-from ik_node.motion.jog import Jogger, JogSettings
+from ik_node.motion import jog as jog_module
+from ik_node.motion.jog import Jogger, JogSettings, strongest_reason
 from ik_node.motion.trajectory import BlendSegment, KinematicLimits, LineSegment, Motion
 from ik_node.motion.watcher import CommandWatcher
 from ik_node.spatial.rotations import rotation_vector_from_matrix
@@ -546,3 +547,19 @@ def test_preview_is_the_state_ahead_and_its_rest_point_brakes_within_the_limits(
     jogger.reset(Q_DEMO, 1.0)
     ahead, t_rest, q_rest = jogger.preview(0.02)
     assert t_rest == 0.0 and np.array_equal(q_rest, Q_DEMO) and not np.any(ahead.v)
+
+
+def test_the_strongest_slow_down_of_a_status_period_is_the_one_told():
+    # ik_status tells one reason per period: a short pass near a singularity followed by a
+    # velocity limit is still told as the singularity.
+    reasons = [getattr(jog_module, name) for name in jog_module.__all__
+               if name.startswith('REASON_')]
+    order = ['', 'velocity', 'joint_limit', 'singularity', 'collision', 'contact']
+    assert sorted(reasons) == sorted(order)         # every reason has a rank
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            assert strongest_reason(a, b) == order[max(i, j)]
+    told = ''
+    for step in ('velocity', 'singularity', 'velocity', '', 'joint_limit'):
+        told = strongest_reason(told, step)
+    assert told == 'singularity'

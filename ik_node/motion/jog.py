@@ -51,7 +51,7 @@ from ruckig import ControlInterface, InputParameter, Result, Ruckig, RuckigError
 
 __all__ = ['JogSettings', 'JogStep', 'Jogger', 'MODE_IDLE', 'MODE_TWIST', 'MODE_JOINT',
            'MODE_STOPPING', 'REASON_NONE', 'REASON_VELOCITY', 'REASON_SINGULARITY',
-           'REASON_JOINT_LIMIT', 'REASON_COLLISION', 'REASON_CONTACT']
+           'REASON_JOINT_LIMIT', 'REASON_COLLISION', 'REASON_CONTACT', 'strongest_reason']
 
 # What the jogger does (JogStep.mode).
 MODE_IDLE = 'idle'            # at rest, no command in force
@@ -66,6 +66,16 @@ REASON_SINGULARITY = 'singularity'    # the condition number ahead
 REASON_JOINT_LIMIT = 'joint_limit'    # a joint's room before its limit (and margin)
 REASON_COLLISION = 'collision'        # the clearance ahead
 REASON_CONTACT = 'contact'            # the blended sample would touch: held still
+# Weakest to strongest: of several slow-downs over a while, the one to tell.
+_REASON_RANK = {REASON_NONE: 0, REASON_VELOCITY: 1, REASON_JOINT_LIMIT: 2,
+                REASON_SINGULARITY: 3, REASON_COLLISION: 4, REASON_CONTACT: 5}
+
+
+def strongest_reason(a: str, b: str) -> str:
+    """Return the stronger of two REASON_* (by rank: velocity, joint_limit, ..., contact)."""
+    return a if _REASON_RANK[a] >= _REASON_RANK[b] else b
+
+
 # The reason of each guard code of ik_node.motion.jog_guards.guarded_velocity.
 _REASONS = {GUARD_NONE: REASON_NONE, GUARD_VELOCITY: REASON_VELOCITY,
             GUARD_SINGULARITY: REASON_SINGULARITY, GUARD_JOINT_LIMIT: REASON_JOINT_LIMIT,

@@ -31,7 +31,8 @@ contact, slows near singularities and joint limits. An arm that lags behind the 
 mid-jog (limits, solver) brake it from where it is (:mod:`ik_node.motion.jog_control`).
 ``ik_status`` says which input is in
 control (``control``: goal, jog twist, jog joint) and why a jog step was slowed
-(``jog_slowed_by``: velocity, singularity, joint_limit, collision, contact). Bad input (NaN,
+(``jog_slowed_by``: velocity, joint_limit, singularity, collision, contact: the strongest of
+the status period, in that order). Bad input (NaN,
 Inf, huge values, unknown frames or joints, arrays of the wrong length) gets a throttled
 warning and no motion: a jog in progress brakes to rest.
 """
@@ -40,7 +41,8 @@ import math
 from typing import Any, Callable
 
 from ik_node.errors import IKInputError
-from ik_node.motion.jog import Jogger, JogSettings, JogStep, MODE_JOINT, MODE_TWIST
+from ik_node.motion.jog import (Jogger, JogSettings, JogStep, MODE_JOINT, MODE_TWIST,
+                                strongest_reason)
 from ik_node.motion.jog_control import CONTROL_GOAL, JogControl, JogTick
 from ik_node.motion.joy import FRAME_TOOL, JoyMapping, JoyTeleop
 from ik_node.motion.reading_clock import LateArrival
@@ -95,8 +97,9 @@ class JogInput:
         self._told: tuple = ()
         self._told_at = -math.inf
         self._last_step: JogStep | None = None
-        # The last slow-down since ik_status last told one: a slow-down shorter than
-        # STATUS_MIN_PERIOD is told too, not lost between two statuses.
+        # The strongest slow-down since ik_status last told one (strongest_reason): one shorter
+        # than STATUS_MIN_PERIOD is told too, not lost between two statuses or behind a
+        # weaker one that followed it.
         self._slowed_by = ''
         # Per jog topic: how late its messages come beyond the stream's usual delay.
         self._late = {topic: LateArrival() for topic in
@@ -321,7 +324,7 @@ class JogInput:
             return
         self._publish(jogged, now_ns)
         self._last_step = jogged.step
-        self._slowed_by = jogged.step.reason or self._slowed_by
+        self._slowed_by = strongest_reason(self._slowed_by, jogged.step.reason)
         if control.lagging:
             self._log.warn('jog lag', f'jog paused: {control.lagging}')
         if jogged.stall:
@@ -396,8 +399,8 @@ class JogInput:
         if control is None or tracker is None:
             return
         last = self._last_step
-        reason = (last.reason or self._slowed_by) if last is not None and control.in_control \
-            else ''
+        reason = strongest_reason(last.reason, self._slowed_by) \
+            if last is not None and control.in_control else ''
         told = (control.control, reason, goal_held or control.goal_held,
                 control.braking or control.lagging)
         now = self._clock.now()
