@@ -267,7 +267,9 @@ def test_a_sphere_appearing_on_the_path_stops_the_arm_and_the_node_plans_again(r
     assert_within_limits(demo, probe, n_cmd, **SLOW)
 
 
-GENTLE = {'acceleration_scale': 0.2, 'emergency_stop_scale': 4.0}
+# Gentle enough that a probe 0.35 s late past the progress mark still finds a place for the
+# ball (at 0.2: 0.25 s, short of a starved probe's delay in a run of the ROS files).
+GENTLE = {'acceleration_scale': 0.1, 'emergency_stop_scale': 4.0}
 
 
 def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told_as_such(

@@ -159,14 +159,16 @@ def test_a_stalled_arm_is_held_within_the_following_error_and_reported(rig, chai
                 and t > t_target]
 
     assert probe.spin_until(stalls, 10.0), procs.logs()
+    # The last command holds the arm where it stands. Waited for before the commands are
+    # judged: a busy probe may take the stall's status before the commands sent ahead of it
+    # (the hold comes after all of them on its topic).
+    assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), q_stalled,
+                                                atol=1e-9), 5.0)
     stamps, qs = probe.commands_by_stamp(chain, n_cmd)
     lead = np.max(np.abs(qs - q_stalled), axis=1)
     # Past the limit (0.25 rad) ahead of the measured arm the commands stop on their path
-    # within the acceleration and jerk limits (under 0.75 rad more at this UR5's speed),
-    # and the last command holds the arm where it stands.
+    # within the acceleration and jerk limits (under 0.75 rad more at this UR5's speed).
     assert 0.25 < lead.max() <= 1.0, (lead.max(), stalls(), procs.logs())
-    assert probe.spin_until(lambda: np.allclose(probe.last_command(chain), q_stalled,
-                                                atol=1e-9), 5.0)
     # 'reached' is never said for a target the arm did not reach.
     assert not arrived(probe, status)
     (r,) = probe.set_parameters('sim_arm', stalled=False)
