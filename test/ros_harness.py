@@ -438,8 +438,26 @@ class WatchedProbe(Probe):
             return len(recent) >= 10 and all(np.array_equal(q, q_last) for q in recent)
 
         assert self.spin_until(still, timeout, every, 0.02), \
-            f'the arm did not rest for {rest} s within {timeout} s'
+            f'the arm did not rest for {rest} s within {timeout} s: {self._motion_text(rest)}'
         return max(self.arm_stamped, key=lambda e: e[0])[1]
+
+    def _motion_text(self, span: float) -> str:
+        """Say how the arm's newest readings and the commands moved (a failure's message)."""
+        now = self.now_ns()
+        readings = sorted(self.arm_stamped, key=lambda e: e[0])
+        if not readings:
+            return 'no reading'
+        t_last = readings[-1][0]
+        recent = np.array([q for t, q in readings if t >= t_last - span * 1e9])
+        text = (f'{len(readings)} readings, the newest stamped {(now - t_last) * 1e-9:.3f} s '
+                f'ago; over its last {span} s {len(recent)} readings moved '
+                f'{np.ptp(recent, axis=0).round(6).tolist()} rad')
+        if self.commands:
+            stamp, last = max(((stamp_ns(m.header.stamp), m) for _, m in self.commands[-50:]),
+                              key=lambda e: e[0])
+            text += (f'; the newest command stamped {(now - stamp) * 1e-9:.3f} s ago at '
+                     f'{np.round(last.position, 6).tolist()}')
+        return text
 
     def commanded(self, T: np.ndarray) -> bool:
         """Return True once the newest command puts the tip within 1 mm and 0.01 rad of T."""
