@@ -260,9 +260,17 @@ def test_the_wrist_singularity_slows_the_jog_through_and_an_obstacle_stops_it(ri
                                             for s in probe.statuses[n_status:]), 5.0)
 
     # wrist_2 near its singularity at 0 (wrist_1 and wrist_3 aligned), by joint jogging.
-    msg = JointState(name=['wrist_2_joint'], velocity=[1.5])
+    # At 0.6 rad/s: a probe that sees the arm 0.5 s late still stops it short of the
+    # singularity (at 1.5 rad/s it could start the pass beyond it, where nothing slows).
+    msg = JointState(name=['wrist_2_joint'], velocity=[0.6])
     stream_until(probe, lambda: joints.publish(msg), lambda: probe.arm[-1][1][4] > -0.6)
     q = probe.settled(timeout=10.0)
+    assert q[4] < -0.2, q
+    # A jog_timeout of 0.5 s from here: gaps in this process's twists (a busy machine)
+    # stop the jog, and a pass made while braking is not slowed by the singularity guard.
+    # (Not for the joint jog above: it would coast toward the singularity for 0.5 s.)
+    (r,) = probe.set_parameters('ik_node', jog_timeout=0.5)
+    assert r.successful
     # The tool twist of turning wrist_2 alone, held: slowed toward the singularity, through
     # it, and on at full speed (never stuck).
     e = np.zeros(6)
