@@ -470,7 +470,7 @@ imported, loaded = 'ompl' in sys.modules, _jit.loading_seconds()
 start = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
 goal = np.array([0.603, -1.926, 0.403, -0.862, -1.49, -0.607])
 ball = Sphere(center=tuple(arm.fk(start + 0.7 * (goal - start))[:3, 3]), radius=0.05)
-plan = plan_goal(arm, arm.fk(goal), start, 'dls', {}, [HalfSpace(), ball], 0.05, 5.0)
+plan = plan_goal(arm, arm.fk(goal), start, 'dls', {}, [HalfSpace(), ball], 2.0, 5.0)
 print(imported, plan.kind, _jit.loading_seconds() - loaded)
 """
 
