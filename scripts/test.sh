@@ -23,6 +23,10 @@ unset ROS_LOCALHOST_ONLY
 # install instead takes CPU the kernels' compile needs (a clean run beside a busy process:
 # 424 s that way, pytest 251 s).
 unset PYTHONDONTWRITEBYTECODE
+# One BLAS thread per process: 3 workers and the nodes they start already share 2 cores, and
+# OpenBLAS's extra threads only spin against them (test_collision_hulls.py, whose oracle is
+# scipy's SLSQP, took 25 s of CPU with them and 11.5 s without, beside a busy process).
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 SCRATCH="$(mktemp -d)"
 COMPILE=''
 # On the way out: stop a compile still running (an install failed meanwhile), remove the
