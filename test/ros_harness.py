@@ -80,9 +80,12 @@ def node_environment(domain: int, tmp: Path) -> dict:
     Return the environment of node processes under test: ``domain``, ROS_HOME in ``tmp``.
 
     A node that crashes in C code (DDS, a Python extension) prints its Python stacks
-    (faulthandler) to its log instead of ending with a bare signal.
+    (faulthandler) to its log instead of ending with a bare signal, and so does a command
+    tick that runs over 40 ms (ik_node.ros.cycle_watch: what held it up, for the late
+    cycles seen beside busy processes).
     """
-    return {**ros_environment(domain, ros_home=tmp), 'PYTHONFAULTHANDLER': '1'}
+    return {**ros_environment(domain, ros_home=tmp), 'PYTHONFAULTHANDLER': '1',
+            'IK_NODE_SLOW_TICK_DUMP': '0.04'}
 
 
 def fresh_domain() -> int:

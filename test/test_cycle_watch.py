@@ -64,3 +64,37 @@ def test_a_gap_while_the_nodes_clock_stood_still_is_not_late(watch):
     watch.tick(0.01, True, 100.0)
     time.sleep(LATE_MIN + 0.04)
     assert watch.tick(0.01, True, 100.01) == '' and watch.late == 0
+
+
+SLOW_TICK = """
+import time
+from ik_node.ros.cycle_watch import CycleWatch
+watch = CycleWatch()
+
+
+def slow_work():
+    time.sleep(0.3)
+
+
+for work in (lambda: None, slow_work, lambda: time.sleep(0.01)):
+    watch.tick(0.01, True, time.monotonic())
+    work()
+    watch.done()
+time.sleep(0.3)     # (a dump armed by a tick not cancelled would come now)
+watch.close()
+"""
+
+
+def test_a_slow_tick_dumps_every_threads_stack_while_it_runs_when_asked():
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, 'IK_NODE_SLOW_TICK_DUMP': '0.1'}
+    out = subprocess.run([sys.executable, '-c', SLOW_TICK], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stderr
+    assert out.count('Timeout (0:00:00.100000)!') == 1, out
+    assert 'in slow_work' in out, out
+    env.pop('IK_NODE_SLOW_TICK_DUMP')
+    quiet = subprocess.run([sys.executable, '-c', SLOW_TICK], env=env, capture_output=True,
+                           text=True, timeout=60, check=True).stderr
+    assert quiet == ''

@@ -311,3 +311,32 @@ def test_the_kernels_compile_once_for_any_tip_count(tree, rng):
             assert r.success, r.message
     # The tips travel stacked in one record: one compiled version serves every tree.
     assert len(tree_solve.signatures) == 1, tree_solve.signatures
+
+
+def test_a_tree_solve_lets_other_threads_run(tree, rng):
+    # The node's goal search runs tree solves beside its control thread: a solve that held
+    # the GIL held a command tick for its whole budget (40 ms and more).
+    import threading
+    import time
+    q0 = inner_q(tree, rng)
+    far = [5.0, 0.0, 0.0]       # out of reach: the solve runs its whole budget
+    solve_tree(tree, {'left_hand': far}, q0, TreeSolveOptions(timeout=0.01))   # (loaded)
+    done = threading.Event()
+    results = []
+
+    def search():
+        results.append(solve_tree(tree, {'left_hand': far}, q0,
+                                  TreeSolveOptions(max_attempts=1_000_000, timeout=1.0)))
+        done.set()
+
+    thread = threading.Thread(target=search)
+    last, gaps = time.perf_counter(), []
+    thread.start()
+    while not done.is_set():
+        time.sleep(0.001)
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+    thread.join()
+    assert not results[0].success
+    assert len(gaps) > 10 and max(gaps) < 0.5, max(gaps)

@@ -11,13 +11,21 @@ control thread runs between ticks. :class:`CycleWatch` notices each such gap at 
 after it, says how long it was, how long the tick before and the other callbacks ran and
 how much of the gap garbage collections took, and counts them for the node's state status:
 the owner learns of it, and the cause can be looked for.
+
+For that search, the environment variable ``IK_NODE_SLOW_TICK_DUMP`` [s] (unset: off) makes a
+tick that runs longer dump the stacks of all the process's threads to stderr while it runs
+(:func:`faulthandler.dump_traceback_later`: it shows what the tick waits for and which
+thread holds the GIL). It costs a thread start per tick (tens of microseconds): a diagnosis
+tool, set by the ROS tests, not for a kHz arm.
 """
 
 from collections import deque
+import faulthandler
 import gc
+import os
 import time
 
-__all__ = ['CycleWatch', 'LATE_PERIODS', 'LATE_MIN']
+__all__ = ['CycleWatch', 'LATE_PERIODS', 'LATE_MIN', 'SLOW_TICK_DUMP']
 
 # A tick is late when it comes more than this many periods after the one before ...
 LATE_PERIODS = 3.0
@@ -25,6 +33,17 @@ LATE_PERIODS = 3.0
 LATE_MIN = 0.02
 # Garbage collections shorter than this [s] are not kept.
 _GC_KEPT = 1e-3
+# The environment variable of the slow-tick stack dump (module docstring).
+SLOW_TICK_DUMP = 'IK_NODE_SLOW_TICK_DUMP'
+
+
+def _dump_after() -> float:
+    """Return the SLOW_TICK_DUMP time [s], 0 when off (unset, not a positive number)."""
+    try:
+        seconds = float(os.environ.get(SLOW_TICK_DUMP, '') or 0.0)
+    except ValueError:
+        return 0.0
+    return seconds if seconds > 0.0 else 0.0
 
 
 class CycleWatch:
@@ -45,11 +64,15 @@ class CycleWatch:
         self._gc: deque = deque(maxlen=32)      # (start, end, generation) of collections
         self._gc_start = 0.0
         gc.callbacks.append(self._on_gc)
+        self._dump_after = _dump_after()
 
     def close(self) -> None:
-        """Stop watching garbage collections."""
+        """Stop watching garbage collections (and slow ticks)."""
         if self._on_gc in gc.callbacks:
             gc.callbacks.remove(self._on_gc)
+        if self._dump_after:
+            faulthandler.cancel_dump_traceback_later()
+            self._dump_after = 0.0
 
     def tick(self, period: float, moving: bool, clock: float,
              calls: tuple[float, float] | None = None) -> str:
@@ -62,6 +85,8 @@ class CycleWatch:
         before (:meth:`ik_node.ros.control_loop.CycleGroup.take_calls`), None without one.
         """
         now = time.perf_counter()
+        if self._dump_after:
+            faulthandler.dump_traceback_later(self._dump_after)
         last, self._last = self._last, now
         last_clock, self._last_clock = self._last_clock, clock
         if last is None or not moving:
@@ -88,6 +113,8 @@ class CycleWatch:
 
     def done(self) -> None:
         """Note the end of the tick's own work (its length is told if the next is late)."""
+        if self._dump_after:
+            faulthandler.cancel_dump_traceback_later()
         if self._last is not None:
             self._ran = time.perf_counter() - self._last
 

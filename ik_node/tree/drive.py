@@ -28,7 +28,7 @@ records.
 import math
 from typing import NamedTuple
 
-from ik_node._jit import monotonic_clock, njit, njit_inline
+from ik_node._jit import monotonic_clock, njit_inline, njit_nogil
 from ik_node.collision import kernels as collision_kernels
 from ik_node.solvers.codes import ATTEMPT_MAIN
 from ik_node.solvers.restarts import CollisionCheck, drive, on_a_limit, pushed_past_a_limit
@@ -187,10 +187,14 @@ def tree_held_by_a_limit(rec, tgt, q):
 _drive_inlined = njit_inline(getattr(drive, 'py_func', drive))
 
 
-@njit
+@njit_nogil
 def tree_solve(rec, run, goal, q0, timeout):
     """
     Solve a tree's goal from seed q0 (n,) through the driver; return (q, q_blocked, Outcome).
+
+    The GIL is released, as the chain's solve releases it: a tree's goal search runs a whole
+    budget in here beside the node's control thread (holding the GIL, it held a command
+    tick for 40 ms and more).
 
     rec: DriverRecords; run: TreeRun; goal: TreeGoal; timeout [s] from the call. q: the
     answer, else the best failed attempt; q_blocked: the last answer within the tolerances
