@@ -80,12 +80,10 @@ def node_environment(domain: int, tmp: Path) -> dict:
     Return the environment of node processes under test: ``domain``, ROS_HOME in ``tmp``.
 
     A node that crashes in C code (DDS, a Python extension) prints its Python stacks
-    (faulthandler) to its log instead of ending with a bare signal, and so does a command
-    tick that runs over 40 ms (ik_node.ros.cycle_watch: what held it up, for the late
-    cycles seen beside busy processes).
+    (faulthandler) to its log instead of ending with a bare signal. (Not the slow-tick dump
+    of ik_node.ros.cycle_watch: beside busy processes it delays the ticks it watches.)
     """
-    return {**ros_environment(domain, ros_home=tmp), 'PYTHONFAULTHANDLER': '1',
-            'IK_NODE_SLOW_TICK_DUMP': '0.04'}
+    return {**ros_environment(domain, ros_home=tmp), 'PYTHONFAULTHANDLER': '1'}
 
 
 def fresh_domain() -> int:

@@ -15,8 +15,10 @@ the owner learns of it, and the cause can be looked for.
 For that search, the environment variable ``IK_NODE_SLOW_TICK_DUMP`` [s] (unset: off) makes a
 tick that runs longer dump the stacks of all the process's threads to stderr while it runs
 (:func:`faulthandler.dump_traceback_later`: it shows what the tick waits for and which
-thread holds the GIL). It costs a thread start per tick (tens of microseconds): a diagnosis
-tool, set by the ROS tests, not for a kHz arm.
+thread holds the GIL). A diagnosis tool for a quiet machine, never for an arm in use: each
+tick starts a watchdog thread and, at its end, waits with the GIL held until that thread has
+ended; the thread starts at normal scheduling (the control thread's SCHED_FIFO is reset for
+the threads it starts), so on a busy machine that wait itself held ticks 50-170 ms.
 """
 
 from collections import deque
