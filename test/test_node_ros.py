@@ -112,6 +112,29 @@ def test_feedback_seeds_the_solver_and_commands_start_from_the_arm(ros, chain):
                             feed, 0.05)
 
 
+def test_sigusr1_prints_every_threads_stack_and_the_node_goes_on(ros, chain):
+    import os
+    import signal
+    procs, probe = ros()
+    node = procs.start('ik_node', *ik_params())
+
+    def follow():
+        probe.publish_joint_states(chain.joint_names, probe.last_command(chain)
+                                   if probe.commands else Q0)
+
+    assert probe.spin_until(lambda: 'arm position known' in node.log_path.read_text(),
+                            STARTUP_TIMEOUT, follow, 0.02), procs.logs()
+    os.kill(node.pid, signal.SIGUSR1)
+    assert probe.spin_until(lambda: 'most recent call first' in node.log_path.read_text(),
+                            10.0, follow, 0.02), procs.logs()
+    log = node.log_path.read_text()
+    assert 'ik-control' in log or 'control_loop.py' in log, log     # the control thread's
+    status = probe.answer_to(lambda: (follow(), probe.publish_pose(chain.fk(Q0)))[1],
+                             period=0.02)
+    assert status is not None and status.level == DiagnosticStatus.OK, procs.logs()
+    assert node.poll() is None
+
+
 def test_a_driver_restarted_between_two_readings_is_held_where_it_reads(ros, chain):
     procs, probe = ros()
     node = procs.start('ik_node', *ik_params())

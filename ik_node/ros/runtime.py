@@ -124,6 +124,9 @@ def run_node(name: str, make: Callable[[], Node], args: list[str] | None = None)
         rclpy.try_shutdown()
         return 0
     freeze_heap()
+    # `kill -USR1 <pid>` prints the Python stacks of all the node's threads to stderr (its
+    # log) and the node goes on: what a hung or slow node is doing, read without the GIL.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     # The command timer and the goal worker's thread share the GIL: a thread that wants it
     # waits up to this interval while the other runs Python (5 ms by default, five periods
     # at 1 kHz). The solver's and collision checks' kernels release it.
