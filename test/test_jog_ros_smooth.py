@@ -22,8 +22,8 @@ from ros_harness import status_values
 
 rclpy = pytest.importorskip('rclpy')
 
-from builtin_interfaces.msg import Time  # noqa: E402, I100
-from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticStatus  # noqa: E402, I100
+from ik_node.ros.conversions import stamp_from_ns  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
@@ -140,8 +140,7 @@ def test_jog_messages_that_come_late_are_not_taken_and_the_jog_brakes_on_time(ri
     def send_late():
         # The same twist, held back 0.3 s on its way (stamped 0.3 s before it is sent).
         msg = twist_msg(probe, v)
-        ns = probe.now_ns() - 300_000_000
-        msg.header.stamp = Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+        msg.header.stamp = stamp_from_ns(probe.now_ns() - 300_000_000)
         twist.publish(msg)
 
     # One second of them: none is taken, the jog times out from the last one on time.

@@ -47,6 +47,7 @@ from ik_node.motion.jog_control import CONTROL_GOAL, JogControl, JogTick
 from ik_node.motion.joy import FRAME_TOOL, JoyMapping, JoyTeleop
 from ik_node.motion.reading_clock import LateArrival
 from ik_node.resources import share_path
+from ik_node.ros.conversions import stamp_ns
 from ik_node.ros.kind_log import KindLog
 from ik_node.ros.node_state import NodeClock, NodeState
 from ik_node.ros.outputs import Outputs
@@ -68,12 +69,6 @@ _JOG_VALUES = ('jog_timeout', 'singularity_slowdown', 'singularity_stop',
                'singularity_min_speed', 'solver', 'nullspace_limit_avoidance',
                'nullspace_rest_posture', 'rest_positions', 'nullspace_manipulability',
                'null_space_gain', 'output_rate')
-
-
-def _stamp_ns(msg: Any) -> int:
-    """Return the header stamp of ``msg`` [ns]."""
-    stamp = msg.header.stamp
-    return stamp.sec * 1_000_000_000 + stamp.nanosec
 
 
 def joy_mapping_path(value: str) -> str:
@@ -178,7 +173,7 @@ class JogInput:
         names, v = list(msg.name), list(msg.velocity)
         self._command(MODE_JOINT, lambda jog, now: jog.joint_velocities(names, v, now),
                       len(names) == len(v) and not any(v), 'jog_joint_topic',
-                      _stamp_ns(msg))
+                      stamp_ns(msg.header.stamp))
 
     def _on_joy(self, msg: Joy) -> None:
         teleop = self._joy_teleop()
@@ -192,7 +187,7 @@ class JogInput:
         frame = 'tool' if cmd.frame == FRAME_TOOL else 'base'
         self._command(MODE_TWIST, lambda jog, now: jog.twist(
             cmd.twist, now, self._frame('', jog, frame)), cmd.stop or not np.any(cmd.twist),
-            'joy_topic', _stamp_ns(msg))
+            'joy_topic', stamp_ns(msg.header.stamp))
 
     def _joy_teleop(self) -> JoyTeleop | None:
         value = self._state.values['joy_mapping']
@@ -220,7 +215,7 @@ class JogInput:
                            f'{prefix + chain.tip_link!r} (or an empty frame_id: jog_frame)')
 
     def _command(self, mode: str, apply: Callable[[Jogger, float], None], zero: bool,
-                 topic: str, stamp_ns: int) -> None:
+                 topic: str, stamp: int) -> None:
         """
         Give the jog a command: ``apply(jogger, sent)``, ``sent`` when the message was sent.
 
@@ -229,10 +224,10 @@ class JogInput:
         so jog_timeout counts from when it was sent, as MoveIt Servo counts it from the
         stamp, and a message held back by the machine or the transport brakes on time. One
         already older than jog_timeout is not taken (a throttled warning); a stop always is.
+        stamp: the message's header stamp [ns]; 0 when it has none.
         """
         now = self._clock.now()
-        late = self._late[topic].lateness(self._clock.seconds(stamp_ns), now) \
-            if stamp_ns else 0.0
+        late = self._late[topic].lateness(self._clock.seconds(stamp), now) if stamp else 0.0
         timeout = self._state.values['jog_timeout']
         if late > timeout and not zero:
             self._log.warn(f'late {topic}', f'jog message on {self._state.values[topic]} not '
