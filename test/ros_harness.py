@@ -30,6 +30,7 @@ import time
 from typing import Iterator, Optional
 
 from conftest import domain_lock_fds, URDF_DIR
+from forked_nodes import forks_enabled, NodeForks
 from ik_node import Chain
 from ik_node.motion.watcher import CommandWatcher, StampedLog
 from ik_node.ros.processes import (raised_priority_allowed, realtime_allowed, ros_environment,
@@ -107,12 +108,29 @@ def stamp_text(stamp) -> str:
 NODE_PRIORITY = 10 if raised_priority_allowed() else 0
 
 
+_forks: list = []      # this test process's fork server (forked_nodes), once started
+
+
+def _node_forks(env: dict) -> Optional[NodeForks]:
+    """Return this process's fork server (started with ``env`` at the first call), or None."""
+    if not _forks:
+        forks = NodeForks(env, domain_lock_fds())
+        if forks.failure:
+            print(f'ros_harness: nodes start by python -m: the fork server failed '
+                  f'({forks.failure})', file=sys.stderr)
+        _forks.append(forks)
+    return None if _forks[0].failure else _forks[0]
+
+
 class Procs:
     """Node processes in one domain; :meth:`close` stops them all."""
 
     def __init__(self, domain: int, tmp: Path):
         self.domain, self.tmp, self.procs = domain, tmp, []
         self.env = node_environment(domain, tmp)
+        # Forked from this process's fork server where nothing differs (forked_nodes); False:
+        # every node by ``python -m``, as users start them.
+        self.forks = forks_enabled()
 
     def start(self, executable: str, *params: str, name: str = '', ros_args=(), cwd=None,
               env_extra: Optional[dict] = None):
@@ -127,9 +145,12 @@ class Procs:
         if executable == 'ik_node':
             params = tuple(f'{k}:={str(v).lower() if isinstance(v, bool) else v}'
                            for k, v in NODE_TEST_PARAMS.items()) + tuple(params)
-        proc = start_node(executable, params, {**self.env, **(env_extra or {})},
-                          self.tmp / f'{name}.log', ros_args, cwd, domain_lock_fds(),
-                          NODE_PRIORITY)
+        env, log = {**self.env, **(env_extra or {})}, self.tmp / f'{name}.log'
+        forks = _node_forks(env) if self.forks else None
+        proc = forks and forks.start(executable, params, env, log, ros_args, cwd, NODE_PRIORITY)
+        if not proc:
+            proc = start_node(executable, params, env, log, ros_args, cwd, domain_lock_fds(),
+                              NODE_PRIORITY)
         proc.executable = executable
         self.procs.append(proc)
         return proc

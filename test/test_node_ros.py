@@ -56,6 +56,9 @@ def reached(probe: Probe, chain, T: np.ndarray) -> bool:
 
 def test_target_in_joint_state_out_reaches_it_with_the_simulated_arm(ros, chain):
     procs, probe = ros()
+    # Both nodes started by ``python -m``, as users start them (the other tests fork most of
+    # theirs from a process that imported the package once: forked_nodes).
+    procs.forks = False
     # The model comes from the robot_description topic (TRANSIENT_LOCAL), as from
     # robot_state_publisher; the simulated arm reads the file.
     probe.description.publish(String(data=URDF.read_text()))

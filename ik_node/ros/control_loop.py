@@ -220,10 +220,13 @@ class ControlLoop:
         self._others_at = (asked, count)
         nice = BACKGROUND_NICE if asked > 0 else self._base_nice
         own = threading.get_native_id()
+        # Only this process's threads: after a fork without exec, Python 3.11 keeps the parent's
+        # thread id as the main thread's native_id.
+        tasks = set(map(int, os.listdir('/proc/self/task')))
         refused = []
         for thread in threading.enumerate():
             tid = thread.native_id
-            if tid is None or tid == own:
+            if tid is None or tid == own or tid not in tasks:
                 continue
             try:
                 os.sched_setscheduler(tid, *_scheduling(0))
