@@ -5,7 +5,9 @@ One harness for the tests that run the nodes as real processes.
 
 - :func:`fresh_domain`: a ROS domain of this test run (see conftest: each run holds a lock on a
   block of domains, so concurrent runs on one machine never see each other);
-- :class:`Procs`: node processes in one domain, stopped at the end;
+- :class:`Procs`: node processes in one domain, stopped at the end; forked from this test
+  process's fork server where nothing would differ (:mod:`forked_nodes`, :func:`node_forks`),
+  else started by ``python -m``;
 - :class:`Probe`: an rclpy node in the test process that publishes targets and records what the
   node sends, every command with its header stamp;
 - :class:`WatchedProbe`: a Probe whose commands and arm readings are judged by a
@@ -111,7 +113,7 @@ NODE_PRIORITY = 10 if raised_priority_allowed() else 0
 _forks: list = []      # this test process's fork server (forked_nodes), once started
 
 
-def _node_forks(env: dict) -> Optional[NodeForks]:
+def node_forks(env: dict) -> Optional[NodeForks]:
     """Return this process's fork server (started with ``env`` at the first call), or None."""
     if not _forks:
         forks = NodeForks(env, domain_lock_fds())
@@ -146,7 +148,7 @@ class Procs:
             params = tuple(f'{k}:={str(v).lower() if isinstance(v, bool) else v}'
                            for k, v in NODE_TEST_PARAMS.items()) + tuple(params)
         env, log = {**self.env, **(env_extra or {})}, self.tmp / f'{name}.log'
-        forks = _node_forks(env) if self.forks else None
+        forks = node_forks(env) if self.forks else None
         proc = forks and forks.start(executable, params, env, log, ros_args, cwd, NODE_PRIORITY)
         if not proc:
             proc = start_node(executable, params, env, log, ros_args, cwd, domain_lock_fds(),
@@ -551,29 +553,30 @@ def assert_bad_starts_fail(tmp: Path, urdf: Path, cases: list[tuple[list[str], s
     Start ik_node on ``urdf`` once per (parameters, reason) of ``cases``, all at once.
 
     Each must exit with code 1 and a FATAL line containing its reason (the reasons must not
-    mix), without a traceback, within STARTUP_TIMEOUT.
+    mix), without a traceback, within STARTUP_TIMEOUT. The first starts by ``python -m``, as
+    users start it; the others are forked where they can be (:func:`node_forks`).
     """
     env = node_environment(fresh_domain(), tmp)
+    forks = node_forks(env) if forks_enabled() else None
     runs = []
-    for params, words in cases:
-        args = [sys.executable, '-m', 'ik_node.ros.start', '--ros-args', '-p',
-                f'urdf_file:={urdf}', '-p', 'interactive_marker:=false']
-        for p in params:
-            args += ['-p', p]
-        runs.append((params, words, subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
-                                                     stderr=subprocess.STDOUT, text=True)))
+    for i, (params, words) in enumerate(cases):
+        node_params = [f'urdf_file:={urdf}', 'interactive_marker:=false', *params]
+        log = tmp / f'bad_start_{i}.log'
+        proc = forks.start('ik_node', node_params, env, log) if forks and i else None
+        runs.append((params, words, proc or start_node('ik_node', node_params, env, log)))
     for params, words, proc in runs:
         try:
-            out, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
+            proc.wait(timeout=STARTUP_TIMEOUT)
         except subprocess.TimeoutExpired:
             # SIGABRT: faulthandler (node_environment) prints where each thread hangs.
             proc.send_signal(signal.SIGABRT)
             try:
-                out, _ = proc.communicate(timeout=10.0)
+                proc.wait(timeout=10.0)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                out, _ = proc.communicate()
+                proc.wait()
             pytest.fail(f'ik_node with {params} did not exit within {STARTUP_TIMEOUT} s; its '
-                        f'output, then its threads at SIGABRT:\n{out}')
+                        f'output, then its threads at SIGABRT:\n{proc.log_path.read_text()}')
+        out = proc.log_path.read_text()
         assert proc.returncode == 1, (params, f'exit code {proc.returncode}', out)
         assert words in out and 'Traceback' not in out, (params, out)

@@ -5,23 +5,24 @@
 import os
 import signal
 
-from conftest import domain_lock_fds, load, URDF_DIR
-from forked_nodes import ForkedNode, NodeForks
+from conftest import load, URDF_DIR
+from forked_nodes import ForkedNode
 import pytest
-from ros_harness import fresh_domain, node_environment, STARTUP_TIMEOUT, WatchedProbe
+from ros_harness import (fresh_domain, node_environment, node_forks, STARTUP_TIMEOUT,
+                         WatchedProbe)
 
 pytest.importorskip('rclpy')
 
 URDF = URDF_DIR / 'ur5.urdf'
 
 
-@pytest.fixture(scope='module')
-def forks(tmp_path_factory):
-    env = node_environment(fresh_domain(), tmp_path_factory.mktemp('server'))
-    server = NodeForks(env, domain_lock_fds())
-    assert not server.failure, server.failure
-    yield server, env
-    server.close()
+@pytest.fixture
+def forks(tmp_path):
+    """Return this test process's fork server (the harness's: one preload per process)."""
+    env = node_environment(fresh_domain(), tmp_path)
+    server = node_forks(env)
+    assert server is not None, 'the fork server failed (see the output)'
+    return server, env
 
 
 def test_a_forked_node_runs_in_its_own_domain_with_its_log_and_niceness(forks, tmp_path):
