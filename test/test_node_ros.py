@@ -458,6 +458,8 @@ INVALID_START = [
     (['robot_description:=/etc/hostname'], 'is not URDF XML'),
     (['require_joint_states:=false', 'initial_positions:=[0.1]'], 'initial_positions must'),
     (['tip_link:=base_link'], 'no actuated joint'),
+    # An integer where a double is declared: rclpy refuses it; the node says how to write it.
+    (['timeout:=1'], 'timeout must be a double (write 1.0, not 1)'),
 ]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ik_node.ros.parameter_table import ParamSpec
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.exceptions import ParameterUninitializedException
+from rclpy.exceptions import InvalidParameterTypeException, ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
@@ -51,7 +51,12 @@ def declare_parameters(node: Node, specs: tuple[ParamSpec, ...]) -> dict[str, An
         descriptor = ParameterDescriptor(description=spec.description)
         is_empty_list = isinstance(spec.default, list) and not spec.default
         default = _TYPES[spec.type_name] if is_empty_list else spec.default
-        param = node.declare_parameter(spec.name, default, descriptor)
+        try:
+            param = node.declare_parameter(spec.name, default, descriptor)
+        except InvalidParameterTypeException as exc:
+            hint = ' (write 1.0, not 1)' if spec.type_name == 'double' else ''
+            raise ValueError(f'invalid parameter: {spec.name} must be a {spec.type_name}'
+                             f'{hint}: {exc}') from None
         try:
             values[spec.name] = parameter_value(node.get_parameter(spec.name))
         except ParameterUninitializedException:
