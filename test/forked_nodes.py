@@ -8,7 +8,7 @@ imports (numba, numpy, SciPy, rclpy, the package: about 1.1 s of CPU) and in loa
 compiled kernels from numba's cache (about 0.6 s, more later when its first goal loads the
 motion layer's): 1.9 s of CPU before an ik_node is ready, 0.4 s for a sim_arm, against
 0.16 s and 0.09 s forked from a process that did both already. The ROS tests start about
-180 of them, and that CPU time was about half of the suite's.
+180 of them: forked, a quiet run of the whole suite took 154-179 s instead of 223-237 s.
 
 So each test process keeps one **fork server**: a process started like a node (the same
 interpreter, environment and folder, the package from the same place) that imports the
@@ -16,12 +16,14 @@ nodes' modules, loads every kernel (the ik-compile groups, read from the cache),
 only forks: each child runs ``main()`` of the node's module as ``python -m`` would, with its
 own argv, ROS environment, log file, folder and niceness, and exits with its return code.
 The node code from ``main()`` on is the same; what a child skips is the import and the
-kernel load, which the tests that start nodes by ``python -m`` still check (the bad starts,
-the cold start, the command-line tools, ``IK_NODE_TEST_FORKS=0``).
+kernel load, which the tests that start nodes by ``python -m`` still check (the first
+end-to-end node test, the first node of each bad-start test, the cold start, the
+command-line tools; all of them with ``IK_NODE_TEST_FORKS=0``).
 
 A start is forked only when nothing about it would differ: the environment equal but for the
-``ROS_*`` variables (read when rclpy initialises, not at import), no package copy in the folder
-asked for, and the server single-threaded when it forks. Otherwise, or with
+``ROS_*`` variables (read when rclpy initialises, not at import) and pytest's current test, no
+package copy in the folder asked for, and no thread in the server when it forks but the two
+that importing rclpy starts (:func:`_preload`). Otherwise, or with
 ``IK_NODE_TEST_FORKS=0``, :func:`ik_node.ros.processes.start_node` starts it as before.
 
 The server tells each child's exit on its pipe; :class:`ForkedNode` is the Popen-like handle
@@ -104,7 +106,8 @@ class NodeForks:
 
     ``env`` (the first node's environment) and ``pass_fds`` (descriptors every child must hold,
     the domain lock) are the server's; a start whose environment differs from ``env`` in more
-    than ROS_* variables is not forked (:meth:`start` returns None).
+    than the variables a child sets itself (ROS_*, PYTEST_CURRENT_TEST) is not forked
+    (:meth:`start` returns None).
     """
 
     def __init__(self, env: Mapping[str, str], pass_fds: Sequence[int] = ()):

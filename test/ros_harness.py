@@ -28,6 +28,7 @@ from pathlib import Path
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Iterator, Optional
 
@@ -113,9 +114,17 @@ NODE_PRIORITY = 10 if raised_priority_allowed() else 0
 _forks: list = []      # this test process's fork server (forked_nodes), once started
 
 
-def node_forks(env: dict) -> Optional[NodeForks]:
-    """Return this process's fork server (started with ``env`` at the first call), or None."""
+def node_forks() -> Optional[NodeForks]:
+    """
+    Return this process's fork server (started at the first call), or None if it failed.
+
+    It has the environment of the nodes under test (:func:`node_environment`, whose ROS
+    variables each child sets for itself), not the first caller's: a first node started with
+    more variables would leave every later one to ``python -m``.
+    """
     if not _forks:
+        env = node_environment(int(os.environ.get('ROS_DOMAIN_ID', '0')),
+                               Path(tempfile.gettempdir()))
         forks = NodeForks(env, domain_lock_fds())
         if forks.failure:
             print(f'ros_harness: nodes start by python -m: the fork server failed '
@@ -148,7 +157,7 @@ class Procs:
             params = tuple(f'{k}:={str(v).lower() if isinstance(v, bool) else v}'
                            for k, v in NODE_TEST_PARAMS.items()) + tuple(params)
         env, log = {**self.env, **(env_extra or {})}, self.tmp / f'{name}.log'
-        forks = node_forks(env) if self.forks else None
+        forks = node_forks() if self.forks else None
         proc = forks and forks.start(executable, params, env, log, ros_args, cwd, NODE_PRIORITY)
         if not proc:
             proc = start_node(executable, params, env, log, ros_args, cwd, domain_lock_fds(),
@@ -557,7 +566,7 @@ def assert_bad_starts_fail(tmp: Path, urdf: Path, cases: list[tuple[list[str], s
     users start it; the others are forked where they can be (:func:`node_forks`).
     """
     env = node_environment(fresh_domain(), tmp)
-    forks = node_forks(env) if forks_enabled() else None
+    forks = node_forks() if forks_enabled() else None
     runs = []
     for i, (params, words) in enumerate(cases):
         node_params = [f'urdf_file:={urdf}', 'interactive_marker:=false', *params]

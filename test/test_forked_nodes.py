@@ -20,7 +20,7 @@ URDF = URDF_DIR / 'ur5.urdf'
 def forks(tmp_path):
     """Return this test process's fork server (the harness's: one preload per process)."""
     env = node_environment(fresh_domain(), tmp_path)
-    server = node_forks(env)
+    server = node_forks()
     assert server is not None, 'the fork server failed (see the output)'
     return server, env
 
