@@ -38,8 +38,8 @@ export ROS_HOME="${ROS_HOME:-$SCRATCH/ros_home}"
 source "$ROOT/scripts/venv.sh"
 # ik_node and what it needs first, so that its kernels compile (ik-compile, two processes,
 # 2-4 minutes on a fresh checkout) while the browser, the ROS wheels and the test tools
-# install, and on while pytest runs the linters; pytest's own ik-compile (test/conftest.py)
-# waits for this one and finds the cache compiled.
+# install; pytest's own ik-compile (test/conftest.py) then waits for this one and finds the
+# cache compiled.
 ik_node_venv "$VENV" test.sh
 versions() { "$VENV/bin/python" -c 'from importlib.metadata import version as v
 print(v("numpy"), v("numba"), v("llvmlite"))'; }
@@ -57,13 +57,17 @@ export IK_NODE_REQUIRE_BROWSER=1
 
 echo "test.sh [${SECONDS} s]: installing -r requirements-test.txt into $VENV"
 ik_node_install "$VENV" -r "$ROOT/requirements-test.txt"
+echo "test.sh [${SECONDS} s]: waiting for ik-compile"
+if ! wait "$COMPILE"; then
+    cat "$SCRATCH/compile.log" >&2
+    echo "test.sh: compiling the kernels failed (ik-compile, output above)" >&2
+    exit 1
+fi
+COMPILE=''      # waited for: its process id may belong to another process by now
 if [ "$(versions)" != "$BEFORE" ]; then
-    # The test tools changed numpy or numba under the kernels being compiled: stop that
-    # compile and drop the cache (its sources stamp with it); pytest's ik-compile compiles again.
-    echo "test.sh: numpy/numba changed under the compile; the kernels compile again"
-    kill "$COMPILE" 2>/dev/null || true
-    wait "$COMPILE" 2>/dev/null || true
-    COMPILE=''
+    # The test tools changed numpy or numba under the compiled kernels: drop the cache
+    # (its sources stamp with it), pytest's ik-compile compiles again.
+    echo "test.sh: numpy/numba changed after the compile; the kernels compile again"
     rm -f "$ROOT/ik_node/__pycache__/ik_node_jit_sources.sha256"
 fi
 
@@ -79,19 +83,5 @@ TARGETS=(test)
 for arg in "$@"; do
     if [ -e "${arg%%::*}" ]; then TARGETS=(); fi
 done
-# pytest starts while ik-compile may still run: the linters need no kernel and run first;
-# every other test waits for the compile (test/conftest.py), then loads the kernels.
-if [ -n "$COMPILE" ] && kill -0 "$COMPILE" 2>/dev/null; then
-    echo "test.sh [${SECONDS} s]: ik-compile still runs: the linters first, the other tests" \
-        "wait for it"
-fi
 # The 20 slowest tests are listed at the end: where the suite's time goes, run by run.
-status=0
-"$VENV/bin/python" -m pytest "${TARGETS[@]}" -n 3 --dist loadfile --durations=20 "$@" || status=$?
-if [ -n "$COMPILE" ] && ! wait "$COMPILE"; then
-    cat "$SCRATCH/compile.log" >&2
-    echo "test.sh: compiling the kernels failed (ik-compile, output above)" >&2
-    status=1
-fi
-COMPILE=''      # waited for: its process id may belong to another process by now
-exit "$status"
+"$VENV/bin/python" -m pytest "${TARGETS[@]}" -n 3 --dist loadfile --durations=20 "$@"

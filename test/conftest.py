@@ -113,33 +113,19 @@ def load(name: str) -> Chain:
 
 def pytest_sessionstart(session):
     """
-    Start compiling the kernels once per session, beside the first tests.
+    Compile the kernels once per session, before any test worker starts.
 
     ``python -m ik_node.compile`` (ik-compile) compiles the kernel groups in two processes,
     writes numba's disk cache and marks it compiled; the workers and the node processes of the
-    ROS tests load it. It starts here, in the xdist controller (or the only process without
-    xdist), and the workers do not wait for it: the linters (flake8, pep257, mypy: about a
-    minute of CPU, first in the run) need no kernel and run meanwhile; any other test waits for
-    it first (:func:`compiled_kernels`). scripts/test.sh starts ik-compile before it installs
-    the test tools: this one then waits for it (ik-compile's lock) and finds the cache compiled.
+    ROS tests load it. Runs in the xdist controller, or in the only process without xdist.
+    scripts/test.sh starts ik-compile before it installs the test tools: this one then waits
+    for it (ik-compile's lock) and finds the cache compiled.
     """
     if hasattr(session.config, 'workerinput'):
         return
-    session.config.stash[_COMPILE] = subprocess.Popen(
-        [sys.executable, '-m', 'ik_node.compile', '--quiet'])
-
-
-def pytest_sessionfinish(session):
-    """Wait for the compile started at the session's start (a run of linters only ends first)."""
-    compile_run = session.config.stash.get(_COMPILE, None)
-    if compile_run is not None and compile_run.wait() != 0:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        print('\nconftest: compiling the kernels failed (ik-compile, output above)',
-              file=sys.stderr)
-
-
-_COMPILE = pytest.StashKey[subprocess.Popen]()
-_KERNELS_READY: list = []
+    done = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--quiet'])
+    if done.returncode != 0:
+        raise pytest.UsageError('compiling the kernels failed (ik-compile, output above)')
 
 
 # The longest test files (about 20-120 s each at load 12-18 on 2 cores), longest first. With
@@ -176,21 +162,10 @@ def unfrozen_heap():
         gc.collect()
 
 
-@pytest.fixture(autouse=True)
-def compiled_kernels(request):
-    """
-    Before this process's first test that is not a linter: wait for the kernels, load them.
-
-    ik-compile waits for the compile the session started (its lock) and finds the cache
-    compiled, or compiles what is missing; then every solver kernel is loaded from the cache.
-    """
-    if _KERNELS_READY or request.node.get_closest_marker('linter') is not None:
-        return
-    done = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--quiet'])
-    if done.returncode != 0:
-        pytest.exit('compiling the kernels failed (ik-compile, output above)', returncode=1)
+@pytest.fixture(scope='session', autouse=True)
+def compiled_kernels():
+    """Load every solver kernel from the cache the session start wrote, before any test."""
     warm_up(load('ur5'))
-    _KERNELS_READY.append(True)
 
 
 @pytest.fixture(params=sorted(ROBOTS))
