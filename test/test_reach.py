@@ -103,9 +103,15 @@ def test_cli_writes_map_and_picture(tmp_path, capsys):
 
 
 def test_local_dask_cluster_gives_the_same_map(ur5_map):
+    import os
     chain, m = ur5_map
+    before = dict(os.environ)
     on_cluster = reachability(chain, scheduler='local:2', **SMALL)
     np.testing.assert_array_equal(on_cluster.reachable, m.reachable)
+    # The workers' variables Dask set here (OMP_NUM_THREADS=1, ...) are given back.
+    after = dict(os.environ)
+    assert {k: after.get(k) for k in set(before) | set(after) if before.get(k) != after.get(k)
+            and k != 'PYTEST_CURRENT_TEST'} == {}
 
 
 def test_a_function_naming_ik_node_can_be_sent_to_workers():

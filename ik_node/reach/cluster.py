@@ -10,6 +10,7 @@ starting ``dask worker tcp://scheduler:8786`` on each (one process per machine, 
 per core) and passing that address.
 """
 
+import os
 import shutil
 import tempfile
 from typing import Callable
@@ -44,15 +45,26 @@ def connect(scheduler):
         # default, dask-scratch-space in the temporary folder, stays behind).
         import dask
         scratch = tempfile.mkdtemp(prefix='ik_node_dask_')
+        # Dask's nannies set the workers' variables (OMP_NUM_THREADS=1, PYTHONHASHSEED, ...) in
+        # this process's environment to start them, and leave them: everything the caller
+        # starts later would inherit them. They are given back on close.
+        before = dict(os.environ)
         with dask.config.set({'temporary-directory': scratch}):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None, local_directory=scratch)
         client = Client(cluster)
+        set_by_dask = {k: v for k, v in os.environ.items() if before.get(k) != v}
 
         def close() -> None:
             client.close()
             cluster.close()
             shutil.rmtree(scratch, ignore_errors=True)
+            for key, value in set_by_dask.items():
+                if os.environ.get(key) == value:        # not changed since by the caller
+                    if key in before:
+                        os.environ[key] = before[key]
+                    else:
+                        del os.environ[key]
         return client, close
     if isinstance(scheduler, str):
         client = Client(scheduler)
