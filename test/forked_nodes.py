@@ -20,10 +20,11 @@ kernel load, which the tests that start nodes by ``python -m`` still check (the 
 end-to-end node test, the first node of each bad-start test, the cold start, the
 command-line tools; all of them with ``IK_NODE_TEST_FORKS=0``).
 
-A start is forked only when nothing about it would differ: the environment equal but for the
-``ROS_*`` variables (read when rclpy initialises, not at import) and pytest's current test, no
-package copy in the folder asked for, and no thread in the server when it forks but the two
-that importing rclpy starts (:func:`_preload`). Otherwise, or with
+A start is forked only when nothing about it would differ: the same values as the server's
+of the variables read before a fork (:data:`_IMPORT_TIME`: the interpreter's, numba's, BLAS's;
+the child takes the rest of its environment from the request), no package copy in the folder
+asked for, and no thread in the server when it forks but the two that importing rclpy starts
+(:func:`_preload`). Otherwise (``declined`` says why), or with
 ``IK_NODE_TEST_FORKS=0``, :func:`ik_node.ros.processes.start_node` starts it as before.
 
 The server tells each child's exit on its pipe; :class:`ForkedNode` is the Popen-like handle
@@ -55,14 +56,18 @@ def forks_enabled() -> bool:
     return os.environ.get('IK_NODE_TEST_FORKS', '1') != '0'
 
 
-def _child_set(key: str) -> bool:
-    """Whether a child may set variable ``key`` itself: ROS_* (read at rclpy.init), pytest's."""
-    return key.startswith('ROS_') or key == 'PYTEST_CURRENT_TEST'
+# The variables read before a fork (by the interpreter's start, numpy's BLAS, numba's
+# configuration, the package's JIT switch, the loader and LTTng at rclpy's import): a start
+# whose values of these differ from the server's is not forked. Every other variable is read
+# after the start (ROS_* at rclpy.init, the node's own switches while it runs) and the child
+# takes them all from its request.
+_IMPORT_TIME = ('PYTHON', 'NUMBA_', 'OPENBLAS_', 'OMP_', 'MKL_', 'GOTO', 'LD_', 'LTTNG_',
+                'IK_NODE_DISABLE_JIT')
 
 
 def _import_env(env: Mapping[str, str]) -> dict:
-    """Return ``env`` without the variables a forked child sets for itself."""
-    return {k: v for k, v in env.items() if not _child_set(k)}
+    """Return the variables of ``env`` that a process reads before the server forks it."""
+    return {k: v for k, v in env.items() if k.startswith(_IMPORT_TIME)}
 
 
 class ForkedNode:
@@ -104,10 +109,9 @@ class NodeForks:
     """
     This test process's fork server: started at the first node, stopped with the process.
 
-    ``env`` (the first node's environment) and ``pass_fds`` (descriptors every child must hold,
-    the domain lock) are the server's; a start whose environment differs from ``env`` in more
-    than the variables a child sets itself (ROS_*, PYTEST_CURRENT_TEST) is not forked
-    (:meth:`start` returns None).
+    ``env`` and ``pass_fds`` (descriptors every child must hold, the domain lock) are the
+    server's; a start whose variables read at import differ from ``env``'s is not forked
+    (:meth:`start` returns None and sets ``declined``).
     """
 
     def __init__(self, env: Mapping[str, str], pass_fds: Sequence[int] = ()):
@@ -120,6 +124,7 @@ class NodeForks:
         self._ended: dict[int, int] = {}       # pid -> exit code told before its handle
         self._next = 0
         self.failure = ''       # why the server is not used ('' while it is)
+        self.declined = ''      # why the last start was not forked ('' when it was)
         self._proc = subprocess.Popen(
             [sys.executable, __file__], env=dict(env), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, pass_fds=tuple(pass_fds), cwd=os.getcwd())
@@ -134,8 +139,8 @@ class NodeForks:
               log_path: Path, extra_ros_args: Sequence[str] = (), cwd: Any = None,
               priority: int = 0) -> Optional[ForkedNode]:
         """Fork node ``executable`` as start_node would start it; None when it cannot be."""
-        if (self.failure or executable not in _MODULES or _import_env(env) != self._env
-                or (cwd is not None and (Path(cwd) / 'ik_node').exists())):
+        self.declined = self._why_not(executable, env, cwd)
+        if self.declined:
             return None
         argv = ['--ros-args', *extra_ros_args]
         for p in params:
@@ -145,7 +150,7 @@ class NodeForks:
             self._next += 1
             key = str(self._next)
             request = {'id': key, 'module': _MODULES[executable], 'argv': argv,
-                       'own_env': {k: v for k, v in env.items() if _child_set(k)},
+                       'env': dict(env),
                        'log': str(log_path), 'cwd': None if cwd is None else str(cwd),
                        'nice': -priority}
             try:
@@ -157,7 +162,8 @@ class NodeForks:
                 return None
             answer = self._answer(key, _ANSWER_TIMEOUT)
             if answer is not None and answer.get('setup'):
-                return None     # this start cannot be forked (start_node tells why)
+                self.declined = answer['error']     # start_node will tell it too
+                return None
             if answer is None or 'pid' not in answer:
                 self.failure = (answer or {}).get('error', 'no answer to a start')
                 return None
@@ -169,6 +175,20 @@ class NodeForks:
         if code is not None:
             node._set_exit(code)
         return node
+
+    def _why_not(self, executable: str, env: Mapping[str, str], cwd: Any) -> str:
+        """Return why a start cannot be forked ('' when it can)."""
+        if self.failure:
+            return f'the server failed: {self.failure}'
+        if executable not in _MODULES:
+            return f'{executable!r} is not a node the server runs'
+        mine, theirs = self._env, _import_env(env)
+        if theirs != mine:
+            differ = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+            return f'variables read at import differ: {", ".join(differ)}'
+        if cwd is not None and (Path(cwd) / 'ik_node').exists():
+            return f'a package copy in {cwd}'
+        return ''
 
     def close(self) -> None:
         """Stop the server (the nodes it forked go on until stopped, as Popen's would)."""
@@ -278,9 +298,8 @@ def _become(request: dict, server_fds: Sequence[Any]) -> Any:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    for key in [k for k in os.environ if _child_set(k)]:
-        del os.environ[key]
-    os.environ.update(request['own_env'])
+    os.environ.clear()
+    os.environ.update(request['env'])
     if request['cwd'] is not None:
         os.chdir(request['cwd'])
     if request['nice']:
