@@ -8,8 +8,8 @@ import signal
 from conftest import load, URDF_DIR
 from forked_nodes import ForkedNode
 import pytest
-from ros_harness import (fresh_domain, node_environment, node_forks, STARTUP_TIMEOUT,
-                         WatchedProbe)
+from ros_harness import (fresh_domain, node_environment, node_forks, NODE_PRIORITY,
+                         STARTUP_TIMEOUT, WatchedProbe)
 
 pytest.importorskip('rclpy')
 
@@ -30,12 +30,13 @@ def test_a_forked_node_runs_in_its_own_domain_with_its_log_and_niceness(forks, t
     domain = fresh_domain()     # not the server's
     env = {**env, **node_environment(domain, tmp_path)}
     log = tmp_path / 'sim_arm.log'
-    node = server.start('sim_arm', [f'urdf_file:={URDF}'], env, log, priority=0)
+    node = server.start('sim_arm', [f'urdf_file:={URDF}'], env, log, priority=NODE_PRIORITY)
     assert isinstance(node, ForkedNode), server.declined
     probe = WatchedProbe(domain, load('ur5'))
     try:
         # Set up before start() returned (as Popen's child is), then heard in its domain.
-        assert os.getpriority(os.PRIO_PROCESS, node.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, node.pid) == mine - NODE_PRIORITY
         assert probe.spin_until(lambda: len(probe.arm) > 0, STARTUP_TIMEOUT), log.read_text()
         assert "simulating 'ur5'" in log.read_text()
     finally:
