@@ -86,8 +86,12 @@ def node_environment(domain: int, tmp: Path) -> dict:
     A node that crashes in C code (DDS, a Python extension) prints its Python stacks
     (faulthandler) to its log instead of ending with a bare signal. (Not the slow-tick dump
     of ik_node.ros.cycle_watch: beside busy processes it delays the ticks it watches.)
+    One BLAS thread, as scripts/test.sh gives every process: the test workers and their
+    nodes share 2 cores, and a fork server (forked_nodes) with OpenBLAS's threads cannot fork
+    (run by plain pytest without it, every node would start by ``python -m``).
     """
-    return {**ros_environment(domain, ros_home=tmp), 'PYTHONFAULTHANDLER': '1'}
+    return {**ros_environment(domain, ros_home=tmp), 'PYTHONFAULTHANDLER': '1',
+            'OPENBLAS_NUM_THREADS': '1'}
 
 
 def fresh_domain() -> int:
