@@ -44,8 +44,6 @@ from typing import Any, Mapping, Optional, Sequence
 
 __all__ = ['NodeForks', 'ForkedNode', 'forks_enabled']
 
-# The node modules a server can run (executable -> module), as ik_node.ros.processes has them.
-_MODULES = {'ik_node': 'ik_node.ros.start', 'sim_arm': 'ik_node.ros.sim_arm'}
 # [s] the server's imports and kernel loads: about 2 s of CPU; a busy machine takes longer.
 _READY_TIMEOUT = 120.0
 _ANSWER_TIMEOUT = 30.0
@@ -142,14 +140,14 @@ class NodeForks:
         self.declined = self._why_not(executable, env, cwd)
         if self.declined:
             return None
-        argv = ['--ros-args', *extra_ros_args]
-        for p in params:
-            argv += ['-p', p]
+        from ik_node.ros.processes import node_command, NODE_MODULES
+        command = node_command(executable, params, extra_ros_args)
         Path(log_path).write_text('')
         with self._requesting:
             self._next += 1
             key = str(self._next)
-            request = {'id': key, 'module': _MODULES[executable], 'argv': argv,
+            # argv: what follows `python -m <module>` in the command.
+            request = {'id': key, 'module': NODE_MODULES[executable], 'argv': command[3:],
                        'env': dict(env),
                        'log': str(log_path), 'cwd': None if cwd is None else str(cwd),
                        'nice': -priority}
@@ -167,8 +165,7 @@ class NodeForks:
             if answer is None or 'pid' not in answer:
                 self.failure = (answer or {}).get('error', 'no answer to a start')
                 return None
-            node = ForkedNode(answer['pid'],
-                              [sys.executable, '-m', _MODULES[executable], *argv], Path(log_path))
+            node = ForkedNode(answer['pid'], command, Path(log_path))
         with self._lock:
             self._nodes[node.pid] = node
             code = self._ended.pop(node.pid, None)
@@ -180,7 +177,8 @@ class NodeForks:
         """Return why a start cannot be forked ('' when it can)."""
         if self.failure:
             return f'the server failed: {self.failure}'
-        if executable not in _MODULES:
+        from ik_node.ros.processes import NODE_MODULES
+        if executable not in NODE_MODULES:
             return f'{executable!r} is not a node the server runs'
         mine, theirs = self._env, _import_env(env)
         if theirs != mine:
@@ -264,7 +262,10 @@ def _preload() -> int:
     from ik_node import _jit
     if _jit.JIT_ENABLED and not _jit.compiled():
         raise RuntimeError('the kernels are not compiled (run ik-compile first)')
-    for module in _MODULES.values():
+    # (Imported here, not at the top: the server imports the package only once its module
+    # path is the node's, see the end of this file.)
+    from ik_node.ros.processes import NODE_MODULES
+    for module in NODE_MODULES.values():
         __import__(module)
     import ik_node.ros.node  # noqa: F401  (start.main imports it on its first call)
     from ik_node import compile as kernels

@@ -15,7 +15,8 @@ import subprocess
 import sys
 from typing import Mapping, Sequence
 
-__all__ = ['ros_environment', 'start_node', 'stop_processes', 'NODE_MODULES']
+__all__ = ['ros_environment', 'node_command', 'start_node', 'stop_processes',
+           'NODE_MODULES']
 
 # Executable name -> module run with ``python -m``.
 NODE_MODULES = {'ik_node': 'ik_node.ros.start', 'sim_arm': 'ik_node.ros.sim_arm'}
@@ -38,6 +39,15 @@ def ros_environment(domain_id: int, ros_home: str | os.PathLike | None = None,
     return env
 
 
+def node_command(executable: str, params: Sequence[str],
+                 extra_ros_args: Sequence[str] = ()) -> list[str]:
+    """Return the command that runs node ``executable`` with ``-p`` parameters ``params``."""
+    args = [sys.executable, '-m', NODE_MODULES[executable], '--ros-args', *extra_ros_args]
+    for p in params:
+        args += ['-p', p]
+    return args
+
+
 def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
                log_path: str | os.PathLike, extra_ros_args: Sequence[str] = (),
                cwd: str | os.PathLike | None = None,
@@ -53,11 +63,9 @@ def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
     a robot's computer); needs the privilege (root or CAP_SYS_NICE), else it runs at the
     caller's priority, which :func:`raised_priority_allowed` tells beforehand.
     """
-    args = [sys.executable, '-m', NODE_MODULES[executable], '--ros-args', *extra_ros_args]
-    for p in params:
-        args += ['-p', p]
     with open(log_path, 'w') as log:
-        proc = subprocess.Popen(args, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(node_command(executable, params, extra_ros_args),
+                                env=dict(env), stdout=log, stderr=subprocess.STDOUT,
                                 cwd=cwd, pass_fds=tuple(pass_fds),
                                 preexec_fn=_niced(-priority) if priority else None)
     setattr(proc, 'log_path', Path(log_path))  # noqa: B010  (a Popen has no such field)
