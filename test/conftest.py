@@ -194,6 +194,25 @@ def rig(rig_chain, tmp_path):
         yield rig
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """
+    Add the node processes' warnings and errors to the report of a failed ``rig`` test.
+
+    A late control cycle, a stop, a refusal is told in a node's log (in the test's tmp folder,
+    gone with a CI run's clone); the failure's report keeps it.
+    """
+    outcome = yield
+    report = outcome.get_result()
+    rig = item.funcargs.get('rig') if report.when == 'call' and report.failed else None
+    if rig is not None:
+        told = [f'{p.log_path.name}: {line}' for p in rig[0].procs if p.log_path.exists()
+                for line in p.log_path.read_text(errors='replace').splitlines()
+                if line.startswith(('[WARN]', '[ERROR]', '[FATAL]'))]
+        report.sections.append(("the nodes' warnings and errors",
+                                '\n'.join(told[-40:]) or '(none)'))
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     """Return a seeded generator, so every run draws the same samples."""

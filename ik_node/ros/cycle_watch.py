@@ -10,7 +10,9 @@ holds it off as long, and so does a tick whose own work runs long, or another ca
 control thread runs between ticks. :class:`CycleWatch` notices each such gap at the tick
 after it, says how long it was, how long the tick before and the other callbacks ran and
 how much of the gap garbage collections took, and counts them for the node's state status:
-the owner learns of it, and the cause can be looked for.
+the owner learns of it, and the cause can be looked for. Of the tick before it tells how much
+was on the CPU (the rest it waited: for the GIL, a lock, a page) and how much went to loading
+or compiling kernels (numba's compiler lock, :func:`ik_node._jit.loading_seconds`).
 
 For that search, the environment variable ``IK_NODE_SLOW_TICK_DUMP`` [s] (unset: off) makes a
 tick that runs longer dump the stacks of all the process's threads to stderr while it runs
@@ -26,6 +28,8 @@ import faulthandler
 import gc
 import os
 import time
+
+from ik_node._jit import loading_seconds
 
 __all__ = ['CycleWatch', 'LATE_PERIODS', 'LATE_MIN', 'SLOW_TICK_DUMP']
 
@@ -63,6 +67,9 @@ class CycleWatch:
         self._last: float | None = None     # perf_counter() of the last tick
         self._last_clock = 0.0          # [s] the node's clock then
         self._ran = 0.0                 # [s] how long the last tick's own work took
+        self._ran_cpu = 0.0             # [s] of it on the thread's CPU
+        self._ran_loading = 0.0         # [s] of it loading or compiling kernels
+        self._started = (0.0, 0.0)      # [s] the thread's CPU time and loading at the last tick
         self._gc: deque = deque(maxlen=32)      # (start, end, generation) of collections
         self._gc_start = 0.0
         gc.callbacks.append(self._on_gc)
@@ -87,6 +94,7 @@ class CycleWatch:
         before (:meth:`ik_node.ros.control_loop.CycleGroup.take_calls`), None without one.
         """
         now = time.perf_counter()
+        self._started = (time.thread_time(), loading_seconds())
         if self._dump_after:
             faulthandler.dump_traceback_later(self._dump_after)
         last, self._last = self._last, now
@@ -98,7 +106,8 @@ class CycleWatch:
             return ''
         self.late += 1
         self.longest = max(self.longest, gap)
-        ran = f'the tick before ran {self._ran * 1e3:.0f} ms; '
+        ran = (f'the tick before ran {self._ran * 1e3:.0f} ms ({self._ran_cpu * 1e3:.0f} ms of '
+               f'it on the CPU, {self._ran_loading * 1e3:.0f} ms loading kernels); ')
         if calls is not None:
             ran += (f'other callbacks in the control thread {calls[0] * 1e3:.0f} ms (the '
                     f'longest {calls[1] * 1e3:.0f} ms); ')
@@ -119,6 +128,8 @@ class CycleWatch:
             faulthandler.cancel_dump_traceback_later()
         if self._last is not None:
             self._ran = time.perf_counter() - self._last
+            self._ran_cpu = time.thread_time() - self._started[0]
+            self._ran_loading = loading_seconds() - self._started[1]
 
     def _on_gc(self, phase: str, info: dict) -> None:
         # Called in whichever thread collects, with the GIL held.
