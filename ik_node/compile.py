@@ -6,10 +6,12 @@
 Without it each solver method compiles on its first call (up to a minute). It compiles in two
 processes side by side, each running a lane of groups one after the other (:data:`LANES`):
 the collision checks and the solver's objectives first, which every solve kernel calls, then
-the restart driver with every built-in method and the batch kernel; beside them the point
-chains and the motion layer's checks (paths, the jog's guards, the tracker's), then, once the
-collision group is cached, the tree solves, and last the driver's helpers that a registered
-method's solve calls from Python. A group that calls another
+the restart driver with every built-in method, ``solve``'s entry and the driver's helpers that
+a registered method's solve calls from Python; beside them the point chains and the motion
+layer's checks (paths, the jog's guards, the tracker's), then, once the collision group is
+cached, the tree solves, and last ``solve_batch``'s entry, which calls the driver as ``solve``'s
+entry does (each entry compiles the driver's code into itself again: the two side by side
+once the driver is cached). A group that calls another
 group's kernels starts only when that group is done (:data:`AFTER`), so it loads them from
 the cache instead of compiling them a second time at the same moment. Then it marks the
 cache compiled (:func:`ik_node._jit.compiled`). The ``ik_node`` node started on a fresh
@@ -70,8 +72,28 @@ def _motion() -> None:
     guards.load_checks(chain)
 
 
-def _jacobian() -> None:
-    """Compile the restart driver with every built-in method, objectives, one and batched."""
+def _driver() -> None:
+    """
+    Compile the restart driver, with every built-in method's attempts in it.
+
+    Called as ``solve`` and ``solve_batch`` call it (one record type for every method and
+    option), so that their entries, compiled next in the two lanes side by side, load it.
+    """
+    import ik_node
+    from ik_node.solvers.restarts import drive
+    from ik_node.solvers.target_records import Target
+    import numpy as np
+    chain = _demo_arm()
+    rec, ctx = ik_node.Solver(chain).compiled_records(True)
+    T = chain.fk(chain.mid)
+    position, rotation = np.array(T[:3, 3]), np.array(T[:3, :3])
+    q0 = np.array(chain.mid, dtype=np.float64)
+    drive(rec, ctx, (Target(position, rotation, True), Target(position, np.eye(3), False)),
+          q0, q0.copy(), q0.copy(), 0.0)
+
+
+def _single() -> None:
+    """Compile ``solve``'s entry with every built-in method and objectives."""
     import ik_node
     import numpy as np
     chain = _demo_arm()
@@ -85,8 +107,6 @@ def _jacobian() -> None:
     q = np.array(chain.mid)
     objectives[0].cost(chain, q)        # the objectives' own cost (web view, users)
     objectives[0].gradient(chain, q)
-    ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1)
-    ik_node.solve_batch(chain, np.stack([target[:3, 3], target[:3, 3]]), max_attempts=1)
     # Collision-aware solves run the same kernels (the collision check is a value of the
     # records, not a type).
     obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
@@ -94,6 +114,17 @@ def _jacobian() -> None:
         ik_node.solve(chain, target, q0=chain.mid, method=method, max_iterations=2,
                       avoid_collisions=True, obstacles=obstacles)
     ik_node.solve(chain, target, q0=chain.mid, max_iterations=2, max_joint_change=0.5)
+
+
+def _batch() -> None:
+    """Compile ``solve_batch``'s entry (pose and point targets, with collisions)."""
+    import ik_node
+    import numpy as np
+    chain = _demo_arm()
+    target = chain.fk(chain.mid)
+    ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1)
+    ik_node.solve_batch(chain, np.stack([target[:3, 3], target[:3, 3]]), max_attempts=1)
+    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1,
                         avoid_collisions=True, obstacles=obstacles)
 
@@ -112,8 +143,8 @@ def _points() -> None:
         None, ik_node.BallJoint(0.5), ik_node.HingeJoint((1.0, 0.0, 0.0), -1.0, 1.0)])
     ik_node.ccd(zigzag, [0.3, 0.2, 0.5], max_iterations=2)
     ik_node.fabrik_tree(zigzag, [-1, 0, 1, 2], {3: [0.3, 0.2, 0.5]}, max_iterations=2)
-    # The arm methods' attempt, with the types the driver passes it (the jacobian group's
-    # driver then loads it): it calls no collision kernel, so it compiles here while the
+    # The arm methods' attempt, with the types the driver passes it (the driver group then
+    # loads it): it calls no collision kernel, so it compiles here while the
     # collision group runs.
     chain = _demo_arm()
     arm = BUILDERS['fabrik'](chain, SolveOptions(), True).arm
@@ -161,18 +192,19 @@ def _tree() -> None:
     tree.path_collides(tree.lower, tree.upper, obstacles=obstacles)
 
 
-GROUPS = {'collision': _collision, 'jacobian': _jacobian, 'motion': _motion, 'points': _points,
-          'registered': _registered, 'tree': _tree}
-# Two processes side by side, each compiling its lane's groups in turn: the driver with every
-# method (the longest group) in one, the rest balanced against it in the other. (On 2 idle
-# cores the jacobian group ends at about 87 s, the other lane at 70 s; with the motion checks
-# in the collision group, 98 s and 79 s.)
-LANES = (('collision', 'jacobian'), ('points', 'motion', 'tree', 'registered'))
+GROUPS = {'batch': _batch, 'collision': _collision, 'driver': _driver, 'motion': _motion,
+          'points': _points, 'registered': _registered, 'single': _single, 'tree': _tree}
+# Two processes side by side, each compiling its lane's groups in turn: the collision checks
+# and the driver with every method (the critical path) in one, the rest balanced against it
+# in the other. Into an empty cache on 2 idle cores the lanes end at 106 s and 109 s (with
+# solve_batch's entry in the driver's lane after solve's, and the registered helpers in the
+# other: 120 s).
+LANES = (('collision', 'driver', 'single', 'registered'), ('points', 'motion', 'tree', 'batch'))
 # group -> the group whose kernels it calls (with what that one needed): it starts once that
 # group is in the cache. The groups share only small helpers (forward kinematics, ...)
 # otherwise; a registered method's helpers call the Jacobian attempt's kernels.
-AFTER = {'jacobian': 'collision', 'motion': 'collision', 'tree': 'collision',
-         'registered': 'jacobian'}
+AFTER = {'driver': 'collision', 'motion': 'collision', 'tree': 'collision', 'single': 'driver',
+         'batch': 'driver', 'registered': 'driver'}
 
 
 # A lane process reports each group on stdout, and hears of the other lane's on stdin.

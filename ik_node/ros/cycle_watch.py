@@ -10,9 +10,11 @@ holds it off as long, and so does a tick whose own work runs long, or another ca
 control thread runs between ticks. :class:`CycleWatch` notices each such gap at the tick
 after it, says how long it was, how long the tick before and the other callbacks ran and
 how much of the gap garbage collections took, and counts them for the node's state status:
-the owner learns of it, and the cause can be looked for. Of the tick before it tells how much
-was on the CPU (the rest it waited: for the GIL, a lock, a page) and how much went to loading
-or compiling kernels (numba's compiler lock, :func:`ik_node._jit.loading_seconds`).
+the owner learns of it, and the cause can be looked for. Of the control thread between the
+two ticks it tells how long it was on the CPU, how often it gave the CPU up to wait (for the
+GIL, a lock, a disk; its wait for the tick is one) and was preempted, its page faults, and how
+long it spent loading or compiling kernels (numba's compiler lock,
+:func:`ik_node._jit.loading_seconds`).
 
 For that search, the environment variable ``IK_NODE_SLOW_TICK_DUMP`` [s] (unset: off) makes a
 tick that runs longer dump the stacks of all the process's threads to stderr while it runs
@@ -27,6 +29,8 @@ from collections import deque
 import faulthandler
 import gc
 import os
+import resource
+import threading
 import time
 
 from ik_node._jit import loading_seconds
@@ -67,9 +71,7 @@ class CycleWatch:
         self._last: float | None = None     # perf_counter() of the last tick
         self._last_clock = 0.0          # [s] the node's clock then
         self._ran = 0.0                 # [s] how long the last tick's own work took
-        self._ran_cpu = 0.0             # [s] of it on the thread's CPU
-        self._ran_loading = 0.0         # [s] of it loading or compiling kernels
-        self._started = (0.0, 0.0)      # [s] the thread's CPU time and loading at the last tick
+        self._usage: tuple | None = None    # (thread, its usage) at the last tick
         self._gc: deque = deque(maxlen=32)      # (start, end, generation) of collections
         self._gc_start = 0.0
         gc.callbacks.append(self._on_gc)
@@ -94,7 +96,7 @@ class CycleWatch:
         before (:meth:`ik_node.ros.control_loop.CycleGroup.take_calls`), None without one.
         """
         now = time.perf_counter()
-        self._started = (time.thread_time(), loading_seconds())
+        usage, self._usage = self._usage, (threading.get_ident(), _thread_usage())
         if self._dump_after:
             faulthandler.dump_traceback_later(self._dump_after)
         last, self._last = self._last, now
@@ -106,8 +108,14 @@ class CycleWatch:
             return ''
         self.late += 1
         self.longest = max(self.longest, gap)
-        ran = (f'the tick before ran {self._ran * 1e3:.0f} ms ({self._ran_cpu * 1e3:.0f} ms of '
-               f'it on the CPU, {self._ran_loading * 1e3:.0f} ms loading kernels); ')
+        ran = f'the tick before ran {self._ran * 1e3:.0f} ms; '
+        if usage is not None and usage[0] == self._usage[0]:
+            cpu, waits, preempted, faults, disk, loading = (
+                b - a for a, b in zip(usage[1], self._usage[1]))
+            ran += (f'between the two ticks the thread was {cpu * 1e3:.0f} ms on the CPU, '
+                    f'waited {waits} times (its wait for this tick is one), was preempted '
+                    f'{preempted} times, had {faults} page faults ({disk} from disk) and loaded '
+                    f'kernels for {loading * 1e3:.0f} ms; ')
         if calls is not None:
             ran += (f'other callbacks in the control thread {calls[0] * 1e3:.0f} ms (the '
                     f'longest {calls[1] * 1e3:.0f} ms); ')
@@ -128,8 +136,6 @@ class CycleWatch:
             faulthandler.cancel_dump_traceback_later()
         if self._last is not None:
             self._ran = time.perf_counter() - self._last
-            self._ran_cpu = time.thread_time() - self._started[0]
-            self._ran_loading = loading_seconds() - self._started[1]
 
     def _on_gc(self, phase: str, info: dict) -> None:
         # Called in whichever thread collects, with the GIL held.
@@ -138,3 +144,15 @@ class CycleWatch:
             self._gc_start = now
         elif now - self._gc_start >= _GC_KEPT:
             self._gc.append((self._gc_start, now, info['generation']))
+
+
+def _thread_usage() -> tuple:
+    """
+    Return this thread's (CPU s, waits, preemptions, page faults, from disk, loading s).
+
+    One getrusage call (about 1-2 us): the context switches it gave up (a wait) and was made
+    to (a preemption), page faults (minor and major), and its kernel loading.
+    """
+    r = resource.getrusage(resource.RUSAGE_THREAD)
+    return (r.ru_utime + r.ru_stime, r.ru_nvcsw, r.ru_nivcsw, r.ru_minflt + r.ru_majflt,
+            r.ru_majflt, loading_seconds())
