@@ -136,9 +136,12 @@ def line_at_the_node(probe, demo, limits: KinematicLimits, allowance: float
     time-optimal one to the end of the line under ``limits`` (also after a pause that
     restarted it). The marker is allowed ``allowance`` [s] after now to reach the node.
     """
-    stamps, q = probe.commands_by_stamp(demo, max(0, len(probe.commands) - 20))
-    newest = max(probe.arm_stamped, key=lambda e: e[0])[1]
-    assert np.max(np.abs(newest - q[-1])) < 0.05, (newest, q[-1])     # the arm follows
+    stamps, q = probe.commands_by_stamp(demo, max(0, len(probe.commands) - 100))
+    # The arm follows: its newest reading is the command of its stamp (a reading can come
+    # after newer commands: the probe takes what is queued, in no order between topics).
+    when, newest = max(probe.arm_stamped, key=lambda e: e[0])
+    k = int(np.searchsorted(stamps, when * 1e-9, side='right')) - 1
+    assert k >= 0 and np.max(np.abs(newest - q[k])) < 0.05, (newest, q[k], when, stamps[-1])
     ts, ps = stamps[-5:] - stamps[-1], [fraction(row) for row in q[-5:]]
     c2, c1, c0 = np.polyfit(ts, ps, 2)
     share = np.abs(SPAN)
@@ -153,7 +156,9 @@ def sphere_run(procs, probe, demo, pick, params: dict, progress: float, allowanc
     Go toward Q_BEHIND; past ``progress`` place the ball ``pick(line, t, contacts)`` chooses.
 
     line, t: the node's motion on the line and when the marker reaches it
-    (:func:`line_at_the_node`, the marker allowed ``allowance`` [s]).
+    (:func:`line_at_the_node`, the marker allowed ``allowance`` [s]). ``pick`` returns None
+    when no place is left: the probe saw the progress mark too late (a starved test process);
+    the arm then goes back to DEMO_START and the run starts again (three tries).
 
     Returns (world, contact fraction, index of the first command, of the first reading, the
     stop status, the status that answered the target again).
@@ -163,11 +168,26 @@ def sphere_run(procs, probe, demo, pick, params: dict, progress: float, allowanc
     start(procs, probe, demo, *(f'{k}:={v}' for k, v in params.items()))
     obstacles = probe.node.create_publisher(MarkerArray, 'ik_obstacles', 10)
     assert probe.spin_until(lambda: obstacles.get_subscription_count() > 0, 20.0)
-    n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
-    status = probe.answer_to(lambda: probe.publish_pose(demo.fk(Q_BEHIND)))
-    assert status_values(status)['motion'] == 'direct', status_values(status)
-    assert probe.spin_until(lambda: newest_fraction(probe) > progress, 20.0, period=0.002)
-    s, contact = pick(*line_at_the_node(probe, demo, limits, allowance), contacts)
+    late = []
+    for _ in range(3):
+        n_cmd, n_arm, n_status = len(probe.commands), len(probe.arm), len(probe.statuses)
+        status = probe.answer_to(lambda: probe.publish_pose(demo.fk(Q_BEHIND)))
+        assert status_values(status)['motion'] == 'direct', status_values(status)
+        assert probe.spin_until(lambda: newest_fraction(probe) > progress, 20.0, period=0.002)
+        line, t = line_at_the_node(probe, demo, limits, allowance)
+        picked = pick(line, t, contacts)
+        if picked is not None:
+            break
+        late.append(fraction(line.at(t).q))
+        # Back to the start, at rest, for another try.
+        probe.answer_to(lambda: probe.publish_pose(demo.fk(DEMO_START)))
+        assert probe.spin_until(lambda: probe.arm_reached(demo.fk(DEMO_START)), 30.0), \
+            procs.logs()
+        probe.settled(timeout=10.0)
+    else:
+        raise AssertionError(f'no place for the ball left in three tries: the probe saw the '
+                             f'progress mark {progress} at {late}')
+    s, contact = picked
     ball = ball_at(demo, s)
     world = [FLOOR, ball]
     assert not demo.collisions(max(probe.arm_stamped, key=lambda e: e[0])[1], world)
@@ -211,11 +231,19 @@ def rest_index(t: np.ndarray, q: np.ndarray) -> int:
 def assert_stopped_on_the_line_short_of(demo, probe, n_cmd: int, world, contact: float
                                         ) -> np.ndarray:
     """Check that the commands came to rest on the line before ``contact``; return there."""
-    probe.spin_for(0.3)         # commands still in flight when the new answer came
-    t, q = probe.commands_by_stamp(demo, n_cmd)
-    moving = np.flatnonzero(np.any(q != DEMO_START, axis=1))
-    assert moving.size
-    q_rest = q[moving[0] + rest_index(t[moving[0]:], q[moving[0]:])]
+    def rest() -> np.ndarray | None:
+        t, q = probe.commands_by_stamp(demo, n_cmd)
+        moving = np.flatnonzero(np.any(q != DEMO_START, axis=1))
+        assert moving.size
+        try:
+            return q[moving[0] + rest_index(t[moving[0]:], q[moving[0]:])]
+        except AssertionError:
+            return None         # commands still in flight when the new answer came
+
+    assert probe.spin_until(lambda: rest() is not None, 10.0), rest_index(
+        *probe.commands_by_stamp(demo, n_cmd))
+    q_rest = rest()
+    assert q_rest is not None
     f = fraction(q_rest)
     assert 0.0 < f < contact, (f, contact)
     # On the line (the IK answer is Q_BEHIND to some 1e-5 rad).
@@ -249,8 +277,7 @@ def test_a_sphere_appearing_on_the_path_stops_the_arm_and_the_node_plans_again(r
         # arm first touches the sphere a fifth of the line beyond that.
         reach = fraction(line.stopping(t).end)
         fits = [(s, c) for s, c in contacts if c > reach + 0.2]
-        assert fits, (fraction(line.at(t).q), reach)
-        return fits[0]
+        return fits[0] if fits else None
 
     world, contact, n_cmd, n_arm, stop, again = sphere_run(
         procs, probe, demo, beyond_the_braking_distance, SLOW, 0.03, 0.3)
@@ -284,8 +311,7 @@ def test_a_sphere_inside_the_braking_distance_gets_a_bounded_emergency_stop_told
         within = fraction(line.stopping(t).end)
         emergency = fraction(line.stopping(t, 4.0).end)
         fits = [(s, c) for s, c in contacts if emergency + 0.02 < c < within - 0.03]
-        assert fits, (fraction(line.at(t).q), emergency, within)
-        return max(fits, key=lambda e: e[1])
+        return max(fits, key=lambda e: e[1]) if fits else None
 
     world, contact, n_cmd, n_arm, stop, again = sphere_run(
         procs, probe, demo, inside_the_braking_distance, GENTLE, 0.28, 0.0)
