@@ -196,9 +196,8 @@ GROUPS = {'batch': _batch, 'collision': _collision, 'driver': _driver, 'motion':
           'points': _points, 'registered': _registered, 'single': _single, 'tree': _tree}
 # Two processes side by side, each compiling its lane's groups in turn: the collision checks
 # and the driver with every method (the critical path) in one, the rest balanced against it
-# in the other. Into an empty cache on 2 idle cores the lanes end at 106 s and 109 s (with
-# solve_batch's entry in the driver's lane after solve's, and the registered helpers in the
-# other: 120 s).
+# in the other. Into an empty cache on 2 idle cores the lanes end at 106 s and 109 s (120 s
+# when one group compiled the driver into solve's entry and then into solve_batch's).
 LANES = (('collision', 'driver', 'single', 'registered'), ('points', 'motion', 'tree', 'batch'))
 # group -> the group whose kernels it calls (with what that one needed): it starts once that
 # group is in the cache. The groups share only small helpers (forward kinematics, ...)
