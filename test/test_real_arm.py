@@ -244,15 +244,17 @@ def test_a_gripper_on_joint_states_does_not_starve_the_arm_feedback(rig, chain):
         probe.joint_states.publish(gripper)
 
     n = len(probe.statuses)
-    t_end = probe.now_ns() + 2e9
+    # For 2 s and ten targets at least (a test process held off on a busy machine sends fewer
+    # in 2 s: a CI run sent 9).
+    t_end, t_limit = probe.now_ns() + 2e9, probe.now_ns() + 20e9
     next_target, k = 0, 0
-    while probe.now_ns() < t_end:
+    while (probe.now_ns() < t_end or k < 10) and probe.now_ns() < t_limit:
         publish_gripper()
         probe.spin_for(0.001)
         if probe.now_ns() >= next_target:
             probe.publish_pose(chain.fk(Q0 + 0.01 * (k % 5)))
             next_target, k = probe.now_ns() + 1e8, k + 1
-    assert k >= 10, f'the probe sent only {k} targets in 2 s'
+    assert k >= 10, f'the probe sent only {k} targets in 20 s'
 
     def answered() -> list:
         return [s for s in probe.statuses[n:] if 'seed' in status_values(s)]
