@@ -111,6 +111,20 @@ def test_a_stroke_resumed_while_braking_goes_in_step_along_the_brakings_line():
     assert_allclose(nearest_in_step(moving, turned, 0.02), turned)
 
 
+@pytest.mark.parametrize('left', [1e-3, 1e-5, 1e-7, 1e-10])
+@pytest.mark.parametrize('sign', [1.0, -1.0])
+def test_a_velocity_nearly_reached_while_accelerating_blends_within_the_limits(left, sign):
+    # The jog's velocity a hair from its target while it still accelerates along the change:
+    # on the line's scale the acceleration was alpha = 4.9e7 for 1e-7 rad/s left, and Ruckig
+    # found no blend (a CI run: the command tick failed, and the command stream jumped after).
+    blend = VelocityBlend(A, J)
+    change = np.array([0.6, 0.0, -0.8, 0.0])
+    target = np.array([0.3, 0.1, -0.4, 0.0])
+    start = JointSample(np.zeros(4), target - left * change, sign * 3.0 * change)
+    blend.plan(start, target)
+    assert_a_blend(blend, start, target)
+
+
 def test_a_blend_from_an_acceleration_off_the_change_is_time_synchronised():
     blend = VelocityBlend(A, J)
     start = JointSample(np.zeros(4), np.array([0.2, 0.0, -0.1, 0.0]),
