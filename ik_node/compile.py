@@ -35,13 +35,19 @@ def _demo_arm():
     return Chain.from_urdf(share_path(), 'base_link', 'tool0')
 
 
+def _demo_obstacles() -> list:
+    """Return the obstacles every group compiles with: the floor and a sphere."""
+    from ik_node import HalfSpace, Sphere
+    return [HalfSpace((0, 0, 1), 0.0), Sphere((0.5, 0.0, 0.3), 0.1)]
+
+
 def _collision() -> None:
     """Compile the collision checks and the objectives (with the clearance) a solve calls."""
     import ik_node
     from ik_node.collision.clearance import CollisionClearance
     import numpy as np
     chain = _demo_arm()
-    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    obstacles = _demo_obstacles()
     chain.collisions(chain.mid, obstacles)
     chain.min_distance(chain.mid, obstacles)
     # The solve kernels' objectives, with the types the solver passes them (one packed
@@ -55,14 +61,13 @@ def _collision() -> None:
 
 def _motion() -> None:
     """Compile the motion layer's checks: paths, samples, the jog's guards, the tracker's."""
-    import ik_node
     from ik_node.collision import checker
     from ik_node.motion import guards
     from ik_node.motion.jog import Jogger
     from ik_node.motion.trajectory import KinematicLimits
     import numpy as np
     chain = _demo_arm()
-    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    obstacles = _demo_obstacles()
     chain.path_collides(chain.lower, chain.upper, obstacles=obstacles)
     checker.samples_collide(chain, chain.lower, chain.upper, 0.05, obstacles)
     # The jog's guards (kinematics, collision distances and their own kernel).
@@ -109,7 +114,7 @@ def _single() -> None:
     objectives[0].gradient(chain, q)
     # Collision-aware solves run the same kernels (the collision check is a value of the
     # records, not a type).
-    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    obstacles = _demo_obstacles()
     for method in ('dls', 'pinv', 'jt'):
         ik_node.solve(chain, target, q0=chain.mid, method=method, max_iterations=2,
                       avoid_collisions=True, obstacles=obstacles)
@@ -124,7 +129,7 @@ def _batch() -> None:
     target = chain.fk(chain.mid)
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1)
     ik_node.solve_batch(chain, np.stack([target[:3, 3], target[:3, 3]]), max_attempts=1)
-    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    obstacles = _demo_obstacles()
     ik_node.solve_batch(chain, np.stack([target, target]), max_attempts=1,
                         avoid_collisions=True, obstacles=obstacles)
 
@@ -181,7 +186,7 @@ def _tree() -> None:
     from ik_node.tree import solve_tree, TreeChain, TreeSolveOptions
     tree = TreeChain.from_urdf(ik_node.share_path(), 'base_link', ['tool0'])
     T = tree.fk(tree.mid)[0]
-    obstacles = [ik_node.HalfSpace((0, 0, 1), 0.0), ik_node.Sphere((0.5, 0.0, 0.3), 0.1)]
+    obstacles = _demo_obstacles()
     for method in ('dls', 'fabrik'):
         for avoid in (False, True):
             opts = TreeSolveOptions(max_iterations=2, max_attempts=2, avoid_collisions=avoid,

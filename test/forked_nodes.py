@@ -140,14 +140,13 @@ class NodeForks:
         self.declined = self._why_not(executable, env, cwd)
         if self.declined:
             return None
-        from ik_node.ros.processes import node_command, NODE_MODULES
-        command = node_command(executable, params, extra_ros_args)
+        from ik_node.ros.processes import node_arguments, node_command, NODE_MODULES
         Path(log_path).write_text('')
         with self._requesting:
             self._next += 1
             key = str(self._next)
-            # argv: what follows `python -m <module>` in the command.
-            request = {'id': key, 'module': NODE_MODULES[executable], 'argv': command[3:],
+            request = {'id': key, 'module': NODE_MODULES[executable],
+                       'argv': node_arguments(params, extra_ros_args),
                        'env': dict(env),
                        'log': str(log_path), 'cwd': None if cwd is None else str(cwd),
                        'nice': -priority}
@@ -165,7 +164,8 @@ class NodeForks:
             if answer is None or 'pid' not in answer:
                 self.failure = (answer or {}).get('error', 'no answer to a start')
                 return None
-            node = ForkedNode(answer['pid'], command, Path(log_path))
+            node = ForkedNode(answer['pid'], node_command(executable, params, extra_ros_args),
+                              Path(log_path))
         with self._lock:
             self._nodes[node.pid] = node
             code = self._ended.pop(node.pid, None)

@@ -71,16 +71,16 @@ class VelocityBlend:
             share = np.abs(change[moving])
             acceleration = float(np.min(self._acceleration[moving] / share))
             jerk = float(np.min(self._jerk[moving] / share))
-        # Braking the acceleration in hand carries the velocity alpha^2 / (2 jerk) of the
-        # change past it: many times the change itself (micro-rad/s left to go while
-        # accelerating), the line's units are too fine for Ruckig (a CI run: no blend found,
-        # the tick failed); the joints' planner takes that in theirs.
-        if alpha is not None and alpha * alpha <= 2.0 * _LINE_OVERSHOOT * jerk:
-            self._line.set_limits(np.array([acceleration]), np.array([jerk]))
-            self.duration = self._line.plan(np.zeros(1), np.array([alpha]), np.ones(1))
-            self._q0, self._v0, self._change = s.q.copy(), s.v.copy(), change
-            self._in_step = True
-            return
+            # Braking the acceleration in hand carries the velocity alpha^2 / (2 jerk) of the
+            # change past it: many times the change itself (micro-rad/s left to go while
+            # accelerating), the line's units are too fine for Ruckig (a CI run: no blend
+            # found, the tick failed); the joints' planner takes that in theirs.
+            if alpha * alpha <= 2.0 * _LINE_OVERSHOOT * jerk:
+                self._line.set_limits(np.array([acceleration]), np.array([jerk]))
+                self.duration = self._line.plan(np.zeros(1), np.array([alpha]), np.ones(1))
+                self._q0, self._v0, self._change = s.q.copy(), s.v.copy(), change
+                self._in_step = True
+                return
         a = np.zeros(self._n) if np.abs(s.a).max(initial=0.0) <= _EPS_ACCELERATION else s.a
         self.duration = self._joints.plan(s.v, a, v_target, s.q)
         self._in_step = False

@@ -15,8 +15,8 @@ import subprocess
 import sys
 from typing import Mapping, Sequence
 
-__all__ = ['ros_environment', 'node_command', 'start_node', 'stop_processes',
-           'NODE_MODULES']
+__all__ = ['ros_environment', 'node_arguments', 'node_command', 'start_node',
+           'stop_processes', 'NODE_MODULES']
 
 # Executable name -> module run with ``python -m``.
 NODE_MODULES = {'ik_node': 'ik_node.ros.start', 'sim_arm': 'ik_node.ros.sim_arm'}
@@ -39,13 +39,19 @@ def ros_environment(domain_id: int, ros_home: str | os.PathLike | None = None,
     return env
 
 
-def node_command(executable: str, params: Sequence[str],
-                 extra_ros_args: Sequence[str] = ()) -> list[str]:
-    """Return the command that runs node ``executable`` with ``-p`` parameters ``params``."""
-    args = [sys.executable, '-m', NODE_MODULES[executable], '--ros-args', *extra_ros_args]
+def node_arguments(params: Sequence[str], extra_ros_args: Sequence[str] = ()) -> list[str]:
+    """Return a node's arguments: ``--ros-args``, ``extra_ros_args``, ``-p`` ``params``."""
+    args = ['--ros-args', *extra_ros_args]
     for p in params:
         args += ['-p', p]
     return args
+
+
+def node_command(executable: str, params: Sequence[str],
+                 extra_ros_args: Sequence[str] = ()) -> list[str]:
+    """Return the command that runs node ``executable`` with ``-p`` parameters ``params``."""
+    return [sys.executable, '-m', NODE_MODULES[executable],
+            *node_arguments(params, extra_ros_args)]
 
 
 def start_node(executable: str, params: Sequence[str], env: Mapping[str, str],
