@@ -29,8 +29,9 @@ def main(argv=None) -> int:
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     os.environ.pop('ROS_LOCALHOST_ONLY', None)
     import rclpy
-    from ik_node.ros.control_loop import ControlLoop, CycleGroup
+    from ik_node.ros.control_loop import CycleGroup
     from ik_node.ros.qos import COMMAND_QOS
+    from ik_node.ros.runtime import spin_until_shutdown
     from ik_node.ros.wire import JointStateReader, JointStateWriter, read_twist_stamped
     from sensor_msgs.msg import JointState
     from geometry_msgs.msg import TwistStamped
@@ -62,16 +63,9 @@ def main(argv=None) -> int:
     node.create_subscription(TwistStamped, 'jog_twist', on_twist, 10, raw=True,
                              callback_group=group)
     node.create_timer(1.0 / args.rate, on_timer, callback_group=group)
-    loop = ControlLoop(node, group, lambda text: node.get_logger().error(text))
-    loop.start()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        loop.stop()
-        node.destroy_node()
-        rclpy.try_shutdown()
+    # Spun as the nodes are: the cycle's entities in a ControlLoop, the rest handed to it.
+    node.cycle_group = group
+    spin_until_shutdown(node)
     return 0
 
 

@@ -294,7 +294,10 @@ class ControlLoop:
         try:
             callback(*args)
         except Exception as exc:  # noqa: B902  (one failing callback must not stop the loop)
-            self._on_error(f'callback failed: {type(exc).__name__}: {exc}')
+            # On Ctrl-C rclpy shuts the context down under a running callback: its publish
+            # fails then ('context is invalid'), which is the shutdown, not an error.
+            if self._context.ok():
+                self._on_error(f'callback failed: {type(exc).__name__}: {exc}')
             return
         finally:
             if timed:

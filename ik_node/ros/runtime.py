@@ -12,7 +12,7 @@ from typing import Callable
 from ik_node.errors import IKError
 from ik_node.ros.control_loop import ControlLoop, CycleGroup, HandOffExecutor
 import rclpy
-from rclpy.executors import Executor, ExternalShutdownException
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.logging import get_logger
 from rclpy.node import Node
 
@@ -24,6 +24,8 @@ SWITCH_INTERVAL = 0.0005
 # [s] how long a node that could not start may take to shut rclpy down and exit (well under a
 # second normally; several at load 15).
 FAILED_START_EXIT = 10.0
+# [s] a spinning node looks whether rclpy was shut down at least this often (see _spin).
+SHUTDOWN_CHECK = 0.25
 
 
 def freeze_heap(collect: bool = True) -> None:
@@ -51,6 +53,7 @@ def spin_until_shutdown(node: Node) -> None:
     itself; the rest is waited for here and handed to it.
     """
     loop = None
+    executor: Executor | None = None
     group = getattr(node, 'cycle_group', None)
     try:
         if isinstance(group, CycleGroup):
@@ -58,9 +61,10 @@ def spin_until_shutdown(node: Node) -> None:
             executor = HandOffExecutor(loop, context=node.context)
             executor.add_node(node)
             loop.start()
-            executor.spin()
         else:
-            rclpy.spin(node)
+            executor = SingleThreadedExecutor(context=node.context)
+            executor.add_node(node)
+        _spin(executor)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except RuntimeError:
@@ -71,9 +75,26 @@ def spin_until_shutdown(node: Node) -> None:
     finally:
         if loop is not None:
             loop.stop()
+        if executor is not None:
             executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
+
+
+def _spin(executor: Executor) -> None:
+    """
+    Run ``executor`` until its context is shut down, looking at least every SHUTDOWN_CHECK.
+
+    rclpy's ``Executor.spin`` waits without a timeout and relies on being woken: on Ctrl-C
+    rclpy's signal thread triggers the executors' guard conditions and only then shuts the
+    contexts down. A wait woken by the trigger before the shutdown looks at the context,
+    finds it still valid and waits again, for good (a sim_arm beside a busy process hung
+    so about once in 40 Ctrl-Cs: the signal thread preempted between the two). A bounded
+    wait sees the shutdown at its next timeout.
+    """
+    context = executor.context
+    while context.ok():
+        executor.spin_once(timeout_sec=SHUTDOWN_CHECK)
 
 
 class _Interrupts:
