@@ -12,24 +12,19 @@ Set IK_WEB_DOCS_SCREENSHOT=1 to also write docs/web_view.png (the README's pictu
 
 import os
 from pathlib import Path
-import shutil
 
 from ik_node import SolveOptions
 from ik_node.web.app import start
 import numpy as np
 import pytest
-from web_helpers import free_port, wait_until
+from web_helpers import CHROMIUM, free_port, launch_chromium, open_page, wait_until
 
-CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
-                 if p and os.path.exists(p)), None)
 # scripts/test.sh installs chromium and sets IK_NODE_REQUIRE_BROWSER: there, a missing browser
 # fails the run instead of skipping the browser tests.
 if CHROMIUM is None and os.environ.get('IK_NODE_REQUIRE_BROWSER'):
     raise RuntimeError('chromium not found, but scripts/test.sh should have installed it')
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason='needs the system chromium browser (apt-get install chromium)')
-# Small pages render faster with software WebGL on a shared CI machine.
-VIEWPORT = {'width': 800, 'height': 560}
 DOCS_PNG = Path(__file__).resolve().parent.parent / 'docs' / 'web_view.png'
 
 
@@ -37,8 +32,7 @@ DOCS_PNG = Path(__file__).resolve().parent.parent / 'docs' / 'web_view.png'
 def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
-                              args=['--use-angle=swiftshader', '--enable-unsafe-swiftshader'])
+        b = launch_chromium(p)
         yield b
         b.close()
 
@@ -67,7 +61,7 @@ def type_into(input_locator, text: str) -> None:
 
 def test_arm_page_follows_typed_target_switches_solver_and_shows_refusals(browser, tmp_path):
     app = start(port=free_port())
-    page = browser.new_page(viewport=VIEWPORT)
+    page = open_page(browser)
     try:
         view = app.view
         page.goto(app.url)
@@ -151,7 +145,7 @@ def test_error_page_names_the_problem(browser, tmp_path):
     bad.write_text('<robot name="x"><link name="a"/><joint name="j" type="revolute">'
                    '<parent link="a"/><child link="missing"/></joint></robot>')
     app = start(urdf=str(bad), port=free_port())
-    page = browser.new_page()
+    page = open_page(browser)
     try:
         page.goto(app.url)
         page.get_by_text('Could not load the robot').first.wait_for(timeout=20000)
@@ -164,7 +158,7 @@ def test_error_page_names_the_problem(browser, tmp_path):
 def test_fabrik_playground_steps_and_refuses(browser, tmp_path):
     from playwright.sync_api import expect
     app = start(fabrik=True, port=free_port())
-    page = browser.new_page(viewport=VIEWPORT)
+    page = open_page(browser)
     try:
         pg = app.view
         page.goto(app.url)

@@ -10,17 +10,13 @@ ik_node moves the simulated arm's tool up.
 """
 
 import os
-import shutil
 
 from ik_node.model.chain import Chain
 from ik_node.web.app import start
 import numpy as np
 import pytest
-from web_helpers import free_port, wait_until
+from web_helpers import CHROMIUM, free_port, launch_chromium, open_page, wait_until
 from web_ros_helpers import Q0, URDF
-
-CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
-                 if p and os.path.exists(p)), None)
 
 
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get('IK_NODE_REQUIRE_BROWSER'),
@@ -31,9 +27,8 @@ def test_a_held_jog_button_moves_the_tool_in_the_browser_until_released():
     view = app.view
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-                '--use-angle=swiftshader', '--enable-unsafe-swiftshader'])
-            page = browser.new_page(viewport={'width': 800, 'height': 700})
+            browser = launch_chromium(p)
+            page = open_page(browser, height=700)
             page.goto(app.url)
             page.get_by_text('REACHED', exact=True).wait_for(timeout=20000)
             button = page.get_by_role('button', name='+z', exact=True)

@@ -11,20 +11,17 @@ other browser tests).
 """
 
 import os
-import shutil
 import time
 
 import numpy as np
 import pytest
-from web_helpers import wait_until
+from web_helpers import CHROMIUM, launch_chromium, open_page, wait_until
 
 rclpy = pytest.importorskip('rclpy')
 
 from web_ros_helpers import (ros_tree_world, ros_view, TIP_TOPICS, TIPS, TREE_Q0,  # noqa: E402
                              TREE_URDF)
 
-CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
-                 if p and os.path.exists(p)), None)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None and not os.environ.get('IK_NODE_REQUIRE_BROWSER'),
     reason='needs the system chromium browser (apt-get install chromium)')
@@ -89,10 +86,9 @@ def test_the_ros_page_of_a_tree_drives_each_hand_through_its_topic(tmp_path):
             return float(np.linalg.norm(arm.fk(view.q)[tip][:3, 3] - goal[tip][:3, 3]))
 
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-                '--use-angle=swiftshader', '--enable-unsafe-swiftshader'])
+            browser = launch_chromium(p)
             try:
-                page = browser.new_page(viewport={'width': 800, 'height': 900})
+                page = open_page(browser, height=900)
                 page.goto(f'http://127.0.0.1:{view.server.get_port()}')
                 page_says(page, 'left_hand: holding')
                 for tip in (0, 1):

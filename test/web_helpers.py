@@ -1,10 +1,20 @@
 # Copyright 2026 ik_node maintainers
 # Licensed under the Apache License, Version 2.0
-"""What the web tests share: a free local port and a condition wait with a deadline."""
+"""
+What the web tests share: a free local port, a condition wait with a deadline, the browser.
 
+The browser is Debian's chromium (:data:`CHROMIUM`, None without it), headless, its WebGL in
+software (SwiftShader).
+"""
+
+import os
+import shutil
 import socket
 import time
-from typing import Callable
+from typing import Any, Callable
+
+CHROMIUM = next((p for p in (shutil.which('chromium'), '/usr/lib/chromium/chromium')
+                 if p and os.path.exists(p)), None)
 
 
 def free_port() -> int:
@@ -22,3 +32,14 @@ def wait_until(predicate: Callable[[], object], timeout: float = 20.0) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Launch the system chromium headless through ``playwright``, WebGL in software."""
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, args=['--use-angle=swiftshader', '--enable-unsafe-swiftshader'])
+
+
+def open_page(browser: Any, width: int = 800, height: int = 560) -> Any:
+    """Return a new page of ``browser`` at that viewport (small pages render faster)."""
+    return browser.new_page(viewport={'width': width, 'height': height})
