@@ -346,6 +346,11 @@ class JogInput:
         elif not lost and control.braking:
             control.brake('', now)
 
+    def end(self) -> None:
+        """End the jog if it is in control (the command source failed: ik_node.ros.fail_stop)."""
+        if self._control is not None and self._control.in_control:
+            self._end(self._control)
+
     def _end(self, control: JogControl) -> None:
         if control.release():
             self._log.warn('jog ended', 'the goal held while jogging is dropped: the jog '

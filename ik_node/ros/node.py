@@ -44,6 +44,7 @@ from ik_node.ros.command_output import CommandOutput
 from ik_node.ros.control_loop import CycleGroup
 from ik_node.ros.cycle_watch import CycleWatch
 from ik_node.ros.description import RobotDescriptionSource
+from ik_node.ros.fail_stop import FailStop
 from ik_node.ros.feedback import JointStatesIntake
 from ik_node.ros.jog_input import JogInput
 from ik_node.ros.kind_log import KindLog
@@ -131,6 +132,8 @@ class IKNode(Node):
                                      self._marker, self._tf_buffer())
         self._commands = CommandOutput(state, self._times, self._outputs, self._log,
                                        self._marker, self._targets.refuse)
+        self._fail_stop = FailStop(state, self._times, self._outputs, self._log,
+                                   self._commands.status, self._jog.end)
         self._source = RobotDescriptionSource(self, self._on_robot_description)
         self._make_io(values)
         self._make_timer()
@@ -394,12 +397,18 @@ class IKNode(Node):
         if late:
             self._log.warn('late cycle', late)
         outputs.moving = False      # until a command of this tick moves the arm
+        fail_stop = self._fail_stop
         try:
+            fail_stop.begin_tick()
             tracker = self._state.tracker
-            if tracker is not None and is_tree(tracker.chain):
+            if fail_stop.braking:
+                fail_stop.tick()            # after a failed tick (ik_node.ros.fail_stop)
+            elif tracker is not None and is_tree(tracker.chain):
                 self._commands.tick()       # a tree is not jogged (ik_node.ros.tip_targets)
             else:
                 self._jog.tick(self._commands)  # the jog while it is in control, else the goal
+        except Exception as exc:  # noqa: B902  (the arm is braked from the commands sent)
+            fail_stop.failed(exc)
         finally:
             self._cycles.done()
 

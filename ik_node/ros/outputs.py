@@ -9,6 +9,7 @@ parameter changes (an empty topic turns that output off); :func:`answer_level` s
 solve answer is told.
 """
 
+from collections import deque
 import math
 from typing import Any
 
@@ -137,6 +138,10 @@ class Outputs:
         self.last_answer: tuple[str, str, str] | None = None
         self.last_problem: tuple[str, str, int] | None = None
         self._last_q: list[float] | None = None
+        # (stamp [ns], q) of the last three commands, oldest first (ik_node.ros.fail_stop
+        # brakes from them), and how many were sent.
+        self.recent: deque = deque(maxlen=3)
+        self.sent_count = 0
         # The last command differs from the one before (the node's timer clears it at each
         # tick: ik_node.ros.cycle_watch).
         self.moving = False
@@ -179,6 +184,8 @@ class Outputs:
         """
         # (As lists: a tenth of the time of numpy's comparison and copy, at every command.)
         listed = q.tolist()
+        self.recent.append((stamp_ns, q))
+        self.sent_count += 1
         last = self._last_q
         self.moving = last is not None and len(last) == len(listed) and last != listed
         self._last_q = listed

@@ -89,7 +89,7 @@ def _spin(executor: Executor) -> None:
     rclpy's signal thread triggers the executors' guard conditions and only then shuts the
     contexts down. A wait woken by the trigger before the shutdown looks at the context,
     finds it still valid and waits again, for good (a sim_arm beside a busy process hung
-    so about once in 40 Ctrl-Cs: the signal thread preempted between the two). A bounded
+    so about once in 35 Ctrl-Cs: the signal thread preempted between the two). A bounded
     wait sees the shutdown at its next timeout.
     """
     context = executor.context
