@@ -3,9 +3,9 @@
 """
 A command tick that fails mid-motion: the node brakes from its commands, then says so.
 
-An in-process ik_node drives the demo arm toward a far goal; then its goal motion's step
-raises at every tick (a fault injected into the real node, as a bug in the motion layer
-would). The commands must go on at the node's rate and brake to rest within the declared
+An in-process ik_node drives the demo arm toward a far goal, or jogs it; then its goal
+motion's step, or the jog's, raises at every tick (a fault injected into the real node, as a
+bug in the motion layer would). The commands must go on at the node's rate and brake to rest within the declared
 acceleration and jerk limits (read by differences at the stamps, as a driver reads them),
 the failure and the rest must be told on ik_status, and once the step works again a new
 goal moves the arm.
@@ -44,7 +44,8 @@ def pose(T: np.ndarray) -> PoseStamped:
     return msg
 
 
-def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so():
+@pytest.mark.parametrize('source', ['goal', 'jog'])
+def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so(source):
     ctx = Context()
     rclpy.init(context=ctx, domain_id=fresh_domain())
     executor = SingleThreadedExecutor(context=ctx)
@@ -64,6 +65,16 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so():
         probe.create_subscription(DiagnosticArray, 'ik_status', lambda m: texts.extend(
             s.message for s in m.status), 100)
         targets = probe.create_publisher(PoseStamped, 'target_pose', 10)
+        jogs = probe.create_publisher(JointState, 'jog_joints', 10)
+        jogging = [False]
+
+        def jog() -> None:
+            if jogging[0]:      # a stick held: a joint jog at every spin
+                msg = JointState()
+                msg.header.stamp = probe.get_clock().now().to_msg()
+                msg.name = list(node._state.tracker.names)
+                msg.velocity = [0.4] * len(msg.name)
+                jogs.publish(msg)
         executor.add_node(node)
         executor.add_node(probe)
 
@@ -72,6 +83,7 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so():
             while time.monotonic() < end:
                 if condition():
                     return True
+                jog()
                 executor.spin_once(timeout_sec=0.01)
             return condition()
 
@@ -81,21 +93,29 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so():
         q0 = commands[-1][1]
         far = np.clip(q0 + np.array([1.2, -0.8, 0.9, -1.0, 0.8, 1.2])[:chain.n],
                       chain.lower + 0.1, chain.upper - 0.1)
-        targets.publish(pose(chain.fk(far)))
+        if source == 'goal':
+            targets.publish(pose(chain.fk(far)))
+        else:
+            jogging[0] = True
 
         def speed() -> float:
             (t1, a), (t2, b) = commands[-2], commands[-1]
             return float(np.max(np.abs(b - a)) / max(t2 - t1, 1e-9))
 
         limits = tracker.limits
-        assert spin_until(lambda: len(commands) > 3 and speed() > 0.3 * limits.velocity.min(),
-                          10.0), 'the arm never got going'
+        moving = 0.3 * (limits.velocity.min() if source == 'goal' else 0.4)
+        assert spin_until(lambda: len(commands) > 3 and speed() > moving, 10.0), \
+            'the arm never got going'
         first_failed = len(commands)
 
         def fail(now):
             raise RuntimeError('injected: no profile found')
 
-        tracker.step = fail
+        # The goal motion's step, or the jog's, raises from now on (the jog's source stops:
+        # a held stick would start a new jog at once).
+        broken = tracker if source == 'goal' else node._jog._control
+        broken.step = fail
+        jogging[0] = False
         assert spin_until(lambda: any('at rest after the failed' in t for t in texts), 10.0), \
             texts
         assert any('command timer failed: RuntimeError: injected' in t and 'braking' in t
@@ -123,11 +143,16 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so():
         assert np.all(np.abs(j[on_time_j]) <= limits.jerk * 1.05 + 1e-9), \
             (np.abs(j).max(axis=0), limits.jerk * JERK_SHARE)
         assert np.abs(v[-1]).max() < 1e-3       # at rest
+        if source == 'jog':
+            assert not node._jog._control.in_control       # the jog ended
         # Working again: a new goal moves the arm from where it stopped.
-        del tracker.step
+        del broken.step
         rest = commands[-1][1]
-        targets.publish(pose(chain.fk(q0)))
-        assert spin_until(lambda: np.abs(commands[-1][1] - rest).max() > 0.05, 10.0)
+        back = max((q0, far), key=lambda q: float(np.abs(q - rest).max()))
+        targets.publish(pose(chain.fk(back)))
+        n_rest = len(commands)
+        assert spin_until(lambda: np.abs(commands[-1][1] - rest).max() > 0.05, 10.0), (
+            len(commands) - n_rest, commands[-1][1] - rest, node._state.tracker.moving)
     finally:
         for n in (probe, node):
             if n is not None:
