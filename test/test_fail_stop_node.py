@@ -5,10 +5,10 @@ A command tick that fails mid-motion: the node brakes from its commands, then sa
 
 An in-process ik_node drives the demo arm toward a far goal, or jogs it; then its goal
 motion's step, or the jog's, raises at every tick (a fault injected into the real node, as a
-bug in the motion layer would). The commands must go on at the node's rate and brake to rest within the declared
-acceleration and jerk limits (read by differences at the stamps, as a driver reads them),
-the failure and the rest must be told on ik_status, and once the step works again a new
-goal moves the arm.
+bug in the motion layer would). The commands must go on, one per tick, and brake to rest
+within the declared acceleration and jerk limits (read by differences at the stamps, as a
+driver reads them), the failure and the rest must be told on ik_status, and once the step
+works again a new goal moves the arm.
 """
 
 import time
