@@ -34,6 +34,7 @@ class FailStop:
         self._state, self._clock, self._outputs, self._log = state, clock, outputs, log
         self._status, self._end_jog = status, end_jog
         self._brake: FailBrake | None = None
+        self._tracker: Any = None       # the goal motion the stop is for
         self._sent_at_tick = 0
         self._trajectory_due = False
 
@@ -55,7 +56,8 @@ class FailStop:
             return
         brake = FailBrake(tracker.limits, tracker.chain.lower, tracker.chain.upper)
         for stamp_ns, q in self._outputs.recent:
-            brake.sent(self._clock.seconds(stamp_ns), q)
+            if len(q) == tracker.chain.n:       # (not those of a model replaced since)
+                brake.sent(self._clock.seconds(stamp_ns), q)
         if not brake.start():
             self._log.error('internal command timer', f'{what} (no command sent yet)')
             return
@@ -63,14 +65,21 @@ class FailStop:
                 'and jerk limits, the goal is dropped')
         self._log.error('internal command timer', text)
         self._status('ERROR', text, {'reached': False, 'failed': True})
-        self._brake, self._trajectory_due = brake, True
+        self._brake, self._tracker, self._trajectory_due = brake, tracker, True
         if self._outputs.sent_count == self._sent_at_tick:
             self.tick()
 
     def tick(self) -> None:
         """Send the stop's command for now; at rest, hand the command back (module docstring)."""
         brake, state, tracker = self._brake, self._state, self._state.tracker
-        assert brake is not None and tracker is not None
+        assert brake is not None
+        if tracker is not self._tracker:
+            # A new model replaced the one braked (its motion starts at the arm's readings).
+            self._brake = None
+            self._log.error('failure stop', 'the model changed while braking after a failed '
+                            'command timer: the stop ends, the new model starts afresh')
+            return
+        assert tracker is not None
         now_ns = max(self._clock.now_ns(), state.last_stamp_ns + 1)
         now = self._clock.seconds(now_ns)
         points = None
