@@ -15,12 +15,16 @@ FREE = (np.full(3, -np.inf), np.full(3, np.inf))
 
 
 def driver_view(ts: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return velocity, acceleration and jerk of commands (t, q) by differences at the stamps."""
+    """
+    Return velocity, acceleration and jerk of commands (t, q): k! times their divided differences.
+
+    Newton's divided differences at the stamps, even or not: the k-th times k! is the k-th
+    derivative somewhere between the stamps it spans, for any spacing, so a motion within
+    the limits reads within them however late its commands came.
+    """
     v = np.diff(qs, axis=0) / np.diff(ts)[:, None]
-    tv = 0.5 * (ts[1:] + ts[:-1])
-    a = np.diff(v, axis=0) / np.diff(tv)[:, None]
-    ta = 0.5 * (tv[1:] + tv[:-1])
-    j = np.diff(a, axis=0) / np.diff(ta)[:, None]
+    a = 2.0 * np.diff(v, axis=0) / (ts[2:] - ts[:-2])[:, None]
+    j = 3.0 * np.diff(a, axis=0) / (ts[3:] - ts[:-3])[:, None]
     return v, a, j
 
 

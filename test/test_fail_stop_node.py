@@ -127,21 +127,11 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so(sou
         gaps = np.diff(ts)
         assert gaps.min() > 0.0
         v, a, j = driver_view(ts, qs)
-        # Read as a driver reads them, over the ticks the node made on time: a tick held
-        # off by a busy machine (this node is spun by the test's executor) is a stamp gap
-        # that differences cannot judge; such windows are left out, and may be few.
-        regular = gaps < 1.5 * np.median(gaps)
-        windows = [regular[k:k + m].all() for m, n in ((1, len(v)), (2, len(a)), (3, len(j)))
-                   for k in range(n)]
-        on_time_v, on_time_a, on_time_j = (np.array(windows[:len(v)]),
-                                           np.array(windows[len(v):len(v) + len(a)]),
-                                           np.array(windows[len(v) + len(a):]))
-        assert on_time_j.mean() > 0.7, gaps
-        assert np.all(np.abs(v[on_time_v]) <= limits.velocity * 1.05 + 1e-9)
-        assert np.all(np.abs(a[on_time_a]) <= limits.acceleration * 1.05 + 1e-9), \
-            np.abs(a).max(axis=0)
-        assert np.all(np.abs(j[on_time_j]) <= limits.jerk * 1.05 + 1e-9), \
-            (np.abs(j).max(axis=0), limits.jerk * JERK_SHARE)
+        # Read as a driver reads them (divided differences: any tick spacing, late ones too).
+        assert np.all(np.abs(v) <= limits.velocity * 1.05 + 1e-9)
+        assert np.all(np.abs(a) <= limits.acceleration * 1.05 + 1e-9), np.abs(a).max(axis=0)
+        assert np.all(np.abs(j) <= limits.jerk * 1.05 + 1e-9), \
+            (np.abs(j).max(axis=0), limits.jerk * JERK_SHARE, gaps)
         assert np.abs(v[-1]).max() < 1e-3       # at rest
         if source == 'jog':
             assert not node._jog._control.in_control       # the jog ended
