@@ -120,6 +120,7 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so(sou
             texts
         assert any('command timer failed: RuntimeError: injected' in t and 'braking' in t
                    for t in texts), texts
+
         # The stop ends where a command repeats (at rest; output_mode 'timer'). Judged up to
         # there: a jog message still in flight when the stick was let go may start a new
         # jog after it, which fails and stops again (as it should).
