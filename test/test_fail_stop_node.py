@@ -16,7 +16,7 @@ import time
 from ik_node.motion.fail_brake import JERK_SHARE
 import numpy as np
 import pytest
-from ros_harness import fresh_domain
+from ros_harness import fresh_domain, pose_msg
 from test_fail_brake import driver_view
 
 rclpy = pytest.importorskip('rclpy')
@@ -25,23 +25,12 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402, I100
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 from ik_node import Chain, share_path  # noqa: E402
 from ik_node.ros import node as node_module  # noqa: E402
-from ik_node.spatial.pose import quat_xyzw_from_matrix  # noqa: E402
 from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 URDF = share_path()
-
-
-def pose(T: np.ndarray) -> PoseStamped:
-    msg = PoseStamped()
-    msg.header.frame_id = 'base_link'
-    msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = (float(v) for v in T[:3, 3])
-    x, y, z, w = quat_xyzw_from_matrix(T[:3, :3])
-    msg.pose.orientation.x, msg.pose.orientation.y = float(x), float(y)
-    msg.pose.orientation.z, msg.pose.orientation.w = float(z), float(w)
-    return msg
 
 
 @pytest.mark.parametrize('source', ['goal', 'jog'])
@@ -94,7 +83,7 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so(sou
         far = np.clip(q0 + np.array([1.2, -0.8, 0.9, -1.0, 0.8, 1.2])[:chain.n],
                       chain.lower + 0.1, chain.upper - 0.1)
         if source == 'goal':
-            targets.publish(pose(chain.fk(far)))
+            targets.publish(pose_msg(chain.fk(far), 'base_link'))
         else:
             jogging[0] = True
 
@@ -150,7 +139,7 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so(sou
         del broken.step
         rest = commands[-1][1]
         back = max((q0, far), key=lambda q: float(np.abs(q - rest).max()))
-        targets.publish(pose(chain.fk(back)))
+        targets.publish(pose_msg(chain.fk(back), 'base_link'))
         n_rest = len(commands)
         assert spin_until(lambda: np.abs(commands[-1][1] - rest).max() > 0.05, 10.0), (
             len(commands) - n_rest, commands[-1][1] - rest, node._state.tracker.moving)

@@ -47,9 +47,8 @@ class FailBrake:
         self.clipped = False
 
     def sent(self, t: float, q: np.ndarray) -> None:
-        """Record command ``q`` (n,) sent for time ``t`` [s] (not while braking)."""
-        if self._state is None:
-            self._sent.append((t, np.array(q, dtype=float)))
+        """Record command ``q`` (n,) sent for time ``t`` [s] (the last three are kept)."""
+        self._sent.append((t, np.array(q, dtype=float)))
 
     @property
     def braking(self) -> bool:
@@ -89,13 +88,8 @@ class FailBrake:
         dt = t - t0
         if dt > 0.0:
             q, v, a = self._advance(q, v, a, dt)
-        rest = bool(np.all(np.abs(v) < _REST_V) and np.all(np.abs(a) < _REST_A))
-        if rest:
-            self._state = None
-            self._sent.clear()
-            self._sent.append((t, q))
-        else:
-            self._state = (t, q, v, a)
+        rest = _at_rest(v, a)
+        self._state = None if rest else (t, q, v, a)
         return q.copy(), rest
 
     def preview(self, t: float, spacing: float, count: int) -> list:
@@ -107,7 +101,7 @@ class FailBrake:
         for k in range(1, count + 1):
             q, v, a = self._advance(q, v, a, spacing if k > 1 else max(t + spacing - t0, 0.0))
             out.append((k * spacing, q.copy(), v.copy(), a.copy()))
-            if np.all(np.abs(v) < _REST_V) and np.all(np.abs(a) < _REST_A):
+            if _at_rest(v, a):
                 break
         return out
 
@@ -135,3 +129,8 @@ class FailBrake:
             v = np.where(held != q, 0.0, v)
             a = np.where(held != q, 0.0, a)
         return held, v, a
+
+
+def _at_rest(v: np.ndarray, a: np.ndarray) -> bool:
+    """Return True when every joint's velocity and acceleration are below the rest bounds."""
+    return bool(np.all(np.abs(v) < _REST_V) and np.all(np.abs(a) < _REST_A))
