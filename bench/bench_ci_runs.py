@@ -8,7 +8,8 @@ cache) and runs its ``.ci/run`` there, optionally beside a process that keeps on
 (``--hog``: ``python3 -c 'while 1: pass'``, what the suite's time target is stated against).
 The clone (in the system's temporary folder) and its venv are removed after each run unless
 ``--keep``. Per run it records the
-wall time of ``.ci/run`` (venv, install, compile, pytest), pytest's own time and summary line,
+wall time of ``.ci/run`` (venv, install, compile, pytest), when pytest starts (after the
+compile, beside which the linters ran), pytest's own time and summary line (and the linters'),
 the exit status and the load average before; with ``--stop-on-failure`` the first red run
 ends the series. A failed run's output is kept in the scratch folder.
 
@@ -33,6 +34,10 @@ from common import new_result_path, note_load, OUT, publish, scratch_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SUMMARY = re.compile(r'^=+ (.*(?:passed|failed|error).*) in ([0-9.]+)s', re.MULTILINE)
+# scripts/test.sh runs the linters beside the compile (pytest -q: a bare summary line) and
+# says when the rest of the suite starts.
+LINTERS = re.compile(r'^([0-9]+ (?:passed|failed).*) in [0-9.]+s$', re.MULTILINE)
+PYTEST_START = re.compile(r'^test\.sh \[([0-9]+) s\]: running pytest', re.MULTILINE)
 
 
 def one_run(k: int, scratch: Path, keep: bool) -> dict:
@@ -53,12 +58,17 @@ def one_run(k: int, scratch: Path, keep: bool) -> dict:
     output = done.stdout + done.stderr
     found = SUMMARY.findall(output)
     summary, pytest_s = (found[-1][0], float(found[-1][1])) if found else ('no summary', None)
+    linters = LINTERS.search(output)
+    if linters:
+        summary += f'; linters (beside the compile): {linters.group(1)}'
+    start = PYTEST_START.search(output)
     log = scratch / f'run_{k}.log'
     log.write_text(output)
     if not keep:
         shutil.rmtree(clone, ignore_errors=True)
     return {'run': k, 'commit': commit, 'rc': done.returncode, 'wall': wall, 'pytest': pytest_s,
-            'summary': summary, 'load': load, 'log': log}
+            'summary': summary, 'load': load, 'log': log,
+            'start': float(start.group(1)) if start else None}
 
 
 def report(runs: list, args: argparse.Namespace, commit: str) -> str:
@@ -73,13 +83,14 @@ def report(runs: list, args: argparse.Namespace, commit: str) -> str:
              f' max {max(walls):.0f} s']
     if tests:
         lines.append(f'- pytest: median {statistics.median(tests):.0f} s, max {max(tests):.0f} s')
-    lines += ['', '| run | commit | result | wall [s] | pytest [s] | load before | '
-              'pytest summary |', '|---|---|---|---|---|---|---|']
+    lines += ['', '| run | commit | result | wall [s] | pytest starts [s] | pytest [s] | '
+              'load before | pytest summary |', '|---|---|---|---|---|---|---|---|']
     for r in runs:
         result = 'green' if r['rc'] == 0 else f'**red** (exit {r["rc"]})'
         pytest_s = f'{r["pytest"]:.0f}' if r['pytest'] is not None else '-'
-        lines.append(f'| {r["run"]} | {r["commit"]} | {result} | {r["wall"]:.0f} | {pytest_s} | '
-                     f'{r["load"]:.1f} | {r["summary"]} |')
+        start = f'{r["start"]:.0f}' if r['start'] is not None else '-'
+        lines.append(f'| {r["run"]} | {r["commit"]} | {result} | {r["wall"]:.0f} | {start} | '
+                     f'{pytest_s} | {r["load"]:.1f} | {r["summary"]} |')
     return '\n'.join(lines) + '\n'
 
 

@@ -29,9 +29,10 @@ unset PYTHONDONTWRITEBYTECODE
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 SCRATCH="$(mktemp -d)"
 COMPILE=''
-# On the way out: stop a compile still running (an install failed meanwhile), remove the
-# scratch folder, and keep the exit status of what ran last (pytest's).
-trap 'rc=$?; [ -z "$COMPILE" ] || kill "$COMPILE" 2>/dev/null; rm -rf "$SCRATCH"; exit $rc' EXIT
+# On the way out: stop a compile or linters still running (an install failed meanwhile),
+# remove the scratch folder, and keep the exit status (pytest's, or the linters').
+LINT=''
+trap 'rc=$?; for p in $COMPILE $LINT; do kill "$p" 2>/dev/null; done; rm -rf "$SCRATCH"; exit $rc' EXIT
 export ROS_HOME="${ROS_HOME:-$SCRATCH/ros_home}"
 
 # shellcheck source=scripts/venv.sh
@@ -57,6 +58,21 @@ export IK_NODE_REQUIRE_BROWSER=1
 
 echo "test.sh [${SECONDS} s]: installing -r requirements-test.txt into $VENV"
 ik_node_install "$VENV" -r "$ROOT/requirements-test.txt"
+
+cd "$ROOT"
+# The whole suite: its linters (pytest -m linter: flake8, pep257, mypy, the import checks;
+# about 25 s of CPU on a fresh checkout) read the sources only, so they run now, beside the
+# compile, whose second lane leaves a core idle while it waits for the first one's collision
+# group; the rest runs after the compile, with -m 'not linter'.
+LINT=''
+MARKS=()
+if [ "$#" -eq 0 ]; then
+    echo "test.sh [${SECONDS} s]: running the linters (pytest -m linter) beside ik-compile"
+    "$VENV/bin/python" -m pytest test -m linter -p no:xdist -p no:cacheprovider -q \
+        --basetemp="$SCRATCH/lint_tmp" >"$SCRATCH/lint.log" 2>&1 &
+    LINT=$!
+    MARKS=(-m 'not linter')
+fi
 echo "test.sh [${SECONDS} s]: waiting for ik-compile"
 if ! wait "$COMPILE"; then
     cat "$SCRATCH/compile.log" >&2
@@ -70,8 +86,14 @@ if [ "$(versions)" != "$BEFORE" ]; then
     echo "test.sh: numpy/numba changed after the compile; the kernels compile again"
     rm -f "$ROOT/ik_node/__pycache__/ik_node_jit_sources.sha256"
 fi
+LINT_RC=0
+if [ -n "$LINT" ]; then
+    wait "$LINT" || LINT_RC=$?
+    LINT=''
+    echo "test.sh [${SECONDS} s]: the linters ended (exit $LINT_RC):"
+    cat "$SCRATCH/lint.log"
+fi
 
-cd "$ROOT"
 # Three workers on 2 cores: the ROS tests wait for arms moving in real time most of their
 # time (two workers kept 1.25 cores busy); a third fills that wait. Whole suite on this
 # 2-core machine, a checkout used before: 181 s with 3 workers, 172 s with 4 (more load for
@@ -84,4 +106,11 @@ for arg in "$@"; do
     if [ -e "${arg%%::*}" ]; then TARGETS=(); fi
 done
 # The 20 slowest tests are listed at the end: where the suite's time goes, run by run.
-"$VENV/bin/python" -m pytest "${TARGETS[@]}" -n 3 --dist loadfile --durations=20 "$@"
+RC=0
+"$VENV/bin/python" -m pytest "${TARGETS[@]}" "${MARKS[@]}" -n 3 --dist loadfile --durations=20 \
+    "$@" || RC=$?
+if [ "$LINT_RC" -ne 0 ]; then
+    echo "test.sh: the linters failed (exit $LINT_RC, their output is above pytest's)" >&2
+    [ "$RC" -ne 0 ] || RC=$LINT_RC
+fi
+exit "$RC"
