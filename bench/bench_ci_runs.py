@@ -9,7 +9,7 @@ cache) and runs its ``.ci/run`` there, optionally beside a process that keeps on
 The clone (in the system's temporary folder) and its venv are removed after each run unless
 ``--keep``. Per run it records the
 wall time of ``.ci/run`` (venv, install, compile, pytest), when pytest starts (after the
-compile, beside which the linters ran), pytest's own time and summary line (and the linters'),
+compile), pytest's own time and summary line (and the linters', which run beside both),
 the exit status and the load average before; with ``--stop-on-failure`` the first red run
 ends the series. A failed run's output is kept in the scratch folder.
 
@@ -34,9 +34,9 @@ from common import new_result_path, note_load, OUT, publish, scratch_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SUMMARY = re.compile(r'^=+ (.*(?:passed|failed|error).*) in ([0-9.]+)s', re.MULTILINE)
-# scripts/test.sh runs the linters beside the compile (pytest -q: a bare summary line) and
-# says when the rest of the suite starts.
-LINTERS = re.compile(r'^([0-9]+ (?:passed|failed).*) in [0-9.]+s$', re.MULTILINE)
+# scripts/test.sh runs the linters at nice 19 beside the compile and pytest (pytest -q: a bare
+# summary line) and says when the rest of the suite starts.
+LINTERS = re.compile(r'^([0-9]+ (?:passed|failed)[^=]*) in [0-9.]+s', re.MULTILINE)
 PYTEST_START = re.compile(r'^test\.sh \[([0-9]+) s\]: running pytest', re.MULTILINE)
 
 

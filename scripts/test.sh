@@ -61,14 +61,16 @@ ik_node_install "$VENV" -r "$ROOT/requirements-test.txt"
 
 cd "$ROOT"
 # The whole suite: its linters (pytest -m linter: flake8, pep257, mypy, the import checks;
-# about 25 s of CPU on a fresh checkout) read the sources only, so they run now, beside the
-# compile, whose second lane leaves a core idle while it waits for the first one's collision
-# group; the rest runs after the compile, with -m 'not linter'.
+# about 45 s of CPU on a fresh checkout) read the sources only, so they start now, at the
+# lowest priority (nice 19): they take the CPU the compile and then pytest leave idle (the
+# compile's second lane waits for the first one's collision group; the ROS tests wait for
+# arms moving in real time) instead of slowing them. The rest of the suite runs after the
+# compile with -m 'not linter'; the linters' output follows pytest's.
 LINT=''
 MARKS=()
 if [ "$#" -eq 0 ]; then
-    echo "test.sh [${SECONDS} s]: running the linters (pytest -m linter) beside ik-compile"
-    "$VENV/bin/python" -m pytest test -m linter -p no:xdist -p no:cacheprovider -q \
+    echo "test.sh [${SECONDS} s]: starting the linters (pytest -m linter) at nice 19"
+    nice -n 19 "$VENV/bin/python" -m pytest test -m linter -p no:xdist -p no:cacheprovider -q \
         --basetemp="$SCRATCH/lint_tmp" >"$SCRATCH/lint.log" 2>&1 &
     LINT=$!
     MARKS=(-m 'not linter')
@@ -86,14 +88,6 @@ if [ "$(versions)" != "$BEFORE" ]; then
     echo "test.sh: numpy/numba changed after the compile; the kernels compile again"
     rm -f "$ROOT/ik_node/__pycache__/ik_node_jit_sources.sha256"
 fi
-LINT_RC=0
-if [ -n "$LINT" ]; then
-    wait "$LINT" || LINT_RC=$?
-    LINT=''
-    echo "test.sh [${SECONDS} s]: the linters ended (exit $LINT_RC):"
-    cat "$SCRATCH/lint.log"
-fi
-
 # Three workers on 2 cores: the ROS tests wait for arms moving in real time most of their
 # time (two workers kept 1.25 cores busy); a third fills that wait. Whole suite on this
 # 2-core machine, a checkout used before: 181 s with 3 workers, 172 s with 4 (more load for
@@ -109,8 +103,13 @@ done
 RC=0
 "$VENV/bin/python" -m pytest "${TARGETS[@]}" "${MARKS[@]}" -n 3 --dist loadfile --durations=20 \
     "$@" || RC=$?
-if [ "$LINT_RC" -ne 0 ]; then
-    echo "test.sh: the linters failed (exit $LINT_RC, their output is above pytest's)" >&2
-    [ "$RC" -ne 0 ] || RC=$LINT_RC
+if [ -n "$LINT" ]; then
+    echo "test.sh [${SECONDS} s]: waiting for the linters"
+    LINT_RC=0
+    wait "$LINT" || LINT_RC=$?
+    LINT=''
+    echo "test.sh [${SECONDS} s]: the linters (pytest -m linter) ended with exit $LINT_RC:"
+    cat "$SCRATCH/lint.log"
+    [ "$LINT_RC" -eq 0 ] || [ "$RC" -ne 0 ] || RC=$LINT_RC
 fi
 exit "$RC"
