@@ -9,7 +9,7 @@ cache) and runs its ``.ci/run`` there, optionally beside a process that keeps on
 The clone (in the system's temporary folder) and its venv are removed after each run unless
 ``--keep``. Per run it records the
 wall time of ``.ci/run`` (venv, install, compile, pytest), when pytest starts (after the
-compile), pytest's own time and summary line (and the linters', which run beside both),
+install and the compile), pytest's own time and summary line,
 the exit status and the load average before; with ``--stop-on-failure`` the first red run
 ends the series. A failed run's output is kept in the scratch folder.
 
@@ -34,9 +34,7 @@ from common import new_result_path, note_load, OUT, publish, scratch_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SUMMARY = re.compile(r'^=+ (.*(?:passed|failed|error).*) in ([0-9.]+)s', re.MULTILINE)
-# scripts/test.sh runs the linters at nice 19 beside the compile and pytest (pytest -q: a bare
-# summary line) and says when the rest of the suite starts.
-LINTERS = re.compile(r'^([0-9]+ (?:passed|failed)[^=]*) in [0-9.]+s', re.MULTILINE)
+# scripts/test.sh says when pytest starts: after the install and the kernels' compile.
 PYTEST_START = re.compile(r'^test\.sh \[([0-9]+) s\]: running pytest', re.MULTILINE)
 
 
@@ -58,9 +56,6 @@ def one_run(k: int, scratch: Path, keep: bool) -> dict:
     output = done.stdout + done.stderr
     found = SUMMARY.findall(output)
     summary, pytest_s = (found[-1][0], float(found[-1][1])) if found else ('no summary', None)
-    linters = LINTERS.search(output)
-    if linters:
-        summary += f'; linters (beside the compile): {linters.group(1)}'
     start = PYTEST_START.search(output)
     log = scratch / f'run_{k}.log'
     log.write_text(output)

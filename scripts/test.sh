@@ -29,10 +29,9 @@ unset PYTHONDONTWRITEBYTECODE
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 SCRATCH="$(mktemp -d)"
 COMPILE=''
-# On the way out: stop a compile or linters still running (an install failed meanwhile),
-# remove the scratch folder, and keep the exit status (pytest's, or the linters').
-LINT=''
-trap 'rc=$?; for p in $COMPILE $LINT; do kill "$p" 2>/dev/null; done; rm -rf "$SCRATCH"; exit $rc' EXIT
+# On the way out: stop a compile still running (an install failed meanwhile), remove the
+# scratch folder, and keep the exit status of what ran last (pytest's).
+trap 'rc=$?; [ -z "$COMPILE" ] || kill "$COMPILE" 2>/dev/null; rm -rf "$SCRATCH"; exit $rc' EXIT
 export ROS_HOME="${ROS_HOME:-$SCRATCH/ros_home}"
 
 # shellcheck source=scripts/venv.sh
@@ -58,23 +57,6 @@ export IK_NODE_REQUIRE_BROWSER=1
 
 echo "test.sh [${SECONDS} s]: installing -r requirements-test.txt into $VENV"
 ik_node_install "$VENV" -r "$ROOT/requirements-test.txt"
-
-cd "$ROOT"
-# The whole suite: its linters (pytest -m linter: flake8, pep257, mypy, the import checks;
-# about 45 s of CPU on a fresh checkout) read the sources only, so they start now, at the
-# lowest priority (nice 19): they take the CPU the compile and then pytest leave idle (the
-# compile's second lane waits for the first one's collision group; the ROS tests wait for
-# arms moving in real time) instead of slowing them. The rest of the suite runs after the
-# compile with -m 'not linter'; the linters' output follows pytest's.
-LINT=''
-MARKS=()
-if [ "$#" -eq 0 ]; then
-    echo "test.sh [${SECONDS} s]: starting the linters (pytest -m linter) at nice 19"
-    nice -n 19 "$VENV/bin/python" -m pytest test -m linter -p no:xdist -p no:cacheprovider -q \
-        --basetemp="$SCRATCH/lint_tmp" >"$SCRATCH/lint.log" 2>&1 &
-    LINT=$!
-    MARKS=(-m 'not linter')
-fi
 echo "test.sh [${SECONDS} s]: waiting for ik-compile"
 if ! wait "$COMPILE"; then
     cat "$SCRATCH/compile.log" >&2
@@ -88,6 +70,8 @@ if [ "$(versions)" != "$BEFORE" ]; then
     echo "test.sh: numpy/numba changed after the compile; the kernels compile again"
     rm -f "$ROOT/ik_node/__pycache__/ik_node_jit_sources.sha256"
 fi
+
+cd "$ROOT"
 # Three workers on 2 cores: the ROS tests wait for arms moving in real time most of their
 # time (two workers kept 1.25 cores busy); a third fills that wait. Whole suite on this
 # 2-core machine, a checkout used before: 181 s with 3 workers, 172 s with 4 (more load for
@@ -100,16 +84,4 @@ for arg in "$@"; do
     if [ -e "${arg%%::*}" ]; then TARGETS=(); fi
 done
 # The 20 slowest tests are listed at the end: where the suite's time goes, run by run.
-RC=0
-"$VENV/bin/python" -m pytest "${TARGETS[@]}" "${MARKS[@]}" -n 3 --dist loadfile --durations=20 \
-    "$@" || RC=$?
-if [ -n "$LINT" ]; then
-    echo "test.sh [${SECONDS} s]: waiting for the linters"
-    LINT_RC=0
-    wait "$LINT" || LINT_RC=$?
-    LINT=''
-    echo "test.sh [${SECONDS} s]: the linters (pytest -m linter) ended with exit $LINT_RC:"
-    cat "$SCRATCH/lint.log"
-    [ "$LINT_RC" -eq 0 ] || [ "$RC" -ne 0 ] || RC=$LINT_RC
-fi
-exit "$RC"
+"$VENV/bin/python" -m pytest "${TARGETS[@]}" -n 3 --dist loadfile --durations=20 "$@"

@@ -111,16 +111,6 @@ def load(name: str) -> Chain:
     return Chain.from_urdf(URDF_DIR / fname, base, tip)
 
 
-def _linters_only(config) -> bool:
-    """
-    Whether this run selects the linters alone (``-m linter``): they read the sources only.
-
-    scripts/test.sh runs them so while the kernels compile, and the rest with ``-m 'not
-    linter'`` after: such a run neither compiles nor loads the kernels.
-    """
-    return config.getoption('markexpr') == 'linter'
-
-
 def pytest_sessionstart(session):
     """
     Compile the kernels once per session, before any test worker starts.
@@ -131,7 +121,7 @@ def pytest_sessionstart(session):
     scripts/test.sh starts ik-compile before it installs the test tools: this one then waits
     for it (ik-compile's lock) and finds the cache compiled.
     """
-    if hasattr(session.config, 'workerinput') or _linters_only(session.config):
+    if hasattr(session.config, 'workerinput'):
         return
     done = subprocess.run([sys.executable, '-m', 'ik_node.compile', '--quiet'])
     if done.returncode != 0:
@@ -173,10 +163,9 @@ def unfrozen_heap():
 
 
 @pytest.fixture(scope='session', autouse=True)
-def compiled_kernels(pytestconfig):
+def compiled_kernels():
     """Load every solver kernel from the cache the session start wrote, before any test."""
-    if not _linters_only(pytestconfig):
-        warm_up(load('ur5'))
+    warm_up(load('ur5'))
 
 
 @pytest.fixture(params=sorted(ROBOTS))

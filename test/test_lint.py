@@ -46,7 +46,6 @@ ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'std_msgs', 'geometry_msgs', 'sensor_
                 'builtin_interfaces')
 
 
-@pytest.mark.linter
 def test_only_the_ros_layer_imports_rclpy():
     package = ROOT / 'ik_node'
     offenders = []
