@@ -41,14 +41,16 @@ def start(procs, probe, demo, *node_params: str) -> None:
     assert probe.spin_until(lambda: len(probe.arm) > 0, 20.0), procs.logs()
 
 
-def assert_within_limits(demo, probe, since: int, scale: float = 1.0,
+def assert_within_limits(demo, probe, since: int, scale: float = 1.0, held: bool = False,
                          **params) -> CommandWatcher:
     """
     Check the commands since index ``since`` against the velocity, acceleration, jerk limits.
 
     params: the node's parameters other than their defaults (velocity_scale=0.25, ...);
-    scale: the acceleration and jerk allowed over those limits (an emergency stop's).
-    Returns the watcher (its max_*_ratio are over the limits times ``scale``).
+    scale: the acceleration and jerk allowed over those limits (an emergency stop's); held:
+    the arm rests after the last command (the stream's end is judged as the arm holding it:
+    :meth:`CommandWatcher.finish`). Returns the watcher (its max_*_ratio are over the limits
+    times ``scale``).
     """
     limits = limits_from_values(demo, {**defaults(IK_NODE_PARAMETERS), **params})
     limits = JointLimits(limits.names, limits.velocity, limits.acceleration * scale,
@@ -59,7 +61,7 @@ def assert_within_limits(demo, probe, since: int, scale: float = 1.0,
     for m in msgs:
         ns = stamp_ns(m.header.stamp)
         w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
-    w.finish()
+    w.finish(held)
     assert w.total_violations == 0, (w.summary(), [str(v) for v in w.violations[:5]],
                                      around(msgs, w.violations[0]))
     return w

@@ -14,6 +14,7 @@ import math
 import signal
 import subprocess
 
+from demo_rig import assert_within_limits
 from ik_node import Chain
 import numpy as np
 import pytest
@@ -253,15 +254,22 @@ def test_a_new_robot_description_mid_motion(chain, rig):
     ur5 = URDF.read_text()
     probe.description.publish(String(data=ur5))
     start_arm(procs, Q0)
-    node = procs.start('ik_node', 'interactive_marker:=false')
+    # At half speed: the far goal below takes about a second, so the model surely changes
+    # while the arm is at speed, even on a busy machine.
+    node = procs.start('ik_node', 'interactive_marker:=false', 'velocity_scale:=0.5')
     assert answer_ok(probe, np.zeros(6)).level == DiagnosticStatus.OK, procs.logs()
-    # Mid-way to a far goal, the same arm arrives under a new name: the commands carry
-    # on from the last one (the old goal is dropped) and the new model serves.
+    # Mid-way to a far goal, the same arm arrives under a new name: the commands brake on
+    # their path from where they are (the old goal is dropped), then the new model serves.
     probe.publish_pose(chain.fk(Q0 + FAR))
     n = len(probe.commands)
-    assert probe.spin_until(lambda: len(probe.commands) > n + 5, 5.0)
+    assert probe.spin_until(lambda: len(probe.commands) > n + 25, 5.0)
     probe.description.publish(String(data=_variant(ur5, 'ur5_v2')))
     assert probe.spin_until(lambda: 'ur5_v2' in node.log_path.read_text(), 10.0)
+    # Within the acceleration and jerk limits (before, the commands stood still at once: a
+    # velocity step), and said.
+    assert 'the model changed while the arm moved' in node.log_path.read_text()
+    probe.settled()
+    assert_within_limits(chain, probe, n, held=True, velocity_scale=0.5)
     status = answer_ok(probe, np.full(6, 0.1))
     assert status.hardware_id == 'ur5_v2' and status.level == DiagnosticStatus.OK
     probe.serve_good_target(np.full(6, 0.1))
@@ -273,6 +281,20 @@ def test_a_new_robot_description_mid_motion(chain, rig):
     status = answer_ok(probe, np.full(6, -0.05))
     assert status.hardware_id == 'ur5_v2'
     probe.serve_good_target(np.full(6, -0.05))
+    # A robot of other joints while the arm moves: the joints it leaves would stop at once,
+    # so it waits, and takes over once the arm is at rest.
+    probe.publish_pose(chain.fk(Q0 + FAR))
+    n = len(probe.commands)
+    assert probe.spin_until(lambda: len(probe.commands) > n + 25, 5.0)
+    probe.description.publish(String(data=(URDF.parent / 'planar3.urdf').read_text()))
+    assert probe.spin_until(lambda: "ready: robot 'planar3'" in node.log_path.read_text(),
+                            10.0), procs.logs()
+    log = node.log_path.read_text()
+    assert 'robot_description waits: the arm is moving' in log
+    assert log.index('robot_description waits') < log.index('the robot_description that '
+                                                            'waited takes over')
+    probe.settled()
+    assert_within_limits(chain, probe, n, held=True, velocity_scale=0.5)
     assert node.poll() is None
     probe.assert_safe()
 

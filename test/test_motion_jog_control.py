@@ -262,8 +262,3 @@ def test_a_new_jogger_mid_jog_brakes_from_the_old_ones_state(demo):
     assert np.all(np.abs(a) <= tracker.limits.acceleration * 1.05 + 1e-9)
     assert np.all(np.abs(accelerations(after)) <= slower.acceleration * 1.05 + 1e-9)
     assert after[-1][2] == CONTROL_GOAL and not new.in_control
-    # Another tracker's jog is not taken over.
-    other = make(demo)
-    fresh = JogControl(other.tracker, Jogger(demo, other.tracker.limits))
-    fresh.carry_on(control)
-    assert not fresh.in_control

@@ -392,6 +392,21 @@ def test_a_start_one_period_before_the_first_command_after_a_pause_passes():
         assert found == [], (pause, w.summary())
 
 
+def test_a_stream_that_ends_while_moving_is_an_abrupt_stop_once_it_is_held():
+    # A smooth motion rest to rest, and the same motion's first half alone: the arm holds
+    # the last command it got. finish(held=True) judges that hold; finish() does not (the
+    # stream may go on).
+    profile = JerkProfile([0.0, 0.1, 0.0], s_curve([J_MAX[0], 0, 0], 0.01, 0.01, 0.05))
+    stamps = EPOCH_NS + np.arange(int(profile.duration / 0.001) + 20) * 1_000_000
+    for cut, held, expected in ((len(stamps), True, 0), (len(stamps) // 2, True, 2),
+                                (len(stamps) // 2, False, 0)):
+        w = derivative_watcher(max_gap=0.005)
+        assert feed(w, profile, stamps[:cut]) == []
+        w.finish(held=held)
+        assert len({v.kind for v in w.violations}) == expected, (cut, held, w.summary())
+        assert set(w.counts) <= {'acceleration', 'jerk'}
+
+
 def test_a_late_tick_while_moving_is_judged_over_its_real_interval():
     w = derivative_watcher(period=0.01, max_gap=0.05)
     stamp, q = EPOCH_NS, 0.0

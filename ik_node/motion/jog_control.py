@@ -28,9 +28,10 @@ Three guards end a jog smoothly rather than with a jump:
   its limits from its commanded state, its commands still going out (a driver that holds its
   last command would otherwise stop with a velocity step), and takes no jog command until
   the arm is heard again;
-- **new settings mid-jog** (limits, solver, timeout: a new Jogger, :meth:`JogControl.carry_on`)
-  take over the old jogger's commanded state and brake from it within the new limits; a jog
-  command meanwhile goes on from there, blended as any twist change.
+- **new settings mid-jog** (limits, solver, timeout: a new Jogger, :meth:`JogControl.carry_on`),
+  or a new model of the same joints, take over the old jogger's commanded state and brake
+  from it within the new limits; a jog command meanwhile goes on from there, blended as any
+  twist change.
 
 While the jog is in control each of its commands is handed to the tracker
 (:meth:`IKTracker.follow_external`), so readings are judged against it (feedback, resync, the
@@ -105,14 +106,15 @@ class JogControl:
 
     def carry_on(self, other: 'JogControl') -> None:
         """
-        Take over the jog of ``other`` (of the same tracker, an older jogger) and brake it.
+        Take over the jog of ``other`` (an older jogger of these joints) and brake it.
 
-        For new settings mid-jog (module docstring): this control's jogger goes on from the
-        state ``other``'s jogger commanded last, with no command (it brakes to rest within
-        its own limits unless a jog command comes). Nothing happens if ``other`` is not in
-        control or belongs to another tracker (a new model: that jog ends at once).
+        For new settings or a new model of the same joints mid-jog (module docstring): this
+        control's jogger goes on from the state ``other``'s jogger commanded last, with no
+        command (it brakes to rest within its own limits unless a jog command comes).
+        Nothing happens if ``other`` is not in control or jogs other joints (a model of other
+        joints is refused while the arm moves).
         """
-        if not other.in_control or other.tracker is not self.tracker:
+        if not other.in_control or other.tracker.names != self.tracker.names:
             return
         self.jogger.take_over(other.jogger.state, other.jogger.t)
         self.in_control, self.control, self.goal_held = True, other.control, other.goal_held

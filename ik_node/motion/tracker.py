@@ -387,6 +387,25 @@ class IKTracker:
             self._delivery = other._delivery
             self._resync_pending = other._resync_pending
 
+    def take_over(self, other: 'IKTracker', now: float) -> bool:
+        """
+        Go on from the command of ``other``, the tracker of the same joints this one replaces.
+
+        For a model change: at rest this tracker stands at ``other``'s command; in motion it
+        brakes on ``other``'s path from its state at ``now`` to rest within ``other``'s
+        limits (the goal is dropped), so the command keeps its velocity and acceleration
+        where standing still at once would be a velocity step. Its feedback is taken over
+        too (:meth:`inherit_feedback`). Returns True when it brakes.
+        """
+        if other.names != self.names or other._q_cmd is None:
+            raise ValueError('take_over needs a started tracker of the same joints')
+        stop = other._cmd.stopping(now) if other._cmd.moving else None
+        self.start_at(other._q_cmd, other._t_cmd)
+        if stop is not None:
+            self._cmd.take_stop(stop, now)
+        self.inherit_feedback(other)
+        return stop is not None
+
     def _away_from_command(self, q: np.ndarray) -> float:
         """Return how far the arm at ``q`` is from the command (0: near, see feedback)."""
         return feedback.away_from_command(self.chain.continuous, self._v_max, self._max_dt, q,

@@ -331,8 +331,24 @@ class CommandWatcher:
             found.extend(self._check_speed(index, float(t)))
         return self._record(found)
 
-    def finish(self) -> None:
-        """End of the stream: a jump still waiting for arm readings counts as a violation."""
+    def finish(self, held: bool = False) -> None:
+        """
+        End of the stream: a jump still waiting for arm readings counts as a violation.
+
+        held: the stream has ended for good (the arm is known to rest since): the arm holds
+        each joint's last command, judged as after a pause (virtual samples at ``max_gap``
+        after it and a period later), so a stream cut while moving shows as the abrupt stop
+        it is. Leave it False for a stream only looked at until now.
+        """
+        if held:
+            rows = np.flatnonzero(self._count > 0)
+            if len(rows):
+                last_stamp = self._stamps[rows, -1]
+                last_value = self._values[rows, -1].copy()
+                note = 'the arm holding the last command of the stream'
+                for shift in (self._gap_ns, self._gap_ns + int(round(self.period * 1e9))):
+                    self._record(self._push(self.messages, rows, last_stamp + shift,
+                                            last_value, note))
         for index, idx, q, jump, dq, bound in self._pending:
             self.max_step_ratio = max(self.max_step_ratio, float(np.max(dq / bound)))
             arm = ', '.join(f'{self.names[i]} arm at {a:.6g}' for i, a, j

@@ -73,13 +73,17 @@ class FailStop:
         """Send the stop's command for now; at rest, hand the command back (module docstring)."""
         brake, state, tracker = self._brake, self._state, self._state.tracker
         assert brake is not None
-        if tracker is not self._tracker:
-            # A new model replaced the one braked (its motion starts at the arm's readings).
-            self._brake = None
-            self._log.error('failure stop', 'the model changed while braking after a failed '
-                            'command timer: the stop ends, the new model starts afresh')
-            return
         assert tracker is not None
+        if tracker is not self._tracker:
+            # A new model of the same joints: the stop goes on, then the new model takes the
+            # command at rest. (One of other joints is refused while the arm moves,
+            # ik_node.ros.robot_setup.check_carry_over.)
+            if tracker.names != self._tracker.names:
+                self._brake = None
+                self._log.error('failure stop', 'a model of other joints replaced the one '
+                                'braking after a failed command timer: the stop ends')
+                return
+            self._tracker = tracker
         now_ns = max(self._clock.now_ns(), state.last_stamp_ns + 1)
         now = self._clock.seconds(now_ns)
         points = None

@@ -284,15 +284,16 @@ class JogInput:
         Build the jog of the model in use (its kernels loaded: some 0.15 s), if not yet built.
 
         Called when a model is installed, so that neither the first jog command nor a tick
-        of the control cycle pays for it. A new model ends the jog; a goal it held is
-        answered now.
+        of the control cycle pays for it. A jog in control goes on braking from its state
+        under a new model of the same joints (:meth:`JogControl.carry_on`), a goal it held
+        waiting for its end; otherwise the jog has ended and a goal it held is answered now.
         """
         control = self._control
         tracker = self._state.tracker
         if tracker is not None and (control is None or control.tracker is not tracker):
             pending = self._pending
-            self._jog()
-            if pending is not None:
+            control = self._jog()
+            if pending is not None and (control is None or not control.goal_held):
                 answer, target, header, from_marker = pending
                 answer(target, header, self._clock.now(), from_marker)
 

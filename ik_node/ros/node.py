@@ -55,8 +55,9 @@ from ik_node.ros.outputs import Outputs
 from ik_node.ros.parameter_io import changed_values, declare_parameters
 from ik_node.ros.parameter_table import (check_values, IK_NODE_PARAMETERS, MODEL_PARAMETERS,
                                          topic_conflict, TOPIC_PARAMETERS)
-from ik_node.ros.robot_setup import (build_tracker, check_carry_over, continue_command,
-                                     forward_order, reconfigure, start_without_feedback)
+from ik_node.ros.robot_setup import (ArmMoving, build_tracker, check_carry_over,
+                                     continue_command, forward_order, reconfigure,
+                                     start_without_feedback)
 from ik_node.ros.runtime import freeze_heap, run_node
 from ik_node.ros.start import KernelWatch
 from ik_node.ros.state_report import StateReport
@@ -127,6 +128,8 @@ class IKNode(Node):
                                            self.get_logger().warning, self._times.epoch_ns)
         self._live = LiveObstacles()      # shapes from the obstacles topic
         self._model_text: str | None = None     # the URDF of the model in use
+        # A robot_description of other joints that came while the arm moved: installed at rest.
+        self._model_waiting: str | None = None
         self._marker = MarkerView(self, state, self._on_marker_pose)
         self._targets = TargetIntake(state, self._readings, self._outputs, self._log,
                                      self._marker, self._tf_buffer())
@@ -176,10 +179,13 @@ class IKNode(Node):
     def _install(self, built: tuple[RobotTree, IKTracker], text: str) -> None:
         tree, tracker = built
         state = self._state
-        self._model_text = text
-        check_carry_over(state.tracker, tracker)
         now = self._times.now()
-        continue_command(state.tracker, tracker, state.last_command, now)
+        check_carry_over(state.tracker, tracker, self._commands_moving(), now)
+        self._model_text = text
+        if continue_command(state.tracker, tracker, state.last_command, now):
+            self._log.warn('model change', 'the model changed while the arm moved: it brakes '
+                           'to rest on its path within the limits, its goal dropped (send it '
+                           'again)')
         self.get_logger().info(self._kernels.preparing_message(tracker.method))
         tracker.warm_up()
         state.tree, state.tracker = tree, tracker
@@ -200,6 +206,12 @@ class IKNode(Node):
         self._marker.offer(self._times.now(), self._subs.target_topics())
         freeze_heap(collect=False)
 
+    def _commands_moving(self) -> bool:
+        """Whether the commands move the arm: the last tick's did, a goal motion or a stop."""
+        tracker = self._state.tracker
+        return (self._outputs.moving or self._fail_stop.braking
+                or (tracker is not None and tracker.moving))
+
     def _start_without_feedback(self, now: float) -> None:
         assert self._state.tracker is not None
         q = start_without_feedback(self._state.tracker, self._state.values, now)
@@ -214,11 +226,25 @@ class IKNode(Node):
             self.get_logger().info('robot_description: the model in use, received again: '
                                    'kept as it is')
             return
+        self._model_waiting = None          # the newest model counts
         try:
             self._install(self._build(text, self._state.values), text)
+        except ArmMoving as exc:
+            self._model_waiting = text
+            self._log.warn('robot_description', f'robot_description waits: {exc}; the '
+                           'previous model serves until the arm is at rest')
         except (IKError, ValueError) as exc:
             self._log.error('robot_description', 'robot_description from topic not usable, '
                             f'the previous model stays: {exc}')
+
+    def _install_waiting_model(self) -> None:
+        """Install the robot_description that waited for the arm to rest, once it rests."""
+        if self._model_waiting is None or self._commands_moving():
+            return
+        text, self._model_waiting = self._model_waiting, None
+        self.get_logger().info('the arm is at rest: the robot_description that waited takes '
+                               'over')
+        self._on_robot_description(text)
 
     def _on_set_parameters(self, params: list) -> SetParametersResult:
         try:
@@ -243,7 +269,8 @@ class IKNode(Node):
             text = self._source.text_from(new)
             if text and (changed & set(MODEL_PARAMETERS) or state.tracker is None):
                 built = self._build(text, new)
-                check_carry_over(state.tracker, built[1])
+                check_carry_over(state.tracker, built[1], self._commands_moving(),
+                                 self._times.now())
             elif state.tracker is not None:
                 state.forward_index = reconfigure(
                     state.tracker, state.tree, new,
@@ -263,6 +290,7 @@ class IKNode(Node):
             self._marker.offer(self._times.now(), self._subs.target_topics())
         self._source.update(new)
         if built is not None:
+            self._model_waiting = None      # (a topic's model that waited: this one counts)
             self._install(built, text)
         elif state.tracker is not None and 'require_joint_states' in changed:
             self._start_without_feedback(self._times.now())
@@ -407,6 +435,7 @@ class IKNode(Node):
                 self._commands.tick()       # a tree is not jogged (ik_node.ros.tip_targets)
             else:
                 self._jog.tick(self._commands)  # the jog while it is in control, else the goal
+            self._install_waiting_model()
         except Exception as exc:  # noqa: B902  (the arm is braked from the commands sent)
             fail_stop.failed(exc)
         finally:

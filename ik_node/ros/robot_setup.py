@@ -20,7 +20,14 @@ from ik_node.ros.tree_setup import build_tree_arm, is_tree, tree_solver_options
 import numpy as np
 
 __all__ = ['build_tracker', 'configure_guards', 'forward_order', 'check_carry_over',
-           'reconfigure', 'continue_command', 'start_without_feedback']
+           'reconfigure', 'continue_command', 'start_without_feedback', 'ArmMoving']
+
+# [rad or m] between the points of a braking path checked against a new model's limits.
+_STOP_SPACING = 0.01
+
+
+class ArmMoving(ValueError):
+    """A model of other joints while the arm moves: it can take over only at rest."""
 
 
 def build_tracker(text: str, values: dict[str, Any], obstacles: Sequence
@@ -93,14 +100,35 @@ def forward_order(chain: Chain, values: dict[str, Any]) -> np.ndarray:
     return np.array([chain.joint_names.index(name) for name in names], dtype=int)
 
 
-def check_carry_over(old: IKTracker | None, new: IKTracker) -> None:
-    """Raise ValueError if the new model's limits exclude the command being published."""
-    if old is not None and old.names == new.names and old.command is not None:
-        # Exactly: the next command continues from this one, a clip would add to its step.
-        outside = new.outside_limits(old.command, tolerance=1e-9)
-        if outside:
-            raise ValueError(f"the current command is outside the new model's joint "
-                             f'limits ({outside}); moving into them would be a jump')
+def check_carry_over(old: IKTracker | None, new: IKTracker, moving: bool, now: float) -> None:
+    """
+    Raise ValueError if the new model cannot take over the command stream without a jump.
+
+    moving: whether the commands move the arm now (a goal motion, a jog or a stop). The same
+    joints go on from the command (:func:`continue_command`): it, and in motion the stop on
+    its path, must be inside the new limits. Other joints while the arm moves: ArmMoving
+    (the joints no longer commanded would be held at once, a velocity step).
+    """
+    if old is None or old.command is None:
+        return
+    if old.names != new.names:
+        if moving:
+            raise ArmMoving('the arm is moving and the new model commands other joints '
+                            f'({", ".join(new.names)} for {", ".join(old.names)}): the joints '
+                            'it leaves would stop at once; it can take over at rest')
+        return
+    # Exactly: the next command continues from this one, a clip would add to its step.
+    outside = new.outside_limits(old.command, tolerance=1e-9)
+    stop = old.commander.stopping(now) if old.commander.moving else None
+    if not outside and stop is not None:
+        for q in stop.samples(now, _STOP_SPACING):
+            outside = new.outside_limits(q, tolerance=1e-9)
+            if outside:
+                outside = f'on the way to rest: {outside}'
+                break
+    if outside:
+        raise ValueError(f"the current command is outside the new model's joint "
+                         f'limits ({outside}); moving into them would be a jump')
 
 
 def reconfigure(tracker: IKTracker, tree: RobotTree | None, values: dict[str, Any],
@@ -127,22 +155,22 @@ def reconfigure(tracker: IKTracker, tree: RobotTree | None, values: dict[str, An
 
 
 def continue_command(old: IKTracker | None, new: IKTracker, last_command: dict[str, float],
-                     now: float) -> None:
+                     now: float) -> bool:
     """
     Start ``new`` where the published command stream is, so a model change is no jump.
 
-    Same joints as ``old``: from its last command, with its feedback. Joints commanded under
-    an earlier model (say A -> B -> A): from what was last published for them, not from a
-    lagging arm reading.
+    Same joints as ``old``: from its command, braking on its path to rest if it moves
+    (:meth:`IKTracker.take_over`; returns True then), with its feedback. Joints commanded
+    under an earlier model (say A -> B -> A): from what was last published for them, not from
+    a lagging arm reading.
     """
     if old is not None and old.names == new.names and old.command is not None:
-        # The published stream stays velocity limited across the model change.
-        new.start_at(old.command, now)
-        new.inherit_feedback(old)
-    elif all(name in last_command for name in new.names):
+        return new.take_over(old, now)
+    if all(name in last_command for name in new.names):
         last = np.array([last_command[name] for name in new.names])
         if not new.outside_limits(last):
             new.start_at(last, now)
+    return False
 
 
 def start_without_feedback(tracker: IKTracker, values: dict[str, Any], now: float
