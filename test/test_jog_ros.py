@@ -104,7 +104,7 @@ def test_a_twist_stream_moves_the_tool_and_a_timeout_stops_it_smoothly(rig, demo
     assert 'jog twist' in controls(probe, n_status), procs.logs()
     assert probe.spin_until(lambda: controls(probe, n_status)[-1] == 'goal', 5.0)
     assert_never_in_contact(demo, probe, [FLOOR], n_arm)
-    assert_within_limits(demo, probe, n_cmd)
+    assert_within_limits(demo, probe, n_cmd, held=True)
     assert len(trajectories) - n_traj > 20
     assert_trajectories_within_limits(demo, trajectories[n_traj:])
 
@@ -131,7 +131,7 @@ def test_a_tool_frame_twist_and_a_joint_jog_by_name(rig, demo):
     others = [0, 1, 3, 4, 5]
     np.testing.assert_allclose(q2[others], q1[others], atol=1e-9)
     assert 'jog joint' in controls(probe, n_status)
-    assert_within_limits(demo, probe, n_cmd)
+    assert_within_limits(demo, probe, n_cmd, held=True)
 
 
 def test_a_gamepad_with_the_xbox_mapping_moves_the_tool(rig, demo):
@@ -160,7 +160,7 @@ def test_a_gamepad_with_the_xbox_mapping_moves_the_tool(rig, demo):
     rest = probe.settled(timeout=10.0, every=press_b)
     q_stop = probe.arm_before(t_b[0])
     assert np.linalg.norm(tool(demo, rest) - tool(demo, q_stop)) < 0.02
-    assert_within_limits(demo, probe, n_cmd)
+    assert_within_limits(demo, probe, n_cmd, held=True)
 
 
 def test_a_jog_takes_over_a_goal_and_a_goal_waits_for_the_jog(rig, demo):

@@ -80,7 +80,7 @@ def test_an_arm_that_lags_pauses_the_jog_smoothly_and_ik_status_says_so(rig, dem
     assert r.successful
     stream_until(probe, lambda: joints.publish(msg), lambda: probe.arm[-1][1][5] > held[5] + 0.1)
     probe.settled(timeout=10.0)
-    assert_within_limits(demo, probe, n_cmd)
+    assert_within_limits(demo, probe, n_cmd, held=True)
 
 
 def test_a_parameter_change_mid_jog_brakes_from_where_the_jog_is(rig, demo):
@@ -155,7 +155,7 @@ def test_jog_messages_that_come_late_are_not_taken_and_the_jog_brakes_on_time(ri
     rest = probe.settled(timeout=10.0)
     assert np.linalg.norm(tool(demo, rest) - p_last) < 0.02
     assert 'later than its topic usually does' in log.read_text(), procs.logs()
-    assert_within_limits(demo, probe, n_cmd)
+    assert_within_limits(demo, probe, n_cmd, held=True)
 
 
 def test_joint_states_lost_mid_jog_brake_the_commands_to_rest_and_ik_status_says_so(rig, demo):

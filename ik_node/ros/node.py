@@ -220,13 +220,13 @@ class IKNode(Node):
 
     @_guarded('robot_description callback')
     def _on_robot_description(self, text: str) -> None:
+        self._model_waiting = None          # the newest model counts
         if self._state.tracker is not None and text == self._model_text:
             # The model in use, delivered again (a re-subscription to the latched topic, a
             # publisher restarted): nothing changes, and the goal and the command go on.
             self.get_logger().info('robot_description: the model in use, received again: '
                                    'kept as it is')
             return
-        self._model_waiting = None          # the newest model counts
         try:
             self._install(self._build(text, self._state.values), text)
         except ArmMoving as exc:
