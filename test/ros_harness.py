@@ -204,6 +204,9 @@ class Probe:
                              reliability=ReliabilityPolicy.RELIABLE)
         self.description = self.node.create_publisher(String, 'robot_description', latched)
         self._param_clients: dict = {}
+        # The rig's node processes (ros_rig): their logs tell the late ticks the machine caused
+        # (command_judge.judge_commands excuses the abrupt stops those made).
+        self.procs: Optional[Procs] = None
 
     def _on_status(self, msg: DiagnosticArray) -> None:
         # The node's periodic state (ik_node.ros.state_report) apart from the answers.
@@ -550,6 +553,7 @@ def ros_rig(tmp: Path, chain: Optional[Chain] = None) -> Iterator[tuple[Procs, P
     domain = fresh_domain()
     procs = Procs(domain, tmp)
     probe = WatchedProbe(domain, chain) if chain is not None else Probe(domain)
+    probe.procs = procs
     try:
         yield procs, probe
     finally:
