@@ -83,7 +83,7 @@ class _Probe:
 
 
 def stopped_stream(chain):
-    """A joint at 0.2 rad/s, no command for 51 ms (the arm held), then on again from rest."""
+    """Return a joint at 0.2 rad/s, no command for 51 ms (the arm held), then from rest."""
     q = np.array(chain.mid, dtype=float)
     t0 = END_NS - 51_000_000 - 30 * 10_000_000
     stream = [(t0 + k * 10_000_000, q + [0, 0.002 * k, 0, 0, 0, 0]) for k in range(31)]
