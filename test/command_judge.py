@@ -33,7 +33,7 @@ import warnings
 from ik_node.motion.watcher import CommandWatcher
 from ros_harness import stamp_ns
 
-__all__ = ['around', 'judge_commands', 'MachineStall', 'machine_stalls']
+__all__ = ['around', 'judge_commands', 'late_tick', 'MachineStall', 'machine_stalls']
 
 # The node's WARN of a late tick (ik_node.ros.cycle_watch.CycleWatch.tick): its log stamp [s]
 # (the node's clock, which stamps its commands), the gap and what the control thread did.
@@ -62,23 +62,38 @@ class MachineStall:
     text: str
 
 
+def late_tick(line: str) -> Optional[dict]:
+    """
+    Return the figures of a node's late-tick WARN line, None for another line.
+
+    Keys: stamp_ns (the log stamp: the late tick), gap, period, ran, cpu, loading, calls [ms];
+    waits, disk (counts); gc (True when a garbage collection ran in the gap).
+    """
+    m = _LATE.search(line)
+    if m is None:
+        return None
+    keys = ('gap', 'period', 'ran', 'cpu', 'waits', 'disk', 'loading', 'calls')
+    told = {key: int(m[key] or 0) for key in keys}
+    told['stamp_ns'] = int(m['stamp'].replace('.', '').ljust(19, '0')[:19])
+    told['gc'] = m['gc'] is None
+    return told
+
+
 def machine_stalls(logs: Iterable[Path]) -> list[MachineStall]:
     """Return the late ticks told in the node logs ``logs`` that the machine caused."""
     found = []
     for path in logs:
         for line in path.read_text(errors='replace').splitlines():
-            m = _LATE.search(line)
-            if m is None or m['gc'] is None:
-                continue
-            if (int(m['cpu']) > _CPU_MS or int(m['waits']) > 1 or int(m['disk'])
-                    or int(m['loading']) or int(m['calls'] or 0) > _CALLS_MS):
+            t = late_tick(line)
+            if (t is None or t['gc'] or t['cpu'] > _CPU_MS or t['waits'] > 1 or t['disk']
+                    or t['loading'] or t['calls'] > _CALLS_MS):
                 continue
             # The time went by inside the tick's own work, where the thread never waited: a
             # late wake from the tick's wait instead could be the node's timer.
-            if int(m['ran']) < int(m['gap']) - 2 * int(m['period']):
+            if t['ran'] < t['gap'] - 2 * t['period']:
                 continue
-            end = int(m['stamp'].replace('.', '').ljust(19, '0')[:19])
-            found.append(MachineStall(end - int(m['gap']) * 1_000_000, end, line.strip()))
+            found.append(MachineStall(t['stamp_ns'] - t['gap'] * 1_000_000, t['stamp_ns'],
+                                      line.strip()))
     return found
 
 
