@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from common import new_result_path, note_load, OUT, publish, scratch_dir
+from common import note_load, OUT, save_report, scratch_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SUMMARY = re.compile(r'^=+ (.*(?:passed|failed|error).*) in ([0-9.]+)s', re.MULTILINE)
@@ -121,12 +121,7 @@ def main() -> None:
         if hog is not None:
             hog.kill()
             hog.wait()
-    text = report(runs, args, commit)
-    path = new_result_path('ci_runs', 'md', args.out_dir)
-    path.write_text(text)
-    print(text + f'\nwritten: {path}')
-    if args.publish:
-        print(f'published: {publish("ci_runs", text, commit=commit)}')
+    save_report('ci_runs', report(runs, args, commit), args.out_dir, args.publish, commit)
 
 
 if __name__ == '__main__':

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-from common import new_result_path, note_load, OUT, publish, ros_domain
+from common import note_load, OUT, ros_domain, save_report
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = ROOT / '.venv-test' / 'bin' / 'python'
@@ -60,8 +60,9 @@ def main() -> None:
     args = parser.parse_args()
     if not PYTHON.exists():
         sys.exit(f'{PYTHON} is missing: run scripts/test.sh once first')
-    files = args.files or sorted(str(p.relative_to(ROOT))
-                                 for p in (ROOT / 'test').glob('test_*.py'))
+    # Named files relative to the caller's folder; the runs are in the checkout's.
+    files = sorted(str(p.resolve().relative_to(ROOT))
+                   for p in ([Path(f) for f in args.files] or (ROOT / 'test').glob('test_*.py')))
     env = {k: v for k, v in os.environ.items() if k != 'PYTHONDONTWRITEBYTECODE'}
     env.update(ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', ROS_DOMAIN_ID=str(ros_domain()),
                OPENBLAS_NUM_THREADS='1', IK_NODE_REQUIRE_BROWSER='1')
@@ -79,12 +80,7 @@ def main() -> None:
              '| file | CPU [s] | share | wall [s] | pytest summary |', '|---|---|---|---|---|']
     lines += [f'| {p} | {c:.1f} | {100 * c / max(total_cpu, 1e-9):.0f} % | {w:.1f} | {s} |'
               for p, c, w, s in rows]
-    text = '\n'.join(lines) + '\n'
-    path = new_result_path('suite_cpu', 'md', args.out_dir)
-    path.write_text(text)
-    print(text + f'\nwritten: {path}')
-    if args.publish:
-        print(f'published: {publish("suite_cpu", text)}')
+    save_report('suite_cpu', '\n'.join(lines) + '\n', args.out_dir, args.publish)
 
 
 if __name__ == '__main__':

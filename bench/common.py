@@ -165,6 +165,21 @@ def publish(name: str, report: str, *, commit: str | None = None,
     return path
 
 
+def save_report(name: str, report: str, out_dir: str | os.PathLike, publish_too: bool,
+                commit: str | None = None) -> Path:
+    """
+    Write ``report`` to a new ``<out_dir>/<name>_<date>_<machine>.md`` and print it; return it.
+
+    publish_too: also rewrite the curated page (:func:`publish`, with ``commit``).
+    """
+    path = new_result_path(name, 'md', out_dir)
+    path.write_text(report)
+    print(report + f'\nwritten: {path}')
+    if publish_too:
+        print(f'published: {publish(name, report, commit=commit)}')
+    return path
+
+
 def render_page(name: str, report: str, *, date: str, machine: str, commit: str,
                 command: str) -> str:
     """Return the text of a curated page (see :func:`publish`)."""
