@@ -17,11 +17,11 @@ garbage collection ran, the time went outside the process: the machine held the 
 while it ran (on these virtual machines a tick's work has been seen to take 50 ms of wall
 time with 1 ms on the CPU and no preemption; a VM's stolen time does not count as the
 thread's CPU). A late wake from the tick's wait is not excused: the node's timer could be
-its cause. An arm holding its last command through the gap stops
-abruptly, which the watcher rightly reports; the node cannot prevent it and has told it. Such
-acceleration and jerk violations, within the gap and the four commands after it, are
-excused (and listed as a pytest warning); every other violation fails, as does a late tick
-of the node's own making (work, a wait, a collection) or one it did not tell.
+its cause. An arm holding its last command through the gap stops abruptly, which the watcher
+rightly reports; the node cannot prevent it and has told it. Such acceleration and jerk
+violations, within the gap and the four commands after it, are excused (and listed as a
+pytest warning); every other violation fails, as does a late tick of the node's own making
+(work, a wait, a collection) or one it did not tell.
 """
 
 from dataclasses import dataclass
@@ -114,14 +114,14 @@ def judge_commands(chain: Any, probe: Any, since: int, limits: Any, period: floa
         ns = stamp_ns(m.header.stamp)
         w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
     w.finish(held)
-    if stalls is None:
+    if stalls is None and w.violations:         # the nodes' logs are read only when needed
         procs = getattr(probe, 'procs', None)
         stalls = machine_stalls(p.log_path for p in procs.procs
                                 if p.executable == 'ik_node') if procs is not None else []
     after = int(_AFTER_PERIODS * period * 1e9)
     left, excused = [], []
     for v in w.violations:
-        stall = next((s for s in stalls if v.kind in ('acceleration', 'jerk')
+        stall = next((s for s in stalls or () if v.kind in ('acceleration', 'jerk')
                       and v.stamp_ns is not None
                       and s.start_ns <= v.stamp_ns <= s.end_ns + after), None)
         (excused if stall else left).append((v, stall))
