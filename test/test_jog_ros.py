@@ -142,19 +142,26 @@ def test_a_gamepad_with_the_xbox_mapping_moves_the_tool(rig, demo):
     p0 = tool(demo, probe.arm[-1][1])
     # Left stick pushed up: +x at 0.1 m/s (config/joy_xbox.yaml); triggers untouched (0).
     axes = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    msg = Joy(axes=axes, buttons=[0] * 11)
-    stream_until(probe, lambda: joy.publish(msg),
+
+    def joy_msg(buttons: list[int]) -> Joy:
+        # Stamped now, as the joy driver stamps them: the node's lateness rule then brakes
+        # the arm on time when a message reaches it late (docs/jogging.md).
+        msg = Joy(axes=axes, buttons=buttons)
+        msg.header.stamp = probe.node.get_clock().now().to_msg()
+        return msg
+
+    stream_until(probe, lambda: joy.publish(joy_msg([0] * 11)),
                  lambda: tool(demo, probe.arm[-1][1])[0] - p0[0] > 0.04)
     moved = tool(demo, probe.arm[-1][1]) - p0
     assert moved[0] / np.linalg.norm(moved) > 0.98, moved
     # B held: stop, even with the stick still up. Measured from where the arm was (by the
     # stamps of its readings) when B was first sent: the probe may read the arm late.
-    stopped = Joy(axes=axes, buttons=[0, 1] + [0] * 9)
     t_b = []
 
     def press_b():
-        t_b.append(probe.now_ns() * 1e-9)
-        joy.publish(stopped)
+        msg = joy_msg([0, 1] + [0] * 9)
+        t_b.append(stamp_ns(msg.header.stamp) * 1e-9)
+        joy.publish(msg)
 
     press_b()
     rest = probe.settled(timeout=10.0, every=press_b)
