@@ -183,7 +183,8 @@ class Probe:
     def __init__(self, domain: int, namespace: str = ''):
         self.ctx = Context()
         rclpy.init(context=self.ctx, domain_id=domain)
-        self.node = rclpy.create_node('probe', context=self.ctx, namespace=namespace or None)
+        self.node = rclpy.create_node('probe', context=self.ctx, namespace=namespace or None,
+                                      start_parameter_services=False)
         self.executor = SingleThreadedExecutor(context=self.ctx)
         self.executor.add_node(self.node)
         # (receive time, message); a deep queue, so that nothing is lost while the test works.
