@@ -27,6 +27,7 @@ import platform
 import random
 import subprocess
 import sys
+import time
 
 __all__ = ['OUT', 'RESULTS', 'add_common_arguments', 'check_kernels', 'new_result_path',
            'scratch_dir', 'machine_tag', 'machine_description', 'git_state', 'publish',
@@ -110,26 +111,60 @@ def git_state() -> str:
     return head + ('+dirty' if dirty else '')
 
 
-# A run whose machine had more than this 1-minute load average per core when it started is
-# marked busy: its timings measure the other work as much as ik_node.
+# A run whose machine was busier than this when it started is marked busy: its timings
+# measure the other work as much as ik_node. The busy share of all cores measured then (a
+# quiet machine: a few %), or the 1-minute load average per core where it cannot be measured.
+BUSY_SHARE = 0.25
 BUSY_LOAD_PER_CORE = 0.5
-_START_LOAD: list = []
+_START_LOAD: list = []      # [load average, busy share measured at the start (or None)]
+
+
+def _busy_share(seconds: float = 2.0) -> float | None:
+    """
+    Return the share of all cores busy over the next ``seconds`` (``/proc/stat``), or None.
+
+    What the machine does now: the 1-minute load average still counts work that ended up to
+    a minute before (a test run just finished reads as a busy machine).
+    """
+    def sample() -> tuple[int, int]:
+        with open('/proc/stat') as f:
+            fields = [int(v) for v in f.readline().split()[1:8]]
+        idle = fields[3] + fields[4]            # idle, iowait
+        return sum(fields) - idle, sum(fields)
+    try:
+        busy0, total0 = sample()
+        time.sleep(seconds)
+        busy1, total1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    return (busy1 - busy0) / max(total1 - total0, 1)
 
 
 def note_load() -> float:
     """
-    Record the machine's 1-minute load average as this run starts; warn when it is busy.
+    Record the machine's load as this run starts; warn when it is busy; return the average.
 
-    :func:`publish` writes it into the page, and marks a run that started busy.
+    The 1-minute load average and the busy share of the cores over the 2 s before the start
+    (:func:`_busy_share`); the share decides whether the machine is busy, the average where
+    it cannot be measured. :func:`load_text` writes both into the page.
     """
     load = os.getloadavg()[0]
-    _START_LOAD[:] = [load]
-    cores = os.cpu_count() or 1
-    if load > BUSY_LOAD_PER_CORE * cores:
-        print(f'WARNING: the machine is busy (load average {load:.1f} on {cores} cores): '
+    share = _busy_share()
+    _START_LOAD[:] = [load, share]
+    if _started_busy():
+        cores = os.cpu_count() or 1
+        print(f'WARNING: the machine is busy (load average {load:.1f} on {cores} cores'
+              + (f', {100 * share:.0f} % busy now' if share is not None else '') + '): '
               'timings from this run are not comparable; run on a quiet machine',
               file=sys.stderr, flush=True)
     return load
+
+
+def _started_busy() -> bool:
+    load, share = _START_LOAD
+    if share is not None:
+        return share > BUSY_SHARE
+    return load > BUSY_LOAD_PER_CORE * (os.cpu_count() or 1)
 
 
 def load_text() -> str:
@@ -138,9 +173,11 @@ def load_text() -> str:
     now = os.getloadavg()[0]
     if not _START_LOAD:
         return f'load average {now:.1f} at the end ({cores} cores)'
-    start = _START_LOAD[0]
-    text = f'load average {start:.1f} at the start, {now:.1f} at the end ({cores} cores)'
-    if start > BUSY_LOAD_PER_CORE * cores:
+    start, share = _START_LOAD
+    busy_now = f', {100 * share:.0f} % of the cores busy then' if share is not None else ''
+    text = (f'load average {start:.1f} at the start{busy_now}, {now:.1f} at the end '
+            f'({cores} cores)')
+    if _started_busy():
         text = f'**busy machine**: {text}; timings not comparable'
     return text
 
