@@ -25,18 +25,10 @@ import subprocess
 import sys
 import time
 
-from common import note_load, OUT, ros_domain, save_report
+from common import cpu_seconds, note_load, OUT, ros_domain, save_report
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = ROOT / '.venv-test' / 'bin' / 'python'
-
-
-def busy_seconds() -> float:
-    """Return the machine's busy CPU seconds since boot (all cores, without steal)."""
-    with open('/proc/stat') as f:
-        fields = [int(v) for v in f.readline().split()[1:]]
-    user, nice, system, _, _, irq, softirq = fields[:7]
-    return (user + nice + system + irq + softirq) / os.sysconf('SC_CLK_TCK')
 
 
 def run(path: str, env: dict, only_collect: bool) -> tuple[float, float, str]:
@@ -44,9 +36,9 @@ def run(path: str, env: dict, only_collect: bool) -> tuple[float, float, str]:
     args = [str(PYTHON), '-m', 'pytest', path, '-q', '-p', 'no:cacheprovider']
     if only_collect:
         args.append('--collect-only')
-    b0, t0 = busy_seconds(), time.monotonic()
+    b0, t0 = cpu_seconds()[0], time.monotonic()
     done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
-    cpu, wall = busy_seconds() - b0, time.monotonic() - t0
+    cpu, wall = cpu_seconds()[0] - b0, time.monotonic() - t0
     lines = done.stdout.strip().splitlines()
     return cpu, wall, (lines[-1] if lines else f'exit {done.returncode}')
 

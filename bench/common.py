@@ -30,8 +30,8 @@ import sys
 import time
 
 __all__ = ['OUT', 'RESULTS', 'add_common_arguments', 'check_kernels', 'new_result_path',
-           'scratch_dir', 'machine_tag', 'machine_description', 'git_state', 'publish',
-           'render_page', 'ros_domain']
+           'scratch_dir', 'cpu_seconds', 'machine_tag', 'machine_description', 'git_state',
+           'publish', 'render_page', 'ros_domain']
 
 BENCH = Path(__file__).resolve().parent
 OUT = BENCH / 'out'             # raw results of every run (git-ignored)
@@ -119,25 +119,35 @@ BUSY_LOAD_PER_CORE = 0.5
 _START_LOAD: list = []      # [load average, busy share measured at the start (or None)]
 
 
+def cpu_seconds() -> tuple[float, float]:
+    """
+    Return (busy, all) CPU seconds of the whole machine since boot, over all cores.
+
+    ``/proc/stat``: busy is user, nice, system, irq and softirq; all adds idle and iowait
+    (the VM's steal counts in neither). OSError where there is no ``/proc/stat``.
+    """
+    with open('/proc/stat') as f:
+        user, nice, system, idle, iowait, irq, softirq = (
+            int(v) for v in f.readline().split()[1:8])
+    busy = user + nice + system + irq + softirq
+    tick = os.sysconf('SC_CLK_TCK')
+    return busy / tick, (busy + idle + iowait) / tick
+
+
 def _busy_share(seconds: float = 2.0) -> float | None:
     """
-    Return the share of all cores busy over the next ``seconds`` (``/proc/stat``), or None.
+    Return the share of all cores busy over the next ``seconds``, or None (no ``/proc/stat``).
 
     What the machine does now: the 1-minute load average still counts work that ended up to
     a minute before (a test run just finished reads as a busy machine).
     """
-    def sample() -> tuple[int, int]:
-        with open('/proc/stat') as f:
-            fields = [int(v) for v in f.readline().split()[1:8]]
-        idle = fields[3] + fields[4]            # idle, iowait
-        return sum(fields) - idle, sum(fields)
     try:
-        busy0, total0 = sample()
+        busy0, all0 = cpu_seconds()
         time.sleep(seconds)
-        busy1, total1 = sample()
-    except (OSError, ValueError, IndexError):
+        busy1, all1 = cpu_seconds()
+    except (OSError, ValueError):
         return None
-    return (busy1 - busy0) / max(total1 - total0, 1)
+    return (busy1 - busy0) / max(all1 - all0, 1e-9)
 
 
 def note_load() -> float:
