@@ -76,6 +76,17 @@ RESEND_ALIVE = 3.0
 NODE_TEST_PARAMS = {'timeout': 0.5, 'max_attempts': 20, 'interactive_marker': False,
                     'realtime_priority': 50 if realtime_allowed() else 0}
 
+
+def solve_budget_parameters() -> list:
+    """
+    Return NODE_TEST_PARAMS' solve budget (timeout, max_attempts) as rclpy Parameters.
+
+    For an ik_node built in the test process (``parameter_overrides``): beside busy test
+    workers the node's default 50 ms found no answer to a reachable goal (a clean-clone run).
+    """
+    return [Parameter(name, value=NODE_TEST_PARAMS[name]) for name in ('timeout', 'max_attempts')]
+
+
 _domains = itertools.count()
 
 

@@ -16,7 +16,7 @@ import time
 from ik_node.motion.fail_brake import JERK_SHARE
 import numpy as np
 import pytest
-from ros_harness import fresh_domain, pose_msg
+from ros_harness import fresh_domain, pose_msg, solve_budget_parameters
 from test_fail_brake import driver_view
 
 rclpy = pytest.importorskip('rclpy')
@@ -45,7 +45,7 @@ def test_a_failing_tick_brakes_the_arm_to_rest_within_the_limits_and_says_so(sou
             Parameter('require_joint_states', value=False),
             Parameter('interactive_marker', value=False),
             Parameter('output_mode', value='timer'),     # a command every tick, also at rest
-            Parameter('avoid_collisions', value=False)])
+            Parameter('avoid_collisions', value=False), *solve_budget_parameters()])
         probe = rclpy.create_node('probe', context=ctx)
         commands: list = []
         texts: list = []

@@ -13,7 +13,7 @@ from pathlib import Path
 import sys
 
 import pytest
-from ros_harness import fresh_domain
+from ros_harness import fresh_domain, solve_budget_parameters
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -77,7 +77,7 @@ def test_a_pose_target_returns_to_the_node_at_most_twice_before_its_command():
         node = node_module.IKNode(context=ctx, parameter_overrides=[
             Parameter('robot_description', value=URDF.read_text()),
             Parameter('require_joint_states', value=False),
-            Parameter('avoid_collisions', value=False)])
+            Parameter('avoid_collisions', value=False), *solve_budget_parameters()])
         sub = node.create_subscription(JointState, 'joint_commands', lambda m: None, 10)
         msg = PoseStamped()
         msg.header.frame_id = 'base_link'
