@@ -205,7 +205,7 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     rig = item.funcargs.get('rig') if report.when == 'call' and report.failed else None
-    if rig is not None:
+    if isinstance(rig, tuple):      # (a test file's own ``rig`` is something else)
         told = [f'{p.log_path.name}: {line}' for p in rig[0].procs if p.log_path.exists()
                 for line in p.log_path.read_text(errors='replace').splitlines()
                 if line.startswith(('[WARN]', '[ERROR]', '[FATAL]'))]

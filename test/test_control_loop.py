@@ -38,7 +38,7 @@ class Rig:
         self.node = rclpy.create_node('control_loop_test', context=self.ctx)
         self.group = CycleGroup()
         self.seen: dict[str, list] = {'tick': [], 'cycle': [], 'other': [], 'service': [],
-                                      'new tick': []}
+                                      'new tick': [], 'beside': []}
         node = self.node
         self.timer = node.create_timer(0.005, lambda: self._saw('tick', None), self.group)
         node.create_subscription(String, 'cycle_in', lambda m: self._saw('cycle', m), 10,
@@ -55,12 +55,26 @@ class Rig:
         self.seen[what].append((threading.current_thread().name, msg))
         if isinstance(msg, String) and msg.data == 'raise':
             raise RuntimeError('a failing callback')
+        if isinstance(msg, String) and msg.data.startswith('beside'):
+            self._beside(msg.data)
         if isinstance(msg, String) and msg.data == 'new timer':
             # As a parameter change does (output_rate): the cycle's timer destroyed and made
             # again from a handed-off callback.
             self.node.destroy_timer(self.timer)
             self.timer = self.node.create_timer(0.005, lambda: self._saw('new tick', None),
                                                 self.group)
+
+    def _beside(self, what: str) -> None:
+        """Run 0.3 s of work beside the cycle (or work that fails); note what the cycle did."""
+        def work() -> str:
+            time.sleep(0.3)
+            if what == 'beside fails':
+                raise ValueError('the work failed')
+            return threading.current_thread().name
+
+        ticks = len(self.seen['tick'])
+        ran_in = self.group.beside_cycles(work)
+        self.seen['beside'].append((ran_in, len(self.seen['tick']) - ticks))
 
     def _poke(self, request, response):
         self._saw('service', None)
@@ -142,6 +156,33 @@ def test_the_loop_counts_the_time_of_the_callbacks_other_than_the_timers(rig):
         total, longest = calls[-1]
         assert len(rig.seen['other']) == 1 and 0.03 <= longest <= total
     rig.node.destroy_timer(slow_tick)
+
+
+def test_long_work_of_a_callback_runs_beside_the_ticks(rig):
+    # As a model build does (ik_node.ros.node): the ticks go on while the work runs on a
+    # thread of its own; its result, or its error, comes back to the callback.
+    with rig.looping():
+        assert wait_for(lambda: len(rig.seen['tick']) >= 20)
+        assert wait_for(lambda: rig.other_pub.get_subscription_count() == 1)
+        rig.group.take_calls()
+        rig.other_pub.publish(String(data='beside'))
+        assert wait_for(lambda: len(rig.seen['beside']) == 1)
+        calls = []      # (the callback's own time: the ticks it ran beside its work left out)
+        assert wait_for(lambda: calls.append(rig.group.take_calls()) or calls[-1][1] > 0.0)
+        rig.other_pub.publish(String(data='beside fails'))
+        assert wait_for(lambda: rig.errors)
+    (ran_in, ticks), = rig.seen['beside']
+    assert ran_in == 'ik-beside-cycle'
+    assert ticks >= 20          # 0.3 s of 5 ms ticks (60) while it ran, a busy machine or not
+    assert calls[-1][1] < 0.1, calls
+    assert len(rig.errors) == 1 and "ValueError('the work failed')" in rig.errors[0], rig.errors
+    assert len(rig.seen['beside']) == 1     # (the failed one raised in its callback)
+    assert {name for name, _ in rig.seen['tick']} == {'ik-control'}
+
+
+def test_without_a_loop_long_work_runs_in_the_callers_thread(rig):
+    assert rig.group.beside_cycles(lambda: threading.current_thread().name) == (
+        threading.current_thread().name)
 
 
 def test_without_a_loop_any_executor_runs_the_cycle_entities(rig):

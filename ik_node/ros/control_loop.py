@@ -23,6 +23,12 @@ loop's thread, one at a time, as under a SingleThreadedExecutor, and no state is
 between threads. Without a loop (a node spun by any executor, as in-process tests do) the
 group's entities are ordinary entities and their callbacks run in that executor.
 
+A handed-off callback with long work to do before it changes anything (a model build, up to
+seconds with collision meshes) runs it through :meth:`CycleGroup.beside_cycles`: the work runs
+on a thread of its own, and meanwhile the loop's thread goes on with the cycle's entities only
+(no other handed-off callback), so the commands keep their period; the callback then goes on
+with the work's result in the loop's thread.
+
 The loop's thread takes the scheduling the group asks for (``CycleGroup.priority``, the
 node's ``realtime_priority``): SCHED_FIFO at that priority, so that busy processes on the
 machine cannot hold the commands off for tens of milliseconds (the arm, holding its last
@@ -45,10 +51,11 @@ request and the threads stay as they were.
 """
 
 from collections import deque
+import contextlib
 import os
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from ik_node.os_thread import name_os_thread
 from rclpy import executors
@@ -58,9 +65,12 @@ from rclpy.guard_condition import GuardCondition
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 
-__all__ = ['BACKGROUND_NICE', 'CycleGroup', 'ControlLoop', 'HandOffExecutor', 'THREAD_NAME']
+__all__ = ['BACKGROUND_NICE', 'CycleGroup', 'ControlLoop', 'HandOffExecutor', 'THREAD_NAME',
+           'WORK_THREAD_NAME']
 
 THREAD_NAME = 'ik-control'
+# The thread that runs a callback's long work beside the cycle (CycleGroup.beside_cycles).
+WORK_THREAD_NAME = 'ik-beside-cycle'
 # The niceness of the node's other Python threads while the loop runs at SCHED_FIFO.
 BACKGROUND_NICE = -20
 
@@ -71,6 +81,9 @@ _IDLE_WAKE = 0.1
 _NOT_WORK = tuple(getattr(executors, name) for name in (
     'ExternalShutdownException', 'ShutdownException', 'TimeoutException',
     'ConditionReachedException') if hasattr(executors, name))
+
+
+_T = TypeVar('_T')
 
 
 def _scheduling(priority: int) -> tuple[int, os.sched_param]:
@@ -91,6 +104,35 @@ class CycleGroup(CallbackGroup):
         # [s] (total, longest) the loop's thread spent in callbacks other than the timer's
         # since take_calls() (a late tick: were they what held it up?).
         self._calls = (0.0, 0.0)
+        self.loop: ControlLoop | None = None     # the loop running the entities, if one does
+
+    def beside_cycles(self, work: Callable[[], _T]) -> _T:
+        """
+        Return ``work()``, run on a thread of its own while the control cycle goes on.
+
+        For long work a handed-off callback does before it changes the node's state (a model
+        build: a URDF with collision meshes takes up to seconds): meanwhile the loop's thread
+        goes on running the cycle's entities (the command timer, the readings), and no other
+        handed-off callback. ``work`` must not touch what the cycle changes. Without a
+        running loop, or called from the cycle itself, ``work()`` runs in this thread.
+        """
+        loop = self.loop
+        if loop is None:
+            return work()
+        return loop.beside_cycles(work)
+
+    def after_cycle(self, callback: Callable[[], Any]) -> None:
+        """
+        Call ``callback`` in the loop's thread once the current cycle is done.
+
+        As a handed-off callback, so it may run long work beside the cycles; without a running
+        loop, it is called now.
+        """
+        loop = self.loop
+        if loop is None:
+            callback()
+        else:
+            loop.submit(callback)
 
     def note_call(self, seconds: float) -> None:
         """Count a callback other than the timer's that the loop ran for ``seconds``."""
@@ -138,11 +180,14 @@ class ControlLoop:
         # The niceness the other threads go back to with normal scheduling (the process's).
         self._base_nice = os.getpriority(os.PRIO_PROCESS, os.getpid())
         self._refused_for: int | None = None    # the request a refusal was logged for
+        self._in_cycle = False      # in a callback of the cycle's entities
+        self._beside = 0.0          # [s] spent running cycles beside a callback's work in all
         self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
 
     def start(self) -> None:
         """Take the group's entities from the executors and start the loop's thread."""
         self._group.owned = True
+        self._group.loop = self
         self._thread.start()
 
     def stop(self, timeout_s: float = 10.0) -> None:
@@ -151,6 +196,7 @@ class ControlLoop:
         self._wake.trigger()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout_s)
+        self._group.loop = None
         self._group.owned = False
 
     def submit(self, handler: Callable[[], Any]) -> threading.Event:
@@ -163,6 +209,37 @@ class ControlLoop:
         self._work.append((handler, done))
         self._wake.trigger()
         return done
+
+    def beside_cycles(self, work: Callable[[], _T]) -> _T:
+        """Return ``work()``, run beside the cycle (:meth:`CycleGroup.beside_cycles`)."""
+        if threading.current_thread() is not self._thread or self._in_cycle or self._stop:
+            return work()
+        result: list = []
+        finished = threading.Event()
+
+        def run() -> None:
+            try:
+                result.append((True, work()))
+            except BaseException as exc:  # noqa: B902  (raised again in the loop's thread)
+                result.append((False, exc))
+            finally:
+                finished.set()
+                with contextlib.suppress(Exception):     # (a context shut down meanwhile)
+                    self._wake.trigger()
+
+        t0 = time.perf_counter()
+        threading.Thread(target=run, name=WORK_THREAD_NAME, daemon=True).start()
+        timeout_ns = int(_IDLE_WAKE * 1e9)
+        while not finished.is_set():
+            if self._stop or not self._context.ok():
+                finished.wait()
+                break
+            self._cycle(timeout_ns)
+        self._beside += time.perf_counter() - t0
+        done, value = result[0]
+        if not done:
+            raise value
+        return value
 
     @property
     def running(self) -> bool:
@@ -243,6 +320,16 @@ class ControlLoop:
                 'the GIL (allow it with a nice limit in /etc/security/limits.conf)')
 
     def _once(self, timeout_ns: int) -> None:
+        if not self._cycle(timeout_ns):
+            return
+        # The handed-off work last: a parameter change may destroy the entities above.
+        while self._work:
+            handler, done = self._work.popleft()
+            self._call(handler)
+            done.set()
+
+    def _cycle(self, timeout_ns: int) -> bool:
+        """Wait once on the cycle's entities and run what is due; False once stopped."""
         if self._group.priority != self._priority:
             self._schedule()
         count = threading.active_count()
@@ -259,27 +346,27 @@ class ControlLoop:
         ws.add_guard_condition(self._wake.handle)
         ws.wait(timeout_ns)
         if self._stop:
-            return
-        if timers:
-            ready = ws.get_ready_entities('timer')
-            due = [tmr for tmr in timers if tmr.handle.pointer in ready
-                   and tmr.handle.is_timer_ready()]
-            if due:
+            return False
+        self._in_cycle = True
+        try:
+            if timers:
+                ready = ws.get_ready_entities('timer')
+                due = [tmr for tmr in timers if tmr.handle.pointer in ready
+                       and tmr.handle.is_timer_ready()]
+                if due:
+                    for sub in subs:
+                        self._take(sub)
+                for tmr in due:
+                    tmr.handle.call_timer()
+                    self._call(tmr.callback, timed=False)
+            else:
+                ready = ws.get_ready_entities('subscription')
                 for sub in subs:
-                    self._take(sub)
-            for tmr in due:
-                tmr.handle.call_timer()
-                self._call(tmr.callback, timed=False)
-        else:
-            ready = ws.get_ready_entities('subscription')
-            for sub in subs:
-                if sub.handle.pointer in ready:
-                    self._take(sub)
-        # The handed-off work last: a parameter change may destroy the entities above.
-        while self._work:
-            handler, done = self._work.popleft()
-            self._call(handler)
-            done.set()
+                    if sub.handle.pointer in ready:
+                        self._take(sub)
+        finally:
+            self._in_cycle = False
+        return True
 
     def _take(self, sub: Any) -> None:
         """Take every message queued on ``sub`` and call its callback with each, in order."""
@@ -290,7 +377,7 @@ class ControlLoop:
             self._call(sub.callback, taken[0])
 
     def _call(self, callback: Callable, *args: Any, timed: bool = True) -> None:
-        t0 = time.perf_counter()
+        t0, beside = time.perf_counter(), self._beside
         try:
             callback(*args)
         except Exception as exc:  # noqa: B902  (one failing callback must not stop the loop)
@@ -300,8 +387,8 @@ class ControlLoop:
                 self._on_error(f'callback failed: {type(exc).__name__}: {exc}')
             return
         finally:
-            if timed:
-                self._group.note_call(time.perf_counter() - t0)
+            if timed:      # (the cycles it ran beside its work are not its own time)
+                self._group.note_call(time.perf_counter() - t0 - (self._beside - beside))
         exception = getattr(callback, 'exception', None)     # an executor's Task
         if exception is not None and exception() is not None:
             self._on_error(f'callback failed: {exception()!r}')

@@ -130,6 +130,7 @@ class IKNode(Node):
         self._model_text: str | None = None     # the URDF of the model in use
         # A robot_description of other joints that came while the arm moved: installed at rest.
         self._model_waiting: str | None = None
+        self._building = False      # a model is built (beside the cycle, which goes on)
         self._marker = MarkerView(self, state, self._on_marker_pose)
         self._targets = TargetIntake(state, self._readings, self._outputs, self._log,
                                      self._marker, self._tf_buffer())
@@ -159,8 +160,26 @@ class IKNode(Node):
     # Model and configuration ------------------------------------------------------------
 
     def _build(self, text: str, values: dict[str, Any]) -> tuple[RobotTree, IKTracker]:
-        """Return (tree, tracker) for URDF ``text``; URDFError or ValueError if unusable."""
-        return build_tracker(text, values, obstacles_in_force(values, self._live))
+        """
+        Return (tree, tracker) for URDF ``text``, kernels loaded; URDFError or ValueError if not.
+
+        Built beside the control cycle (:meth:`CycleGroup.beside_cycles`): a model with
+        collision meshes takes up to seconds, which the commands of a moving arm must not
+        wait for (they stopped for that long, then jumped to where the motion was by then).
+        """
+        obstacles = obstacles_in_force(values, self._live)
+        self.get_logger().info(self._kernels.preparing_message(values['solver']))
+
+        def build() -> tuple[RobotTree, IKTracker]:
+            tree, tracker = build_tracker(text, values, obstacles)
+            tracker.warm_up()
+            return tree, tracker
+
+        self._building = True
+        try:
+            return self.cycle_group.beside_cycles(build)
+        finally:
+            self._building = False
 
     @_guarded('obstacles callback')
     def _on_obstacles(self, msg: MarkerArray) -> None:
@@ -186,8 +205,6 @@ class IKNode(Node):
             self._log.warn('model change', 'the model changed while the arm moved: it brakes '
                            'to rest on its path within the limits, its goal dropped (send it '
                            'again)')
-        self.get_logger().info(self._kernels.preparing_message(tracker.method))
-        tracker.warm_up()
         state.tree, state.tracker = tree, tracker
         state.forward_index = forward_order(tracker.chain, state.values)
         newest = self._readings.newest
@@ -239,12 +256,13 @@ class IKNode(Node):
 
     def _install_waiting_model(self) -> None:
         """Install the robot_description that waited for the arm to rest, once it rests."""
-        if self._model_waiting is None or self._commands_moving():
+        if self._model_waiting is None or self._building or self._commands_moving():
             return
         text, self._model_waiting = self._model_waiting, None
         self.get_logger().info('the arm is at rest: the robot_description that waited takes '
                                'over')
-        self._on_robot_description(text)
+        # Built after this tick, beside the cycles that follow (the arm may move again).
+        self.cycle_group.after_cycle(lambda: self._on_robot_description(text))
 
     def _on_set_parameters(self, params: list) -> SetParametersResult:
         try:
