@@ -249,14 +249,16 @@ class IKView:
                 _LOG.exception('solve-and-draw failed')
                 self.readout.content = f'**Internal error:** {type(exc).__name__}: {exc}'
                 drawn = None
+            if drawn is not None:
+                with self._cv:
+                    self.history.append(drawn)
+                # Shown before it is told drawn: wait_for's caller reads the readouts.
+                self._show(drawn)
             with self._cv:
                 if drawn is not None:
                     self.last = drawn
                     self.drawn_count += 1
-                    self.history.append(drawn)
                 self._cv.notify_all()
-            if drawn is not None:
-                self._show(drawn)
 
     def _solve_and_draw(self, seq: int, T: np.ndarray, t_request: float,
                         settings: Settings) -> Drawn:
