@@ -71,7 +71,7 @@ def test_a_model_with_meshes_is_built_while_the_commands_go_on(rig_chain, rig, t
     assert probe.spin_until(lambda: "ready: robot 'ur5_meshes'" in node.log_path.read_text(),
                             20.0), procs.logs()
     # The commands went on while the model was built (from its send to the node's log of it
-    # ready): 10 of them at least, and no gap in their stamps near the build's length (built
+    # ready): 10 of them at least, and no gap from the send on near the build's length (built
     # in the control thread, the whole build was one gap: 1.3 s here, 5.6 s with 10k-vertex
     # meshes).
     # Not judged against the acceleration limit in the build: scipy's hull holds the GIL
@@ -82,7 +82,8 @@ def test_a_model_with_meshes_is_built_while_the_commands_go_on(rig_chain, rig, t
     stamps, _ = probe.commands_by_stamp(chain, n)
     during = stamps[(stamps > start) & (stamps < ready)]
     assert len(during) >= 10, (start, ready, stamps)
-    gaps = np.diff(np.concatenate([[start], during, [ready]]))
+    # (The arm may come to rest before the build ends: no command is sent at rest.)
+    gaps = np.diff(np.concatenate([[start], during]))
     assert gaps.max() < min(0.5, 0.5 * (ready - start)), (gaps.max(), ready - start)
     probe.settled()
     # The new model serves, its collision meshes loaded.
