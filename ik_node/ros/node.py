@@ -163,9 +163,10 @@ class IKNode(Node):
         """
         Return (tree, tracker) for URDF ``text``, kernels loaded; URDFError or ValueError if not.
 
-        Built beside the control cycle (:meth:`CycleGroup.beside_cycles`): a model with
-        collision meshes takes up to seconds, which the commands of a moving arm must not
-        wait for (they stopped for that long, then jumped to where the motion was by then).
+        A model whose collision meshes are loaded is built beside the control cycle
+        (:meth:`CycleGroup.beside_cycles`): it takes up to seconds, which the commands of a
+        moving arm must not wait for (they stopped for that long, then jumped to where the
+        motion was by then).
         """
         obstacles = obstacles_in_force(values, self._live)
         self.get_logger().info(self._kernels.preparing_message(values['solver']))
@@ -175,6 +176,11 @@ class IKNode(Node):
             tracker.warm_up()
             return tree, tracker
 
+        if not (values['avoid_collisions'] and '<mesh' in text):
+            # A few milliseconds without meshes: done faster here, at the control thread's
+            # priority, than by a thread the machine may preempt while it holds the GIL (a
+            # 77 ms late tick beside a busy process, docs/reliability.md).
+            return build()
         self._building = True
         try:
             return self.cycle_group.beside_cycles(build)
