@@ -33,7 +33,8 @@ import warnings
 from ik_node.motion.watcher import CommandWatcher
 from ros_harness import stamp_ns
 
-__all__ = ['around', 'judge_commands', 'late_tick', 'MachineStall', 'machine_stalls']
+__all__ = ['around', 'judge_commands', 'late_tick', 'MachineStall', 'machine_stalls',
+           'stall_over', 'told_stalls']
 
 # The node's WARN of a late tick (ik_node.ros.cycle_watch.CycleWatch.tick): its log stamp [s]
 # (the node's clock, which stamps its commands), the gap and what the control thread did.
@@ -97,6 +98,27 @@ def machine_stalls(logs: Iterable[Path]) -> list[MachineStall]:
     return found
 
 
+def told_stalls(probe: Any) -> list[MachineStall]:
+    """Return the machine's stalls the ik_node processes of ``probe.procs`` told (none without)."""
+    procs = getattr(probe, 'procs', None)
+    if procs is None:
+        return []
+    return machine_stalls(p.log_path for p in procs.procs if p.executable == 'ik_node')
+
+
+def stall_over(stalls: Iterable[MachineStall], start_ns: int, end_ns: int, period: float
+               ) -> Optional[MachineStall]:
+    """
+    Return the stall of ``stalls`` that meets the span [start_ns, end_ns], else None.
+
+    A stall spans its gap and the ``_AFTER_PERIODS`` periods [s] after it, whose commands
+    the jerk estimate still reads across the gap.
+    """
+    after = int(_AFTER_PERIODS * period * 1e9)
+    return next((s for s in stalls if s.start_ns <= end_ns and start_ns <= s.end_ns + after),
+                None)
+
+
 def judge_commands(chain: Any, probe: Any, since: int, limits: Any, period: float,
                    held: bool = False, stalls: Optional[list] = None) -> CommandWatcher:
     """
@@ -115,15 +137,11 @@ def judge_commands(chain: Any, probe: Any, since: int, limits: Any, period: floa
         w.check(list(m.name), list(m.position), t=ns * 1e-9, stamp_ns=ns)
     w.finish(held)
     if stalls is None and w.violations:         # the nodes' logs are read only when needed
-        procs = getattr(probe, 'procs', None)
-        stalls = machine_stalls(p.log_path for p in procs.procs
-                                if p.executable == 'ik_node') if procs is not None else []
-    after = int(_AFTER_PERIODS * period * 1e9)
+        stalls = told_stalls(probe)
     left, excused = [], []
     for v in w.violations:
-        stall = next((s for s in stalls or () if v.kind in ('acceleration', 'jerk')
-                      and v.stamp_ns is not None
-                      and s.start_ns <= v.stamp_ns <= s.end_ns + after), None)
+        stall = (stall_over(stalls or (), v.stamp_ns, v.stamp_ns, period)
+                 if v.kind in ('acceleration', 'jerk') and v.stamp_ns is not None else None)
         (excused if stall else left).append((v, stall))
     assert not left and w.total_violations == len(w.violations), (
         w.summary(), [str(v) for v, _ in left[:5]], around(msgs, left[0][0]) if left else [])

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from command_judge import machine_stalls
+from command_judge import stall_over, told_stalls
 from demo_rig import (assert_never_in_contact, assert_within_limits, controls, DEMO_START,
                       FLOOR, jog_publishers, PERIOD, PUBLISH_PERIOD, start, stream_until, tool,
                       twist_msg, Twists)
@@ -48,7 +48,7 @@ def assert_trajectories_within_limits(demo: Chain, received: list, stalls: list)
     A jog's message is a point ahead and, while it moves, the rest point it brakes to
     (docs/jogging.md): the points ahead, in time order, are the motion; each rest point is
     at rest after its point ahead. stalls: the machine's stalls the node told
-    (:func:`command_judge.machine_stalls`): across one, a point's velocity is not compared
+    (:func:`command_judge.told_stalls`): across one, a point's velocity is not compared
     with its neighbours' positions (the tick after the gap restarts from the held command).
     """
     limits = limits_from_values(demo, defaults(IK_NODE_PARAMETERS))
@@ -81,9 +81,8 @@ def assert_trajectories_within_limits(demo: Chain, received: list, stalls: list)
     assert w.total_violations == 0, [str(x) for x in w.violations[:5]]
     v_mid = np.array([e[2] for e in timed])[1:-1]
     v_diff = (q[2:] - q[:-2]) / (t[2:] - t[:-2])[:, None]
-    after = 4 * PERIOD
-    held = np.array([any(s.start_ns * 1e-9 <= t1 and t0 <= s.end_ns * 1e-9 + after
-                         for s in stalls) for t0, t1 in zip(t[:-2], t[2:])], dtype=bool)
+    held = np.array([stall_over(stalls, int(t0 * 1e9), int(t1 * 1e9), PERIOD) is not None
+                     for t0, t1 in zip(t[:-2], t[2:])], dtype=bool)
     assert np.count_nonzero(~held) > 20
     assert np.max(np.abs(v_mid - v_diff)[~held]) < 0.05
 
@@ -113,8 +112,7 @@ def test_a_twist_stream_moves_the_tool_and_a_timeout_stops_it_smoothly(rig, demo
     assert_never_in_contact(demo, probe, [FLOOR], n_arm)
     assert_within_limits(demo, probe, n_cmd, held=True)
     assert len(trajectories) - n_traj > 20
-    assert_trajectories_within_limits(demo, trajectories[n_traj:], machine_stalls(
-        p.log_path for p in procs.procs if p.executable == 'ik_node'))
+    assert_trajectories_within_limits(demo, trajectories[n_traj:], told_stalls(probe))
 
 
 def test_a_tool_frame_twist_and_a_joint_jog_by_name(rig, demo):
